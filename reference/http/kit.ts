@@ -1,0 +1,76 @@
+// Small HTTP helpers every reference server shares: bounded body reading, JSON answers with
+// the configured latency, request counting. Hand-written because each is a few lines on node:http.
+import type { IncomingMessage, ServerResponse, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ReferenceOptions } from '../options.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export class BodyTooLarge extends Error {}
+
+/** Reads the request body up to a cap; past the cap it stops reading and rejects. */
+export function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > maxBytes) {
+        req.pause();
+        reject(new BodyTooLarge(`body over ${maxBytes} bytes`));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Seeded jitter source (mulberry32), so latency runs are repeatable. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function latencyOf(opts: ReferenceOptions): () => number {
+  if (!opts.latency) return () => 0;
+  const rnd = seededRandom(opts.seed ^ 0x5eed);
+  const { baseMs, jitterMs } = opts.latency;
+  return () => baseMs + (jitterMs ? (rnd() * 2 - 1) * jitterMs : 0);
+}
+
+export function delay(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number> = {}, head = false): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(head ? undefined : text);
+}
+
+/** The JSON error body every reference server uses. */
+export function sendError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string | number> = {}, head = false): void {
+  sendJson(res, status, { error: { code, message } }, headers, head);
+}
+
+export function listen(server: Server, port = 0): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+}

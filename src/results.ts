@@ -1,0 +1,64 @@
+// The results file (interfaces.md section 3) as a type and a builder.
+import { RULES } from './rules/catalogue.js';
+import { emptySummary, rollUp, type CheckResult, type Summary, type Verdict } from './verdict.js';
+
+export interface LimiterEstimates {
+  limit: number;
+  burst: number;
+  emissionIntervalMs: number;
+  perSecondCap: number;
+  requestsSent: number;
+  durationMs: number;
+  [extra: string]: unknown;
+}
+
+export interface ResultsFile {
+  tool: { name: string; version: string };
+  target: string;
+  startedAt: string;
+  finishedAt: string;
+  summary: Summary;
+  rules: Record<string, Verdict>;
+  checks: CheckResult[];
+  limiter: LimiterEstimates | null;
+  [extra: string]: unknown;
+}
+
+export const TOOL = { name: 'chainprobe', version: '0.1.0' } as const;
+
+/** Rolls checks up into the summary and the per-rule verdicts. Every catalogue rule appears. */
+export function buildResults(input: {
+  target: string;
+  startedAt: Date;
+  finishedAt: Date;
+  checks: CheckResult[];
+  limiter: LimiterEstimates | null;
+  extra?: Record<string, unknown>;
+}): ResultsFile {
+  const summary = emptySummary();
+  for (const c of input.checks) summary[c.verdict]++;
+  const byRule = new Map<string, Verdict[]>();
+  for (const c of input.checks) {
+    const list = byRule.get(c.rule) ?? [];
+    list.push(c.verdict);
+    byRule.set(c.rule, list);
+  }
+  const rules: Record<string, Verdict> = {};
+  for (const rule of RULES) rules[rule.id] = rollUp(byRule.get(rule.id) ?? []);
+  return {
+    tool: { ...TOOL },
+    target: input.target,
+    startedAt: input.startedAt.toISOString(),
+    finishedAt: input.finishedAt.toISOString(),
+    summary,
+    rules,
+    checks: input.checks,
+    limiter: input.limiter,
+    ...input.extra,
+  };
+}
+
+/** Exit status of a run: 1 when any check failed or errored. */
+export function exitCodeOf(results: ResultsFile): 0 | 1 {
+  return results.summary.fail > 0 || results.summary.error > 0 ? 1 : 0;
+}

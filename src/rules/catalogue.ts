@@ -1,0 +1,120 @@
+// The rule catalogue as data. Ids and kinds mirror the shared rules.md (a test keeps them equal);
+// the titles are our own short wording, so the project never reads ../shared at run time.
+
+export type RuleKind = 'must' | 'std' | 'observe';
+
+export interface RuleSection {
+  readonly key: string;
+  readonly title: string;
+  /** The part of the service description the rules come from. */
+  readonly source: string;
+}
+
+export interface RuleDef {
+  readonly id: string;
+  readonly kind: RuleKind;
+  readonly section: string;
+  readonly title: string;
+}
+
+export const SECTIONS: readonly RuleSection[] = [
+  { key: 'AUTH', title: 'Authentication with API keys', source: 'Authentication' },
+  { key: 'NAUTH', title: 'Node access tokens', source: 'Authentication / Node access' },
+  { key: 'UNI', title: 'Universal REST', source: 'Endpoints / Universal REST' },
+  { key: 'RPC', title: 'Native JSON-RPC', source: 'Endpoints / Native JSON-RPC' },
+  { key: 'NFT', title: 'NFT data API', source: 'Resources and their fields; Endpoints / NFT data API' },
+  { key: 'RES', title: 'Shared resource rules', source: 'Resources and their fields' },
+  { key: 'NODE', title: 'Dedicated node endpoints', source: 'Endpoints / Dedicated node endpoints' },
+  { key: 'RL', title: 'Rate limits of the horizon-style node', source: 'Limits; Errors' },
+  { key: 'ERR', title: 'Errors', source: 'Errors' },
+];
+
+const r = (id: string, kind: RuleKind, title: string): RuleDef => ({ id, kind, section: id.split('-')[0]!, title });
+
+export const RULES: readonly RuleDef[] = [
+  r('AUTH-01', 'must', 'New key as Authorization Bearer works on every universal, native and NFT endpoint of the base URL'),
+  r('AUTH-02', 'must', 'New key in the X-API-Key header works on every endpoint of the base URL'),
+  r('AUTH-03', 'must', 'X-API-Key header name is matched regardless of letter case'),
+  r('AUTH-04', 'must', 'Legacy key in the apiKey query parameter works on the legacy base URL'),
+  r('AUTH-05', 'must', 'Legacy key as Bearer token works on the legacy base URL'),
+  r('AUTH-06', 'must', 'apiKey appended with & to an existing query string works and the other parameters still apply'),
+  r('AUTH-07', 'must', 'No credentials: no data from any authenticated endpoint (status and body observed)'),
+  r('AUTH-08', 'must', 'Well-formed unknown key, in every accepted form: no data (status and body observed)'),
+  r('AUTH-09', 'observe', 'New key as apiKey query parameter on the base URL'),
+  r('AUTH-10', 'observe', 'Keys used across generations (new key on legacy URL, legacy key on base URL)'),
+  r('AUTH-11', 'observe', 'Forms outside the key type\'s list (X-API-Key with a legacy key)'),
+  r('AUTH-12', 'must', 'Block-number endpoint takes its optional apiKey query parameter with a legacy key (new key on base: observed)'),
+
+  r('NAUTH-01', 'must', 'Block-by-height node accepts the token as Authorization Bearer'),
+  r('NAUTH-02', 'must', 'Block-by-height node accepts the token as X-Auth-Token'),
+  r('NAUTH-03', 'must', 'Block-by-height node accepts the token as the auth query parameter'),
+  r('NAUTH-04', 'must', 'App REST, consensus RPC, consensus REST and fee stats accept the auth query parameter (other forms observed)'),
+  r('NAUTH-05', 'must', 'WebSocket upgrade accepts X-Auth-Token'),
+  r('NAUTH-06', 'must', 'gRPC accepts x-auth-token metadata'),
+  r('NAUTH-07', 'must', 'Missing or wrong node token gets no data on REST, WebSocket and gRPC (exact status observed)'),
+
+  r('UNI-01', 'must', 'Block-number endpoint answers 2xx with a non-negative integer block number'),
+  r('UNI-02', 'must', 'Block number does not go backwards beyond tolerance and agrees with native JSON-RPC within tolerance'),
+
+  r('RPC-01', 'must', 'Native JSON-RPC answers 2xx with jsonrpc "2.0", the request id and a result'),
+  r('RPC-02', 'must', 'Block-number result is a canonical hex quantity'),
+  r('RPC-03', 'must', 'Every configured network answers like RPC-01 (optional networks observed)'),
+  r('RPC-04', 'std', 'Response id equals request id for 0, 1, 2^53-1 and a string id'),
+  r('RPC-05', 'std', 'Unknown method gets error -32601 and no result'),
+  r('RPC-06', 'std', 'Non-JSON body gets error -32700 with id null'),
+  r('RPC-07', 'std', 'Request without method gets error -32600'),
+  r('RPC-08', 'observe', 'Batch requests and notifications'),
+
+  r('NFT-01', 'must', 'Event endpoint answers {data: event} with every documented field and type'),
+  r('NFT-02', 'must', 'Event id equals the requested id'),
+  r('NFT-03', 'observe', 'event_type values other than sale and transfer'),
+  r('NFT-04', 'must', 'Payments have from, to, price and currency with their types (which event types carry payments observed)'),
+  r('NFT-05', 'must', 'Collection endpoint answers {collection} with every documented field and type and the requested id'),
+  r('NFT-06', 'must', 'Asset endpoint answers {asset} with every documented field and type for the requested contract and token'),
+  r('NFT-07', 'must', 'Rarity entries have model, score and rank with their types (other models observed)'),
+  r('NFT-08', 'must', 'Rarity list answers {data, meta.paging.next_page_token} with documented items'),
+  r('NFT-09', 'must', 'Rarity list is ordered by rank, rank 1 first, across all pages'),
+  r('NFT-10', 'must', 'Following page tokens visits every asset exactly once and ends'),
+  r('NFT-11', 'must', 'Rarity list items agree with the asset endpoint and the collection contracts'),
+  r('NFT-12', 'must', 'Unknown event, collection or token gets no data (status and body observed)'),
+  r('NFT-13', 'observe', 'Malformed (non-UUID) ids'),
+
+  r('RES-01', 'must', 'Documented fields present with documented types in every record read'),
+  r('RES-02', 'observe', 'Fields beyond the documented ones, per resource'),
+
+  r('NODE-01', 'must', 'Block by height answers 2xx JSON for an existing height'),
+  r('NODE-02', 'must', 'WebSocket upgrade completes with X-Auth-Token and carries a ping/pong round trip'),
+  r('NODE-03', 'must', 'App REST node_info answers 2xx JSON'),
+  r('NODE-04', 'must', 'Consensus RPC answers 2xx JSON echoing the request id'),
+  r('NODE-05', 'must', 'Consensus REST status answers 2xx JSON'),
+  r('NODE-06', 'must', 'gRPC reflection lists at least one service besides reflection'),
+  r('NODE-07', 'must', 'fee_stats answers 2xx JSON to GET and 2xx without body to HEAD'),
+
+  r('RL-01', 'must', 'Every limiter response carries Limit, Remaining and Reset as non-negative integers with Remaining < Limit'),
+  r('RL-02', 'must', 'Limit stays the same across the run'),
+  r('RL-03', 'must', 'Under load faster than one per T, Remaining falls and Reset grows'),
+  r('RL-04', 'must', 'After a pause Remaining rises, Reset falls, and a full pause restores a first-request look'),
+  r('RL-05', 'must', 'Recovery is gradual (leaky bucket), not a fixed window'),
+  r('RL-06', 'must', 'After Remaining 0 the next request gets 429 with a non-negative retry-after'),
+  r('RL-07', 'must', 'retry-after is honest: waiting it succeeds, and it is not longer than the model\'s wait'),
+  r('RL-08', 'must', 'Remaining > 0 (under the cap) means the next request is accepted'),
+  r('RL-09', 'must', 'Long-run accepted rate and emission interval match the customer kind'),
+  r('RL-10', 'must', 'At most the per-second cap accepted in any one second'),
+  r('RL-11', 'must', 'Accepted count before the first 429 matches the GCRA prediction within one'),
+  r('RL-12', 'must', 'Reset agrees with Remaining and T within one T plus rounding'),
+  r('RL-13', 'observe', 'What a request over the per-second cap gets'),
+
+  r('ERR-01', 'observe', 'Status, content type and body shape of non-2xx answers, by cause'),
+];
+
+const byId = new Map(RULES.map((rule) => [rule.id, rule]));
+
+export function ruleById(id: string): RuleDef {
+  const rule = byId.get(id);
+  if (!rule) throw new Error(`unknown rule id ${id}`);
+  return rule;
+}
+
+export function isRuleId(id: string): boolean {
+  return byId.has(id);
+}

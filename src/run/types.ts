@@ -1,0 +1,62 @@
+// The stages of a run and what they hand each other. The CLI (scripts/cli.ts) composes them:
+// resolve target -> contracts (Playwright) -> probes (load/) -> reports.
+import type { ResolvedTarget } from '../target/types.js';
+import type { CheckResult } from '../verdict.js';
+import type { LimiterEstimates } from '../results.js';
+import type { Exchange } from '../record/recorder.js';
+
+/** What every stage gets. */
+export interface RunContext {
+  target: ResolvedTarget;
+  /** Rule ids selected by --only. */
+  selected: (ruleId: string) => boolean;
+  /** The output folder (reports/latest by default). */
+  outDir: string;
+  /** A private working folder outside outDir (budget counter, scratch). */
+  workDir: string;
+  /** Counter file of the run's shared request budget (see src/budget.ts). */
+  budgetFile: string;
+  /** Absolute deadline of the whole run (ms since epoch), from limits.maxSeconds. */
+  deadline: number;
+  /** Aborted on SIGINT/SIGTERM: stop sending at once. */
+  signal: AbortSignal;
+  /** Progress lines for the terminal (TTY) or CI log. */
+  progress: (event: ProgressEvent) => void;
+}
+
+export type ProgressEvent =
+  | { stage: 'contracts'; family?: string; done: number; total: number }
+  | { stage: 'probes'; phase: string; expectedRemainingMs?: number; requestsSent: number }
+  | { stage: 'info'; message: string };
+
+/** One request of a probe, for the report's raw timeline and charts. */
+export interface TimelineEntry {
+  probe: string;
+  method: string;
+  /** ms relative to the probe run's start: scheduled, actually sent, response received. */
+  scheduledAt: number;
+  sentAt: number;
+  receivedAt?: number;
+  status?: number;
+  limit?: number;
+  remaining?: number;
+  reset?: number;
+  retryAfter?: number;
+  /** The model's prediction for this request, when the probe had one. */
+  predicted?: { accepted: boolean; remaining?: number; reset?: number; retryAfter?: number };
+  error?: string;
+}
+
+export interface ContractsOutcome {
+  checks: CheckResult[];
+  /** Relative path (under outDir) of the Playwright HTML report, when written. */
+  playwrightReport?: string;
+}
+
+export interface ProbesOutcome {
+  checks: CheckResult[];
+  limiter: LimiterEstimates | null;
+  timeline: TimelineEntry[];
+}
+
+export type { Exchange };

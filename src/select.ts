@@ -1,0 +1,61 @@
+// --only selectors: families (contracts, load, auth, universal, native, nft, node, errors),
+// section prefixes (AUTH, NFT, RL, ...) or single rule ids (NFT-09). Matching is by rule id.
+import { RULES, SECTIONS } from './rules/catalogue.js';
+
+/** The access families of the contract suite (one Playwright project and spec file each) and the probes. */
+export const FAMILIES = {
+  auth: ['AUTH'],
+  universal: ['UNI'],
+  native: ['RPC'],
+  nft: ['NFT', 'RES'],
+  node: ['NAUTH', 'NODE'],
+  errors: ['ERR'],
+  load: ['RL'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type Family = keyof typeof FAMILIES;
+
+const ALIASES: Record<string, string[]> = {
+  contracts: ['auth', 'universal', 'native', 'nft', 'node', 'errors'],
+  nodes: ['node'],
+  probes: ['load'],
+  limiter: ['load'],
+  rpc: ['native'],
+};
+
+export interface Selection {
+  /** Whether any check of this rule runs. */
+  rule(id: string): boolean;
+  family(f: Family): boolean;
+  readonly all: boolean;
+  readonly text: string;
+}
+
+export class SelectorError extends Error {}
+
+export function parseSelectors(spec: string | undefined): Selection {
+  if (!spec || !spec.trim()) {
+    return { rule: () => true, family: () => true, all: true, text: 'all' };
+  }
+  const sections = new Set(SECTIONS.map((s) => s.key));
+  const ruleIds = new Set(RULES.map((r) => r.id));
+  const wanted = new Set<string>();
+  for (const raw of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const lower = raw.toLowerCase();
+    const upper = raw.toUpperCase();
+    const families = ALIASES[lower] ?? (lower in FAMILIES ? [lower] : undefined);
+    if (families) for (const f of families) for (const p of FAMILIES[f as Family]) wanted.add(p);
+    else if (sections.has(upper) || ruleIds.has(upper)) wanted.add(upper);
+    else
+      throw new SelectorError(
+        `--only: unknown selector "${raw}" (use contracts, load, ${Object.keys(FAMILIES).join(', ')}, a section such as NFT, or a rule id such as NFT-09)`,
+      );
+  }
+  const rule = (id: string) => wanted.has(id) || wanted.has(id.split('-')[0]!);
+  return {
+    rule,
+    family: (f) => RULES.some((r) => (FAMILIES[f] as readonly string[]).includes(r.section) && rule(r.id)),
+    all: false,
+    text: spec,
+  };
+}

@@ -1,0 +1,198 @@
+// Loads a target file: ${NAME} substitution, schema validation, defaults.
+// Every problem becomes one line "<json path>: <what is wrong>"; secret values never appear.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createAjv, type ErrorObject, type ValidateFunction } from '../schemas/ajv.js';
+import type { TargetFile } from '../types/generated/target.js';
+import { DEFAULT_HOURLY_LIMIT, type ResolvedTarget } from './types.js';
+
+const require = createRequire(import.meta.url);
+const targetSchema = require('../../schemas/target.schema.json') as object;
+
+export class TargetError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'TargetError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Replaces ${NAME} in every string; collects unset variables as problems at their JSON path. */
+export function substituteEnv(value: unknown, env: Env, path = '', problems: string[] = []): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+      const v = env[name];
+      if (v === undefined || v === '') {
+        problems.push(`${path || '(root)'}: environment variable ${name} is not set`);
+        return '';
+      }
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${path}[${i}]`, problems));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, path ? `${path}.${k}` : k, problems);
+    return out;
+  }
+  return value;
+}
+
+let validator: ValidateFunction | undefined;
+function validateTarget(data: unknown): ErrorObject[] {
+  const validate = (validator ??= createAjv().compile(targetSchema));
+  return validate(data) ? [] : [...(validator.errors ?? [])];
+}
+
+function dotted(instancePath: string): string {
+  if (!instancePath) return '(root)';
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : i === 0 ? seg : `.${seg}`))
+    .join('');
+}
+
+/** One line per schema error, wording a person can act on, never echoing a value. */
+export function describeErrors(errors: ErrorObject[]): string[] {
+  const lines = new Set<string>();
+  for (const e of errors) {
+    const at = dotted(e.instancePath);
+    switch (e.keyword) {
+      case 'additionalProperties': {
+        const extra = (e.params as { additionalProperty: string }).additionalProperty;
+        const where = at === '(root)' ? extra : `${at}.${extra}`;
+        lines.add(`${where}: unknown ${at === '(root)' ? 'section' : 'field'} (not in the target schema)`);
+        break;
+      }
+      case 'enum': {
+        const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v));
+        lines.add(`${at}: must be ${allowed.length === 2 ? allowed.join(' or ') : `one of ${allowed.join(', ')}`}`);
+        break;
+      }
+      case 'type':
+        lines.add(`${at}: must be ${(e.params as { type: string }).type}`);
+        break;
+      case 'required':
+        lines.add(`${at === '(root)' ? '' : `${at}.`}${(e.params as { missingProperty: string }).missingProperty}: is required`);
+        break;
+      case 'pattern':
+        lines.add(`${at}: ${/url|endpoint/i.test(at) ? 'must be an absolute http(s) URL' : `must match ${(e.params as { pattern: string }).pattern}`}`);
+        break;
+      case 'format':
+        lines.add(`${at}: must be a ${(e.params as { format: string }).format}`);
+        break;
+      default:
+        lines.add(`${at}: ${e.message ?? 'is invalid'}`);
+    }
+  }
+  return [...lines];
+}
+
+function hostOf(endpoint: string): string {
+  return new URL(endpoint).hostname;
+}
+
+/** Fills the defaults interfaces.md states. Input must already be valid. */
+export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTarget {
+  const api = file.api;
+  const nodes = file.nodes ?? {};
+  const resolved: ResolvedTarget = {
+    name: file.name ?? fallbackName,
+    nodes: {},
+    limits: {
+      maxRequests: file.limits?.maxRequests ?? 1000,
+      maxSeconds: file.limits?.maxSeconds ?? 300,
+      timeoutMs: file.limits?.timeoutMs ?? 10000,
+    },
+  };
+  if (api) {
+    resolved.api = {
+      baseUrl: api.baseUrl?.replace(/\/+$/, ''),
+      legacyBaseUrl: api.legacyBaseUrl?.replace(/\/+$/, ''),
+      apiKey: api.apiKey,
+      legacyApiKey: api.legacyApiKey,
+      universal: api.universal ?? [],
+      native: api.native && {
+        protocol: api.native.protocol,
+        networks: [...api.native.networks],
+        optionalNetworks: api.native.optionalNetworks ?? [],
+        blockNumberMethod: api.native.blockNumberMethod ?? 'eth_blockNumber',
+        blockNumberTolerance: api.native.blockNumberTolerance ?? 2,
+      },
+      nft: api.nft && {
+        protocol: api.nft.protocol,
+        network: api.nft.network,
+        eventIds: api.nft.eventIds ?? [],
+        collectionId: api.nft.collectionId,
+        pageTokenParam: api.nft.pageTokenParam ?? 'page_token',
+        maxPages: api.nft.maxPages ?? 500,
+      },
+    };
+  }
+  if (nodes.blockRest) {
+    resolved.nodes.blockRest = {
+      endpoint: nodes.blockRest.endpoint.replace(/\/+$/, ''),
+      token: nodes.blockRest.token,
+      height: nodes.blockRest.height ?? 1,
+    };
+  }
+  if (nodes.chainB) {
+    const host = hostOf(nodes.chainB.endpoint);
+    resolved.nodes.chainB = {
+      endpoint: nodes.chainB.endpoint.replace(/\/+$/, ''),
+      token: nodes.chainB.token,
+      websocketUrl: nodes.chainB.websocketUrl ?? `wss://${host}:8443/websocket`,
+      grpcAddress: nodes.chainB.grpcAddress ?? `${host}:443`,
+      grpcTls: nodes.chainB.grpcTls ?? true,
+      consensusRpcMethod: nodes.chainB.consensusRpcMethod ?? 'status',
+    };
+  }
+  if (nodes.horizon) {
+    const customer = nodes.horizon.customer ?? 'dedicated';
+    resolved.nodes.horizon = {
+      endpoint: nodes.horizon.endpoint.replace(/\/+$/, ''),
+      token: nodes.horizon.token,
+      customer,
+      hourlyLimit: nodes.horizon.hourlyLimit ?? DEFAULT_HOURLY_LIMIT[customer],
+      perSecondCap: nodes.horizon.perSecondCap ?? 20,
+    };
+  }
+  return resolved;
+}
+
+/** Parses, substitutes and validates an in-memory target; throws TargetError listing every problem. */
+export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName = 'target'): ResolvedTarget {
+  const problems: string[] = [];
+  const substituted = substituteEnv(raw, env, '', problems);
+  // A field whose variable is unset is reported once, as the unset variable.
+  const unsetAt = new Set(problems.map((p) => p.slice(0, p.indexOf(':'))));
+  problems.push(...describeErrors(validateTarget(substituted)).filter((line) => !unsetAt.has(line.slice(0, line.indexOf(':')))));
+  if (problems.length) throw new TargetError(problems);
+  return withDefaults(substituted as TargetFile, fallbackName);
+}
+
+export function loadTargetFile(path: string, env: Env = process.env): ResolvedTarget {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new TargetError([`${path}: cannot read the target file (${(e as NodeJS.ErrnoException).code ?? 'error'})`]);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new TargetError([`${path}: not valid JSON (${(e as Error).message.split('\n')[0]})`]);
+  }
+  const base = path.split('/').pop()!.replace(/\.json$/, '');
+  return resolveTarget(raw, env, base);
+}
+
+/** Every credential value the target holds: the redactor's list. */
+export function secretsOf(target: ResolvedTarget): string[] {
+  const s = [target.api?.apiKey, target.api?.legacyApiKey, target.nodes.blockRest?.token, target.nodes.chainB?.token, target.nodes.horizon?.token];
+  return s.filter((v): v is string => typeof v === 'string' && v.length > 0);
+}
