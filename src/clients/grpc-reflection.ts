@@ -1,0 +1,183 @@
+// Lists a gRPC server's services through server reflection (the ServerReflectionInfo bidi
+// stream), with metadata and a hard deadline. Used by the node contracts (NODE-06, NAUTH-06/07)
+// and by the reference's own tests. The reflection .proto files are the ones @grpc/reflection
+// ships, so the client speaks exactly the published schema.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type { Exchange, Recorder } from '../record/recorder.js';
+
+export type ReflectionVersion = 'v1' | 'v1alpha';
+
+export const REFLECTION_SERVICES: Record<ReflectionVersion, string> = {
+  v1: 'grpc.reflection.v1.ServerReflection',
+  v1alpha: 'grpc.reflection.v1alpha.ServerReflection',
+};
+
+const REFLECTION_METHOD = 'ServerReflectionInfo';
+
+/** Path of the reflection schema of one version, as shipped by @grpc/reflection. */
+export function reflectionProtoPath(version: ReflectionVersion): string {
+  const entry = createRequire(import.meta.url).resolve('@grpc/reflection');
+  return join(dirname(entry), '..', 'proto', 'grpc', 'reflection', version, 'reflection.proto');
+}
+
+/** True for the reflection services themselves (NODE-06 wants at least one other). */
+export function isReflectionService(name: string): boolean {
+  return name.startsWith('grpc.reflection.');
+}
+
+/** A call that ended without a usable answer; `message` is one line, with the gRPC status name. */
+export class GrpcCallError extends Error {
+  constructor(
+    message: string,
+    /** gRPC status code, when the call got one (undefined: no answer of the expected kind). */
+    readonly code: number | undefined,
+  ) {
+    super(message);
+    this.name = 'GrpcCallError';
+  }
+
+  get codeName(): string {
+    return this.code === undefined ? 'NONE' : statusName(this.code);
+  }
+}
+
+export function statusName(code: number): string {
+  return (grpc.status as unknown as Record<number, string>)[code] ?? `CODE_${code}`;
+}
+
+function oneLine(s: string, max = 200): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+export interface ListServicesOptions {
+  /** host:port, no scheme. */
+  address: string;
+  tls: boolean;
+  /** Sent as call metadata, e.g. `{ 'x-auth-token': token }`. Keys are lower-cased. */
+  metadata?: Record<string, string>;
+  /** Bound on the whole listing, all versions tried included. */
+  deadlineMs: number;
+  /** Tried in order; the next one only when the server answers UNIMPLEMENTED. */
+  versions?: readonly ReflectionVersion[];
+  recorder?: Recorder;
+  purpose?: string;
+}
+
+interface ReflectionResponse {
+  list_services_response?: { service?: { name?: string }[] };
+  error_response?: { error_code?: number; error_message?: string };
+}
+
+type ReflectionStub = grpc.Client & {
+  [REFLECTION_METHOD](metadata: grpc.Metadata, options: grpc.CallOptions): grpc.ClientDuplexStream<object, ReflectionResponse>;
+};
+type ReflectionCtor = new (address: string, credentials: grpc.ChannelCredentials) => ReflectionStub;
+
+const ctorCache = new Map<ReflectionVersion, ReflectionCtor>();
+
+function reflectionClient(version: ReflectionVersion): ReflectionCtor {
+  let ctor = ctorCache.get(version);
+  if (!ctor) {
+    const def = protoLoader.loadSync(reflectionProtoPath(version), { keepCase: true, longs: String, enums: String, defaults: false, oneofs: true });
+    const pkg = grpc.loadPackageDefinition(def) as unknown as { grpc: { reflection: Record<ReflectionVersion, { ServerReflection: ReflectionCtor }> } };
+    ctor = pkg.grpc.reflection[version].ServerReflection;
+    ctorCache.set(version, ctor);
+  }
+  return ctor;
+}
+
+function metadataOf(pairs: Record<string, string> = {}): grpc.Metadata {
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries(pairs)) md.set(k.toLowerCase(), v);
+  return md;
+}
+
+interface Outcome {
+  services?: string[];
+  error?: GrpcCallError;
+  status?: { code: number; details: string };
+}
+
+/** One ServerReflectionInfo stream: send list_services, read the first answer, half-close. */
+function listOnce(version: ReflectionVersion, o: ListServicesOptions, deadline: number): Promise<Outcome> {
+  const where = `gRPC reflection ${version} at ${o.address}`;
+  const creds = o.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+  const client = new (reflectionClient(version))(o.address, creds);
+  return new Promise<Outcome>((resolve) => {
+    let done = false;
+    const finish = (out: Outcome) => {
+      if (done) return;
+      done = true;
+      clearTimeout(guard);
+      call.cancel();
+      client.close();
+      resolve(out);
+    };
+    // The call deadline ends the stream; this guard only covers a stream that never settles at all.
+    const guard = setTimeout(
+      () => finish({ error: new GrpcCallError(`${where}: no answer within ${o.deadlineMs} ms`, grpc.status.DEADLINE_EXCEEDED) }),
+      Math.max(0, deadline - Date.now()) + 1000,
+    );
+    const call = client[REFLECTION_METHOD](metadataOf(o.metadata), { deadline });
+    call.on('data', (resp: ReflectionResponse) => {
+      if (resp.list_services_response) {
+        const names = (resp.list_services_response.service ?? []).map((s) => s.name ?? '').filter(Boolean);
+        finish({ services: names, status: { code: grpc.status.OK, details: '' } });
+      } else {
+        const e = resp.error_response;
+        finish({ error: new GrpcCallError(`${where}: error response ${e?.error_code ?? '?'}: ${oneLine(e?.error_message ?? '')}`, e?.error_code) });
+      }
+    });
+    call.on('error', (err: grpc.ServiceError) => {
+      const details = oneLine(err.details || err.message || '');
+      finish({ error: new GrpcCallError(`${where}: ${statusName(err.code)}${details ? `: ${details}` : ''}`, err.code), status: { code: err.code, details } });
+    });
+    call.on('end', () => finish({ error: new GrpcCallError(`${where}: stream ended without a list_services answer`, undefined) }));
+    call.write({ host: '', list_services: '' });
+    call.end();
+  });
+}
+
+function record(o: ListServicesOptions, version: ReflectionVersion, sentAt: number, out: Outcome): Exchange | undefined {
+  if (!o.recorder) return undefined;
+  const responseHeaders: Record<string, string> = {};
+  if (out.status) {
+    responseHeaders['grpc-status'] = String(out.status.code);
+    if (out.status.details) responseHeaders['grpc-message'] = out.status.details;
+  }
+  return o.recorder.record({
+    method: 'GRPC',
+    url: `${o.tls ? 'grpcs' : 'grpc'}://${o.address}/${REFLECTION_SERVICES[version]}/${REFLECTION_METHOD}`,
+    requestHeaders: o.metadata,
+    requestBody: JSON.stringify({ list_services: '' }),
+    responseHeaders,
+    responseBody: out.services ? JSON.stringify({ list_services_response: { service: out.services.map((name) => ({ name })) } }) : undefined,
+    sentAt,
+    receivedAt: Date.now(),
+    error: out.error?.message,
+    purpose: o.purpose,
+  });
+}
+
+/**
+ * The full names of the services the server lists by reflection (reflection itself included, as
+ * servers list it). Throws GrpcCallError (one-line message, gRPC code) when no list came back.
+ */
+export async function listServicesByReflection(o: ListServicesOptions): Promise<string[]> {
+  const deadline = Date.now() + o.deadlineMs;
+  const versions = o.versions ?? (['v1', 'v1alpha'] as const);
+  let last: GrpcCallError | undefined;
+  for (const version of versions) {
+    const sentAt = Date.now();
+    const out = await listOnce(version, o, deadline);
+    record(o, version, sentAt, out);
+    if (out.services) return out.services;
+    last = out.error;
+    if (last?.code !== grpc.status.UNIMPLEMENTED) break;
+  }
+  throw last ?? new GrpcCallError(`gRPC reflection at ${o.address}: no reflection version to try`, undefined);
+}

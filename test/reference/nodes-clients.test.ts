@@ -1,0 +1,127 @@
+// The reusable WebSocket and gRPC-reflection clients never hang and never leak the token:
+// dead ports, silent servers, servers without reflection, and what the recorder keeps.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import * as grpc from '@grpc/grpc-js';
+import { GrpcCallError, listServicesByReflection } from '../../src/clients/grpc-reflection.js';
+import { probeWebSocket } from '../../src/clients/websocket.js';
+import { Recorder } from '../../src/record/recorder.js';
+import { Redactor } from '../../src/record/redact.js';
+import { startChainBNode } from '../../reference/nodes/chain-b.js';
+import { defaultOptions } from '../../reference/options.js';
+
+const opts = defaultOptions();
+const token = opts.credentials.chainBToken;
+let chainB: Awaited<ReturnType<typeof startChainBNode>>;
+/** Accepts TCP connections and never says a word: the worst case for a client. */
+let silent: TcpServer;
+const silentSockets = new Set<Socket>();
+let silentPort = 0;
+let deadPort = 0;
+
+const listenTcp = (s: TcpServer) => new Promise<number>((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)));
+
+before(async () => {
+  chainB = await startChainBNode(opts);
+  silent = createTcpServer((sock) => {
+    silentSockets.add(sock);
+    sock.on('error', () => undefined);
+  });
+  silentPort = await listenTcp(silent);
+  const probe = createTcpServer();
+  deadPort = await listenTcp(probe);
+  await new Promise((r) => probe.close(r));
+});
+after(async () => {
+  for (const s of silentSockets) s.destroy();
+  await new Promise((r) => silent.close(r));
+  await chainB.close();
+});
+
+const recorder = () => new Recorder(new Redactor([token]));
+
+describe('probeWebSocket', () => {
+  test('a dead port resolves at once with a one-line error', async () => {
+    const t0 = performance.now();
+    const r = await probeWebSocket({ url: `ws://127.0.0.1:${deadPort}/websocket`, timeoutMs: 2000 });
+    assert.equal(r.upgraded, false);
+    assert.match(r.error ?? '', /ECONNREFUSED/);
+    assert.ok(!r.error?.includes('\n'));
+    assert.ok(performance.now() - t0 < 1500);
+  });
+
+  test('a silent server resolves at the timeout, saying what was missing', async () => {
+    const t0 = performance.now();
+    const r = await probeWebSocket({ url: `ws://127.0.0.1:${silentPort}/websocket`, timeoutMs: 300 });
+    const took = performance.now() - t0;
+    assert.equal(r.upgraded, false);
+    assert.equal(r.error, 'timeout: no upgrade answer within 300 ms');
+    assert.ok(took >= 290 && took < 1000, `took ${took}`);
+  });
+
+  test('a malformed URL resolves with an error instead of throwing', async () => {
+    const r = await probeWebSocket({ url: 'not a url', timeoutMs: 300 });
+    assert.equal(r.upgraded, false);
+    assert.match(r.error ?? '', /^invalid WebSocket URL/);
+  });
+
+  test('the recorded upgrade shows the exchange with the token redacted, in header and query', async () => {
+    const rec = recorder();
+    await probeWebSocket({ url: chainB.websocketUrl, headers: { 'X-Auth-Token': token }, timeoutMs: 1000, recorder: rec, purpose: 'ws[header]' });
+    const refused = await probeWebSocket({ url: `${chainB.websocketUrl}?auth=${token}x`, timeoutMs: 1000, recorder: rec });
+    assert.equal(refused.status, 403);
+    assert.equal(rec.exchanges.length, 2);
+    const [ok, bad] = rec.exchanges;
+    assert.equal(ok?.status, 101);
+    assert.equal(ok?.purpose, 'ws[header]');
+    assert.match(bad?.responseBody ?? '', /invalid auth token/);
+    assert.ok(!JSON.stringify(rec.exchanges).includes(token));
+  });
+});
+
+describe('listServicesByReflection', () => {
+  test('a dead port fails fast with UNAVAILABLE', async () => {
+    const t0 = performance.now();
+    await assert.rejects(listServicesByReflection({ address: `127.0.0.1:${deadPort}`, tls: false, deadlineMs: 3000 }), (e: unknown) => e instanceof GrpcCallError && e.codeName === 'UNAVAILABLE');
+    assert.ok(performance.now() - t0 < 2500);
+  });
+
+  test('a silent server ends at the deadline', async () => {
+    const t0 = performance.now();
+    await assert.rejects(listServicesByReflection({ address: `127.0.0.1:${silentPort}`, tls: false, deadlineMs: 400 }), (e: unknown) => e instanceof GrpcCallError && e.codeName === 'DEADLINE_EXCEEDED');
+    const took = performance.now() - t0;
+    assert.ok(took < 1500, `took ${took}`);
+  });
+
+  test('a server without reflection: both versions tried, UNIMPLEMENTED, both recorded', async () => {
+    const bare = new grpc.Server();
+    const port = await new Promise<number>((resolve, reject) => bare.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    try {
+      const rec = recorder();
+      await assert.rejects(
+        listServicesByReflection({ address: `127.0.0.1:${port}`, tls: false, deadlineMs: 2000, recorder: rec }),
+        (e: unknown) => e instanceof GrpcCallError && e.codeName === 'UNIMPLEMENTED' && /v1alpha/.test(e.message),
+      );
+      assert.deepEqual(
+        rec.exchanges.map((x) => [x.method, x.url.replace(/^.*?\/\/[^/]+\//, ''), x.responseHeaders['grpc-status']]),
+        [
+          ['GRPC', 'grpc.reflection.v1.ServerReflection/ServerReflectionInfo', String(grpc.status.UNIMPLEMENTED)],
+          ['GRPC', 'grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo', String(grpc.status.UNIMPLEMENTED)],
+        ],
+      );
+    } finally {
+      bare.forceShutdown();
+    }
+  });
+
+  test('the recorded call keeps the service list and redacts the token metadata', async () => {
+    const rec = recorder();
+    const names = await listServicesByReflection({ address: chainB.grpcAddress, tls: false, metadata: { 'X-Auth-Token': token }, deadlineMs: 2000, recorder: rec });
+    assert.ok(names.includes('chainb.node.v1.NodeService'));
+    assert.equal(rec.exchanges.length, 1);
+    assert.match(rec.exchanges[0]?.responseBody ?? '', /chainb\.node\.v1\.NodeService/);
+    assert.ok(!JSON.stringify(rec.exchanges).includes(token));
+  });
+});
