@@ -13,6 +13,12 @@ export interface ReferenceCredentials {
 export interface ReferenceOptions {
   /** Names from the fault catalogue that are switched on. */
   faults: ReadonlySet<string>;
+  /**
+   * Open-behaviour variants: choices where the description is silent (status for missing
+   * credentials, the apiKey query on the base URL with a new key, ...). They never break a rule;
+   * they let tests show that observations and baselines notice a change.
+   */
+  variants: ReadonlySet<string>;
   customer: Customer;
   /** Requests per hour; T = 3600 s / hourlyLimit. Default by customer kind. */
   hourlyLimit: number;
@@ -67,6 +73,7 @@ export function defaultOptions(partial: Partial<ReferenceOptions> = {}): Referen
   const customer = partial.customer ?? 'dedicated';
   return {
     faults: new Set(),
+    variants: new Set(),
     customer,
     hourlyLimit: customer === 'shared' ? 2000 : 3600,
     burst: 100,

@@ -1,4 +1,5 @@
 // One verdict vocabulary for every check the suite runs (contracts and probes alike).
+import type { Exchange } from './record/recorder.js';
 
 export const VERDICTS = ['pass', 'fail', 'observed', 'skipped', 'error'] as const;
 export type Verdict = (typeof VERDICTS)[number];
@@ -12,9 +13,26 @@ export interface CheckResult {
   verdict: Verdict;
   /** One line a person can act on. */
   message: string;
-  /** Requests/responses (already redacted), expected vs actual, JSON paths, observations. */
-  evidence: Record<string, unknown>;
+  evidence: Evidence;
   durationMs?: number;
+}
+
+/**
+ * The evidence trail of a check. Writers render the conventional fields; anything else is shown
+ * as JSON. Every value here is already redacted (it came through the Recorder).
+ */
+export interface Evidence {
+  /** The requests and responses the check made, as recorded. */
+  exchanges?: Exchange[];
+  /** For fail: what the rule expects and what the target did, and where (JSON path). */
+  expected?: unknown;
+  actual?: unknown;
+  path?: string;
+  /** For observe rules and the open part of must rules: what the target does, stable for baselines. */
+  observation?: Record<string, unknown>;
+  /** For error: why the check could not be made (timeout, network, budget). */
+  cause?: string;
+  [extra: string]: unknown;
 }
 
 export type Summary = Record<Verdict, number>;

@@ -79,7 +79,9 @@ export class Recorder {
 /** A reproducible curl line; credential values become shell variables. */
 export function curlOf(ex: Exchange): string {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const varFor = (v: string) => (v.includes('(redacted)') ? v.replace(/[^\s]*…\(redacted\)/g, '$CHAINPROBE_CREDENTIAL') : v);
+  // A masked value is at most 4 kept characters plus the suffix (raw or percent-encoded in URLs);
+  // only that part becomes the variable, not the URL or header text before it.
+  const varFor = (v: string) => (v.includes('(redacted)') ? v.replace(/[^\s=&?/:;,"']{0,4}(?:…|%E2%80%A6)\(redacted\)/gi, '$CHAINPROBE_CREDENTIAL') : v);
   const parts = ['curl', '-sS', '-i'];
   if (ex.method === 'HEAD') parts.push('-I');
   else if (ex.method !== 'GET') parts.push('-X', ex.method);
