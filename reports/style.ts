@@ -1,0 +1,73 @@
+// The stylesheet of index.html, inlined by html.ts. Verdict colours follow the usual CI reading
+// (green pass, red fail); observed is blue because it is information, not a problem.
+export const REPORT_CSS = `
+:root{--pass:#1a7f37;--fail:#cf222e;--observed:#0969da;--skipped:#6e7781;--error:#bc4c00;--line:#d0d7de;--muted:#57606a;--bg2:#f6f8fa}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#fff}
+header,main,footer{max-width:1200px;margin:0 auto;padding:0 20px}
+header{padding-top:16px;border-bottom:1px solid var(--line);padding-bottom:12px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:16px;margin:18px 0 6px}
+h4.std-heading{font-size:14px;margin:12px 0 4px;padding:3px 8px;background:#fbefff;border-left:4px solid #8250df}
+h5{font-size:12px;margin:8px 0 2px;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
+.meta,.src,.counts,.none,.more,.dur,.purpose{color:var(--muted)}
+.src{font-size:12px;font-weight:normal}
+ul.counts{list-style:none;display:flex;gap:10px;padding:0;margin:10px 0;flex-wrap:wrap}
+ul.counts li{border:1px solid var(--line);border-radius:6px;padding:6px 14px;min-width:96px}
+ul.counts b{font-size:22px;display:block}
+.c-pass b{color:var(--pass)}.c-fail b{color:var(--fail)}.c-observed b{color:var(--observed)}.c-skipped b{color:var(--skipped)}.c-error b{color:var(--error)}
+.banner{background:#fff8c5;border:1px solid #d4a72c;padding:6px 10px;border-radius:6px}
+.quick a{margin-right:6px}
+nav{margin-top:8px}
+dl.run-extra{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:6px 0;font-size:12px}
+dl.run-extra dt{color:var(--muted)}dl.run-extra dd{margin:0;font-family:ui-monospace,monospace}
+.verdict,.kind{display:inline-block;font-size:11px;font-weight:600;padding:1px 6px;border-radius:10px;color:#fff;text-transform:uppercase;vertical-align:1px}
+.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-observed{background:var(--observed)}.v-skipped{background:var(--skipped)}.v-error{background:var(--error)}
+.kind{background:#fff;border:1px solid var(--line);color:var(--muted)}.k-std{border-color:#8250df;color:#8250df}.k-observe{border-style:dashed}
+.toolbar{margin:6px 0 10px;color:var(--muted)}
+.toolbar button{font:inherit;font-size:12px;margin:0 2px;padding:2px 8px;border:1px solid var(--line);background:var(--bg2);border-radius:4px;cursor:pointer}
+.toolbar button[aria-pressed=true]{background:#ddf4ff;border-color:var(--observed)}
+details.rule{border:1px solid var(--line);border-radius:6px;margin:4px 0}
+details.rule>summary{padding:5px 8px;cursor:pointer}
+details.rule[data-verdict=fail]{border-color:var(--fail);border-left-width:4px}
+details.rule[data-verdict=error]{border-left:4px solid var(--error)}
+details.rule[open]>summary{background:var(--bg2);border-bottom:1px solid var(--line)}
+.rid{font-weight:600;font-family:ui-monospace,monospace;display:inline-block;min-width:72px}
+.rule .counts{font-size:12px;float:right}
+.checks{padding:4px 10px 8px 18px}
+.check{margin:3px 0}.check>summary{cursor:pointer}
+.cid{font-size:12px}
+.evidence{margin:4px 0 10px 18px;padding-left:10px;border-left:2px solid var(--line)}
+.cols{display:grid;grid-template-columns:1fr 1fr;gap:10px}
+pre{background:var(--bg2);border:1px solid var(--line);border-radius:4px;padding:6px 8px;margin:2px 0;font-size:12px;white-space:pre-wrap;word-break:break-word;max-height:360px;overflow:auto}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
+.exchange{margin:8px 0;padding-top:4px;border-top:1px dashed var(--line)}
+.xline{font-size:12px;word-break:break-all}.method{font-weight:600}
+ul.xlist{margin:4px 0;padding-left:18px;font-size:12px;word-break:break-all}
+dl.obs{display:grid;grid-template-columns:max-content 1fr;gap:1px 10px;margin:2px 0;font-size:12px}
+dl.obs dt{font-family:ui-monospace,monospace;color:var(--muted)}dl.obs dd{margin:0;font-family:ui-monospace,monospace;word-break:break-word}
+table{border-collapse:collapse;margin:6px 0;font-size:13px}
+th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
+thead th{background:var(--bg2)}
+.obs-table{width:100%}
+table.drift td{font-family:ui-monospace,monospace;font-size:12px}
+body[data-filter=problems] .rule:not([data-verdict=fail]):not([data-verdict=error]),
+body[data-filter=observed] .rule:not([data-verdict=observed]),
+body[data-filter=skipped] .rule:not([data-verdict=skipped]){display:none}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,640px),1fr));gap:10px 24px}
+figure.chart{margin:8px 0}figcaption{font-weight:600;font-size:13px;margin-bottom:2px}
+.chart-svg{width:100%;height:auto;max-width:900px;display:block}
+.chart-svg text{font-size:11px;fill:#57606a}
+.grid{stroke:#eaeef2;stroke-width:1;fill:none}.axis{stroke:#57606a;fill:none}
+.series.line{fill:none;stroke-width:1.6}.series.markers{stroke:none}
+.series.line.predicted,.legend .series.line.predicted{stroke:#8250df;stroke-dasharray:5 3}
+.series.markers.predicted{fill:none;stroke:#8250df;stroke-width:1.2}
+.series.markers.observed{fill:#0969da}.series.line.observed{stroke:#0969da}
+.bars.accepted{fill:#2da44e}.bars.limited{fill:#cf222e}.bars.other{fill:#bf8700}
+.hline{fill:none;stroke-width:1.4;stroke-dasharray:6 4}.hline.cap{stroke:#cf222e}.hline.ref{stroke:#6e7781}
+.hline-label{font-size:11px}
+.empty{font-size:13px}
+ul.legend{list-style:none;display:flex;gap:14px;padding:0;margin:2px 0;font-size:12px;flex-wrap:wrap}
+ul.legend svg{vertical-align:middle;margin-right:4px}
+footer{color:var(--muted);font-size:12px;margin-top:30px;padding-bottom:30px}
+@media (max-width:800px){.cols{grid-template-columns:1fr}.rule .counts{float:none;display:block}}
+`;

@@ -1,0 +1,67 @@
+// Making target-supplied text safe for the report files. Everything a target sends (bodies,
+// headers, messages built from them) may contain markup or control characters; the writers pass
+// every piece of text through here before it lands in HTML or XML.
+
+// XML 1.0 allows tab, LF, CR and the ranges below; a lone surrogate or a C0 control would make the
+// JUnit file unparseable for CI, and is meaningless in HTML too.
+const NOT_XML_CHAR = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+export function cleanText(s: string): string {
+  return s.replace(NOT_XML_CHAR, '\uFFFD');
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes for element content and quoted attribute values alike (HTML and XML). */
+export function esc(value: unknown): string {
+  return cleanText(String(value)).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+}
+
+/** One line: newlines and runs of space collapse (attribute values, JUnit failure messages). */
+export function oneLine(s: string, max = 500): string {
+  const line = s.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Human-readable form of an evidence value: strings as they are, the rest as indented JSON. */
+export function show(value: unknown, maxChars = 8000): string {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (value === undefined) text = 'undefined';
+  else {
+    try {
+      text = JSON.stringify(value, null, 2) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  return text.length > maxChars ? `${text.slice(0, maxChars)}\n…(${text.length - maxChars} more chars; see results.json)` : text;
+}
+
+/** Compact JSON for a table cell. */
+export function brief(value: unknown, maxChars = 300): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}
+
+/** A relative link target inside the output folder, or undefined when it is anything else. */
+export function safeRelativeHref(path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('\\') || path.split(/[\\/]/).includes('..')) return undefined;
+  return path.split('/').map(encodeURIComponent).join('/');
+}
+
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '-';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  const m = Math.floor(s / 60);
+  const rest = Math.round(s - m * 60);
+  return rest ? `${m} min ${rest} s` : `${m} min`;
+}
+
+/** For terminal lines: no control characters (a target's field name must not move the cursor). */
+export function printable(s: string): string {
+  return oneLine(s, 300).replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+}

@@ -1,0 +1,60 @@
+// Writes a run's reports into the output folder: results.json (the fixed interface), junit.xml,
+// index.html and the probes' raw timeline.json; baseline-diff.json too when a baseline was given.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ResultsFile } from '../src/results.js';
+import type { TimelineEntry } from '../src/run/types.js';
+import type { BaselineDiff } from './baseline.js';
+import { renderHtml } from './html.js';
+import { renderJunit } from './junit.js';
+
+export interface ReportInputs {
+  results: ResultsFile;
+  /** The probes' requests (may be empty). */
+  timeline: TimelineEntry[];
+  /** Relative path under outDir of the Playwright HTML report, e.g. 'playwright/index.html'. */
+  playwrightReport?: string;
+  /** When --baseline was given. */
+  baseline?: BaselineDiff;
+}
+
+export const REPORT_FILES = {
+  results: 'results.json',
+  junit: 'junit.xml',
+  html: 'index.html',
+  timeline: 'timeline.json',
+  baseline: 'baseline-diff.json',
+} as const;
+
+/** One entry a line: greppable and diffable, still valid JSON. */
+function timelineJson(timeline: readonly TimelineEntry[]): string {
+  return timeline.length ? `[\n${timeline.map((e) => JSON.stringify(e)).join(',\n')}\n]\n` : '[]\n';
+}
+
+export async function writeReports(outDir: string, inputs: ReportInputs): Promise<{ files: string[] }> {
+  await mkdir(outDir, { recursive: true });
+  const timeline = inputs.timeline ?? [];
+  const contents: [string, string][] = [
+    [REPORT_FILES.results, `${JSON.stringify(inputs.results, null, 2)}\n`],
+    [REPORT_FILES.junit, renderJunit(inputs.results)],
+    [REPORT_FILES.timeline, timelineJson(timeline)],
+    [
+      REPORT_FILES.html,
+      renderHtml({
+        results: inputs.results,
+        timeline,
+        playwrightReport: inputs.playwrightReport,
+        baseline: inputs.baseline,
+        files: { results: REPORT_FILES.results, junit: REPORT_FILES.junit, timeline: REPORT_FILES.timeline },
+      }),
+    ],
+  ];
+  if (inputs.baseline) contents.push([REPORT_FILES.baseline, `${JSON.stringify(inputs.baseline, null, 2)}\n`]);
+  const files: string[] = [];
+  for (const [name, text] of contents) {
+    const path = join(outDir, name);
+    await writeFile(path, text, 'utf8');
+    files.push(path);
+  }
+  return { files };
+}

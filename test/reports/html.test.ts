@@ -1,0 +1,162 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderHtml, type HtmlInputs } from '../../reports/html.js';
+import { writeReports } from '../../reports/write.js';
+import { diffBaseline } from '../../reports/baseline.js';
+import { RULES } from '../../src/rules/catalogue.js';
+import { syntheticResults, syntheticTimeline, XSS_BODY, XSS_MESSAGE } from './fixture.js';
+
+const files = { results: 'results.json', junit: 'junit.xml', timeline: 'timeline.json' };
+const render = (over: Partial<HtmlInputs> = {}) => renderHtml({ results: syntheticResults(), timeline: syntheticTimeline(), files, ...over });
+
+/** Asserts on a whole page without printing the page when it fails. */
+const has = (html: string, re: RegExp | string, what = String(re)) => assert.ok(typeof re === 'string' ? html.includes(re) : re.test(html), `missing: ${what}`);
+const lacks = (html: string, re: RegExp | string, what = String(re)) => assert.ok(!(typeof re === 'string' ? html.includes(re) : re.test(html)), `unexpected: ${what}`);
+
+/** The opening tag of the rule row of this id. */
+function ruleTag(html: string, id: string): string {
+  const m = new RegExp(`<details class="rule" id="rule-${id}"[^>]*>`).exec(html);
+  assert.ok(m, `no rule row for ${id}`);
+  return m[0];
+}
+
+test('the matrix has every catalogue rule, with its kind and rolled-up verdict; failing rules are expanded', () => {
+  const results = syntheticResults();
+  const html = render({ results });
+  for (const rule of RULES) {
+    const tag = ruleTag(html, rule.id);
+    assert.match(tag, new RegExp(`data-rule="${rule.id}"`));
+    assert.match(tag, new RegExp(`data-kind="${rule.kind}"`));
+    assert.match(tag, new RegExp(`data-verdict="${results.rules[rule.id]}"`));
+    assert.equal(tag.endsWith(' open>'), results.rules[rule.id] === 'fail', `${rule.id} expanded iff failing`);
+  }
+  // Failing checks are open too, with expected vs actual, the JSON path, exchanges and a curl line.
+  const nft = html.slice(html.indexOf('id="rule-NFT-02"'), html.indexOf('id="rule-NFT-03"'));
+  has(nft, /<details class="check" data-check="nft\.event\.id\[9b2e0c1a\]" data-verdict="fail" open>/);
+  for (const field of ['expected', 'actual', 'path', 'request', 'response', 'curl']) has(nft, new RegExp(`data-field="${field}"`), field);
+});
+
+test('std rules sit under their own heading, apart from the description rules', () => {
+  const html = render();
+  const rpc = html.slice(html.indexOf('data-section="RPC"'), html.indexOf('data-section="NFT"'));
+  const std = rpc.slice(rpc.indexOf('data-group="standard"'));
+  const described = rpc.slice(0, rpc.indexOf('data-group="standard"'));
+  for (const rule of RULES.filter((r) => r.section === 'RPC')) {
+    assert.equal(std.includes(`data-rule="${rule.id}"`), rule.kind === 'std', rule.id);
+    assert.equal(described.includes(`data-rule="${rule.id}"`), rule.kind !== 'std', rule.id);
+  }
+  has(rpc, /class="std-heading"/);
+  has(html, /1 break a standard/);
+});
+
+test('target text is escaped: injected markup stays inert', () => {
+  const html = render();
+  assert.equal(html.includes('<script>window.__chainprobeXss'), false);
+  assert.equal(html.includes('<img src=x'), false);
+  assert.equal(html.includes('<svg onload'), false);
+  assert.ok(html.includes('&lt;script&gt;window.__chainprobeXss=1&lt;/script&gt;'));
+  assert.equal((html.match(/<script/g) ?? []).length, 1, 'only the page script');
+  lacks(html, /[\u0001-\u0008\u000b\u000c\u000e-\u001f]/, 'no control characters');
+  assert.ok(XSS_MESSAGE && XSS_BODY);
+  // The title and the target name come from the target file: escaped as well.
+  has(html, /<title>chainprobe: synthetic &lt;staging&gt;/);
+});
+
+test('self-contained: no external resource, a CSP that allows only the page script by hash', () => {
+  const html = render({ playwrightReport: 'playwright/index.html' });
+  lacks(html, /<[a-z][^>]*\ssrc=/i);
+  lacks(html, /<link\b/);
+  lacks(html, /href="(https?:)?\/\//);
+  lacks(html, /url\(/);
+  const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
+  const hash = createHash('sha256').update(script).digest('base64');
+  assert.ok(html.includes(`script-src 'sha256-${hash}'`));
+  has(html, /default-src 'none'/);
+  has(html, /<a href="playwright\/index\.html" data-link="playwright">/);
+  has(html, /<a href="timeline\.json" data-link="timeline">/);
+  // A link that is not a plain relative path is dropped.
+  for (const bad of ['javascript:alert(1)', '//evil.invalid/x', '../outside.html', '/etc/passwd']) lacks(render({ playwrightReport: bad }), 'data-link="playwright"', bad);
+});
+
+test('charts are drawn from the timeline: remaining, reset, per-second rate with the cap, retry-after', () => {
+  const timeline = syntheticTimeline();
+  const html = render({ timeline });
+  for (const id of ['remaining', 'reset', 'rate', 'retry-after']) {
+    const m = new RegExp(`<svg class="chart-svg" data-chart="${id}" data-points="(\\d+)"[\\s\\S]*?</svg>`).exec(html);
+    assert.ok(m, `chart ${id}`);
+    assert.ok(Number(m[1]) > 0, `chart ${id} has data`);
+    const paths = [...m[0].matchAll(/<path class="(?:series|bars)[^"]*" data-series="[^"]*" data-points="(\d+)" d="([^"]*)"/g)];
+    const coords = paths.reduce((n, p) => n + (p[2]!.match(/M/g) ?? []).length, 0);
+    assert.ok(coords >= 2, `chart ${id} draws points (${coords})`);
+  }
+  has(html, /data-series="cap 20\/s"/);
+  has(html, /data-series="Limit 10"/);
+  // Observed remaining has one marker per response that carried the header.
+  const withRemaining = timeline.filter((e) => e.remaining !== undefined).length;
+  has(html, new RegExp(`data-series="observed" data-points="${withRemaining}"`));
+  // Estimates with their uncertainty.
+  has(html, /<tr data-param="emissionIntervalMs"><th>[^<]*<\/th><td>1000 ms \(3600 requests\/hour\)<\/td><td>± 35<\/td>/);
+  has(html, /data-param="emissionIntervalFromRecoveryMs"/);
+  // The probes may also put T's uncertainty beside it.
+  const results = syntheticResults();
+  const { uncertainty: _dropped, ...rest } = results.limiter!;
+  const beside = render({ results: { ...results, limiter: { ...rest, uncertaintyMs: 12 } }, timeline });
+  has(beside, /<tr data-param="emissionIntervalMs"><th>[^<]*<\/th><td>[^<]*<\/td><td>± 12<\/td>/);
+  lacks(beside, 'data-param="uncertaintyMs"');
+});
+
+test('no limiter section when the probes did not run; a baseline section when given', () => {
+  const results = syntheticResults({ limiter: null });
+  const html = render({ results, timeline: [] });
+  lacks(html, /id="limiter"/);
+  lacks(html, /data-chart=/);
+  const changed = structuredClone(results);
+  changed.checks.find((c) => c.rule === 'AUTH-07')!.evidence.observation!.status = 403;
+  const withBaseline = render({ results: changed, timeline: [], baseline: diffBaseline(results, changed) });
+  has(withBaseline, /<section id="baseline" data-drift="1">/);
+  has(withBaseline, /data-drift-kind="observation-changed" data-drift-rule="AUTH-07"/);
+});
+
+test('observations are grouped by rule', () => {
+  const html = render();
+  const section = html.slice(html.indexOf('<section id="observations">'));
+  for (const id of ['AUTH-07', 'AUTH-09', 'NFT-03', 'RES-02', 'RL-13']) has(section, new RegExp(`data-observations="${id}"`), id);
+  has(section, /<dt>extraFields<\/dt><dd>\[&quot;royalty&quot;,&quot;marketplace&quot;\]<\/dd>/);
+});
+
+test('writeReports writes the four files; results.json and timeline.json round-trip', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-reports-'));
+  try {
+    const results = syntheticResults();
+    const timeline = syntheticTimeline();
+    const out = join(dir, 'nested', 'out');
+    const { files: written } = await writeReports(out, { results, timeline });
+    assert.deepEqual(written.map((f) => f.slice(out.length + 1)).sort(), ['index.html', 'junit.xml', 'results.json', 'timeline.json']);
+    assert.deepEqual(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')), JSON.parse(JSON.stringify(results)));
+    assert.deepEqual(JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')), timeline);
+    await writeReports(out, { results, timeline: [] });
+    assert.deepEqual(JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('size and speed: 1,000 checks and 1,000 timeline points', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-reports-'));
+  try {
+    const results = syntheticResults({ scale: 1000 });
+    const timeline = syntheticTimeline(undefined, 1000);
+    const t0 = performance.now();
+    await writeReports(dir, { results, timeline });
+    const ms = performance.now() - t0;
+    const bytes = statSync(join(dir, 'index.html')).size;
+    assert.ok(ms < 1500, `wrote in ${ms.toFixed(0)} ms`);
+    assert.ok(bytes < 2_500_000, `index.html is ${bytes} bytes`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
