@@ -72,9 +72,11 @@ export function describeErrors(errors: ErrorObject[]): string[] {
         lines.add(`${at}: must be ${allowed.length === 2 ? allowed.join(' or ') : `one of ${allowed.join(', ')}`}`);
         break;
       }
-      case 'type':
-        lines.add(`${at}: must be ${(e.params as { type: string }).type}`);
+      case 'type': {
+        const type = (e.params as { type: string }).type;
+        lines.add(`${at}: must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`);
         break;
+      }
       case 'required':
         lines.add(`${at === '(root)' ? '' : `${at}.`}${(e.params as { missingProperty: string }).missingProperty}: is required`);
         break;
@@ -163,6 +165,15 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
   return resolved;
 }
 
+const URL_FIELDS = [
+  ['api', 'baseUrl'],
+  ['api', 'legacyBaseUrl'],
+  ['nodes', 'blockRest', 'endpoint'],
+  ['nodes', 'chainB', 'endpoint'],
+  ['nodes', 'chainB', 'websocketUrl'],
+  ['nodes', 'horizon', 'endpoint'],
+];
+
 /** Parses, substitutes and validates an in-memory target; throws TargetError listing every problem. */
 export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName = 'target'): ResolvedTarget {
   const problems: string[] = [];
@@ -171,6 +182,12 @@ export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName
   const unsetAt = new Set(problems.map((p) => p.slice(0, p.indexOf(':'))));
   problems.push(...describeErrors(validateTarget(substituted)).filter((line) => !unsetAt.has(line.slice(0, line.indexOf(':')))));
   if (problems.length) throw new TargetError(problems);
+  // The schema's URL pattern lets through a few strings URL cannot parse (a port above 65535, ...).
+  const unparsable = URL_FIELDS.filter((path) => {
+    const v = path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), substituted);
+    return typeof v === 'string' && !URL.canParse(v);
+  });
+  if (unparsable.length) throw new TargetError(unparsable.map((path) => `${path.join('.')}: must be an absolute ${path.at(-1) === 'websocketUrl' ? 'ws(s)' : 'http(s)'} URL`));
   return withDefaults(substituted as TargetFile, fallbackName);
 }
 
@@ -185,7 +202,9 @@ export function loadTargetFile(path: string, env: Env = process.env): ResolvedTa
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new TargetError([`${path}: not valid JSON (${(e as Error).message.split('\n')[0]})`]);
+    // V8 quotes a piece of the text ("node-a-toke"...), which may be a credential: keep only the reason and position.
+    const reason = (e as Error).message.split('\n')[0]!.replace(/,\s*(?:\.\.\.)?".*$/s, '');
+    throw new TargetError([`${path}: not valid JSON (${reason})`]);
   }
   const base = path.split('/').pop()!.replace(/\.json$/, '');
   return resolveTarget(raw, env, base);

@@ -1,0 +1,345 @@
+// Schema validation for everything the suite reads: every file of schemas/ is loaded once into one
+// ajv 2020-12 instance, together with a strict view of each (generated here, never kept by hand)
+// that lists the fields a record carries beyond the documented ones (RES-02).
+import { readdirSync, readFileSync } from 'node:fs';
+import { createAjv, type ErrorObject, type ValidateFunction } from './ajv.js';
+import { describeValue, dottedPath, pointerSegments } from './paths.js';
+import { isSchemaNode, mapSchema, type SchemaNode } from './walk.js';
+
+export const SCHEMA_BASE = 'https://chainprobe.dev/schemas/';
+/** The strict view lives under its own base, so relative $refs inside it stay strict. */
+export const STRICT_BASE = 'https://chainprobe.dev/schemas/strict/';
+const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
+
+/** Schema names: a file of schemas/ without `.schema.json`, or a `$defs` entry of one. */
+export const SCHEMA = {
+  event: 'nft-event',
+  transaction: 'transaction',
+  payment: 'payment',
+  collection: 'collection',
+  contract: 'contract',
+  collectionMeta: 'collection-meta',
+  asset: 'asset',
+  media: 'media',
+  attribute: 'attribute',
+  rarityEntry: 'rarity-entry',
+  assetListItem: 'asset-list-item',
+  paging: 'paging',
+  eventResponse: 'event-response',
+  collectionResponse: 'collection-response',
+  assetResponse: 'asset-response',
+  rarityListResponse: 'rarity-list-response',
+  rpcRequest: 'jsonrpc-request',
+  rpcSuccess: 'jsonrpc-success-response',
+  rpcErrorResponse: 'jsonrpc-error-response',
+  rpcError: 'jsonrpc-error',
+  rpcBlockNumberResponse: 'jsonrpc-block-number-response',
+  rateLimitHeaders: 'ratelimit-headers',
+  rateLimitDenialHeaders: 'ratelimit-denial-headers',
+  target: 'target',
+  uuid: 'common#/$defs/uuid',
+  decimalDigits: 'common#/$defs/decimalDigits',
+  hexQuantity: 'common#/$defs/hexQuantity',
+} as const;
+
+export type SchemaName = (typeof SCHEMA)[keyof typeof SCHEMA];
+
+/** One schema violation, worded for a person: `data.transaction.block_number: expected integer, got string "12"`. */
+export interface SchemaProblem {
+  /** Dotted JSON path, e.g. `data.payments[0].price`; `(root)` for the value itself. */
+  path: string;
+  /** What the schema wants there, e.g. `integer`, `string of decimal digits`, `uuid`, `required field`. */
+  expected: string;
+  /** A short excerpt of the value seen, e.g. `string "12"`, or `missing`. */
+  actual: string;
+  /** One line: path, expected, actual. */
+  message: string;
+  /**
+   * Rule ids the problem bears on: the x-rules of every field from the root down to the violated
+   * one, e.g. ["NFT-01", "RES-01", "NFT-04"] for `data.payments[0].price` of an event; for a
+   * missing field also those of the record that requires it; for the root, the root's.
+   */
+  rules: string[];
+  /** Section of the service description the field comes from (its x-source). */
+  source: string;
+}
+
+/** A field beyond the documented ones (RES-02). */
+export interface ExtraField {
+  /** Dotted path of the extra field itself, e.g. `data.transaction.gas_used`. */
+  path: string;
+  /** Its name, e.g. `gas_used`. */
+  field: string;
+  /** Title of the schema whose object carries it, e.g. `Transaction`. */
+  resource: string;
+}
+
+export interface SchemaAnnotations {
+  title?: string;
+  description?: string;
+  /** x-source: the section of the description. */
+  source: string;
+  /** x-rules: the rule ids served. */
+  rules: string[];
+}
+
+type Json = SchemaNode;
+const isObject = isSchemaNode;
+
+/**
+ * The strict view of one schema: every object schema that is not a branch of allOf/anyOf/oneOf
+ * gets `unevaluatedProperties: false` (which sees properties evaluated through $ref), and $ids
+ * move under STRICT_BASE.
+ */
+export function strictViewOf(schema: unknown): unknown {
+  return mapSchema(schema, (node, { branch }) => {
+    const out: Json = { ...node };
+    if (typeof out.$id === 'string') out.$id = toStrictId(out.$id);
+    if (typeof out.$ref === 'string' && out.$ref.startsWith(SCHEMA_BASE)) out.$ref = toStrictId(out.$ref);
+    if (!branch && (isObject(out.properties) || out.type === 'object') && out.unevaluatedProperties === undefined) out.unevaluatedProperties = false;
+    return out;
+  });
+}
+
+function toStrictId(id: string): string {
+  if (!id.startsWith(SCHEMA_BASE)) throw new Error(`schema id ${id} is not under ${SCHEMA_BASE}`);
+  return id.startsWith(STRICT_BASE) ? id : STRICT_BASE + id.slice(SCHEMA_BASE.length);
+}
+
+function idOf(name: string, base = SCHEMA_BASE): string {
+  const [stem, fragment] = name.split('#');
+  return `${base}${stem}.schema.json${fragment === undefined ? '' : `#${fragment}`}`;
+}
+
+interface Loaded {
+  /** Raw schemas by $id (lax view), for annotation lookups. */
+  byId: Map<string, Json>;
+  /** Every name validate() accepts. */
+  names: Set<string>;
+  lax: (name: string) => ValidateFunction;
+  strict: (name: string) => ValidateFunction;
+}
+
+let loaded: Loaded | undefined;
+
+/** Reads schemas/ once per process; each validator is compiled on first use and kept. */
+function load(): Loaded {
+  if (loaded) return loaded;
+  const ajv = createAjv({ verbose: true });
+  ajv.addVocabulary(['x-source', 'x-rules', 'x-expected', 'x-secret']);
+  const byId = new Map<string, Json>();
+  for (const file of readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json')).sort()) {
+    const schema = JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as Json;
+    const expectedId = SCHEMA_BASE + file;
+    if (schema.$id !== expectedId) throw new Error(`schemas/${file}: $id must be ${expectedId}`);
+    byId.set(expectedId, schema);
+    ajv.addSchema(schema);
+    ajv.addSchema(strictViewOf(schema) as Json);
+  }
+  const names = new Set<string>([...Object.values(SCHEMA), ...[...byId.keys()].map((id) => id.slice(SCHEMA_BASE.length, -'.schema.json'.length))]);
+  const cached = (base: string) => {
+    const cache = new Map<string, ValidateFunction>();
+    return (name: string): ValidateFunction => {
+      let fn = cache.get(name);
+      if (fn) return fn;
+      if (!names.has(name)) throw new Error(`unknown schema name "${name}" (known: ${[...names].join(', ')})`);
+      fn = ajv.getSchema(idOf(name, base));
+      if (!fn) throw new Error(`no schema ${idOf(name, base)}`);
+      cache.set(name, fn);
+      return fn;
+    };
+  };
+  loaded = { byId, names, lax: cached(SCHEMA_BASE), strict: cached(STRICT_BASE) };
+  return loaded;
+}
+
+/** Every schema name that validate() accepts: the SCHEMA constants and every file stem. */
+export function schemaNames(): string[] {
+  return [...load().names];
+}
+
+/** True when the value matches; the fast path, no problem wording. */
+export function isValid(name: SchemaName, value: unknown): boolean {
+  return load().lax(name)(value) as boolean;
+}
+
+/** The problems of a value against a schema; empty when it matches. */
+export function validate(name: SchemaName, value: unknown): SchemaProblem[] {
+  const fn = load().lax(name);
+  if (fn(value)) return [];
+  return problemsOf(fn.errors ?? [], value, name);
+}
+
+/** Fields the value carries beyond the documented ones, nested ones too (RES-02). */
+export function extraFields(name: SchemaName, value: unknown): ExtraField[] {
+  const fn = load().strict(name);
+  if (fn(value)) return [];
+  const seen = new Set<string>();
+  const out: ExtraField[] = [];
+  for (const e of fn.errors ?? []) {
+    if (e.keyword !== 'unevaluatedProperties' && e.keyword !== 'additionalProperties') continue;
+    const params = e.params as { unevaluatedProperty?: string; additionalProperty?: string };
+    const field = params.unevaluatedProperty ?? params.additionalProperty ?? '';
+    const segs = [...pointerSegments(e.instancePath), field];
+    const path = dottedPath(segs);
+    if (seen.has(path)) continue;
+    seen.add(path);
+    const title = isObject(e.parentSchema) && typeof e.parentSchema.title === 'string' ? e.parentSchema.title : '';
+    out.push({ path, field, resource: title });
+  }
+  return out;
+}
+
+/**
+ * A schema's own x-source and x-rules, or those of the field at a dotted path inside it
+ * (`data.payments[0].price`); a path beyond the documented fields gets its nearest documented parent's.
+ */
+export function annotationsOf(name: SchemaName, path = ''): SchemaAnnotations {
+  const segs = [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]!);
+  const { along: _along, ...own } = annotationsAt(name, segs);
+  return own;
+}
+
+function problemsOf(errors: ErrorObject[], root: unknown, name: string): SchemaProblem[] {
+  // An anyOf/oneOf reports each failing branch too; its own error says it better.
+  const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
+  const seen = new Set<string>();
+  const out: SchemaProblem[] = [];
+  for (const e of errors) {
+    if (unions.some((u) => e.schemaPath.startsWith(u))) continue;
+    const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : undefined;
+    const segs = pointerSegments(e.instancePath);
+    if (missing !== undefined) segs.push(missing);
+    const path = dottedPath(segs);
+    const expected = missing !== undefined ? 'required field' : expectedOf(e);
+    const key = `${path}\u0000${expected}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const actual = missing !== undefined ? 'missing' : describeValue(valueAt(root, segs));
+    const message = missing !== undefined ? `${path}: required field is missing` : `${path}: expected ${expected}, got ${actual}`;
+    const { along, source } = annotationsAt(name, segs);
+    // A missing field also breaks the rules of the record that requires it.
+    const holder = missing !== undefined && isObject(e.parentSchema) && Array.isArray(e.parentSchema['x-rules']) ? e.parentSchema['x-rules'].map(String) : [];
+    out.push({ path, expected, actual, message, rules: [...new Set([...holder, ...along])], source });
+  }
+  return out;
+}
+
+function expectedOf(e: ErrorObject): string {
+  const own = isObject(e.parentSchema) ? e.parentSchema['x-expected'] : undefined;
+  if (typeof own === 'string') return own;
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'type':
+      return Array.isArray(p.type) ? p.type.join(' or ') : String(p.type).split(',').join(' or ');
+    case 'format':
+      return String(p.format);
+    case 'pattern':
+      return `string matching ${String(p.pattern)}`;
+    case 'minLength':
+      return p.limit === 1 ? 'non-empty string' : `string of at least ${String(p.limit)} characters`;
+    case 'const':
+      return JSON.stringify(p.allowedValue);
+    case 'enum':
+      return `one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `number ${String(p.comparison)} ${String(p.limit)}`;
+    default:
+      return e.message ?? e.keyword;
+  }
+}
+
+function valueAt(root: unknown, segs: readonly string[]): unknown {
+  let v = root;
+  for (const s of segs) {
+    if (Array.isArray(v)) v = v[Number(s)];
+    else if (isObject(v)) v = Object.hasOwn(v, s) ? v[s] : undefined;
+    else return undefined;
+  }
+  return v;
+}
+
+// ---- Annotation lookup: walks the raw schemas along a value path, following $ref across files.
+
+interface At {
+  node: Json;
+  base: string;
+}
+
+function resolveRef(ref: string, base: string): At | undefined {
+  const url = new URL(ref, base);
+  const fragment = decodeURIComponent(url.hash.slice(1));
+  url.hash = '';
+  const file = load().byId.get(url.href);
+  if (!file) return undefined;
+  let node: unknown = file;
+  for (const seg of fragment ? pointerSegments(fragment) : []) node = isObject(node) ? node[seg] : undefined;
+  return isObject(node) ? { node, base: url.href } : undefined;
+}
+
+/** The node and the schemas it is composed of ($ref, allOf), nearest first. */
+function layers(at: At, depth = 0): At[] {
+  if (depth > 16) return [at];
+  const out = [at];
+  const ref = at.node.$ref;
+  if (typeof ref === 'string') {
+    const target = resolveRef(ref, at.base);
+    if (target) out.push(...layers(target, depth + 1));
+  }
+  for (const branch of Array.isArray(at.node.allOf) ? at.node.allOf : []) if (isObject(branch)) out.push(...layers({ node: branch, base: at.base }, depth + 1));
+  return out;
+}
+
+function child(at: At, seg: string): At | undefined {
+  for (const layer of layers(at)) {
+    const props = layer.node.properties;
+    if (/^\d+$/.test(seg) && isObject(layer.node.items)) return { node: layer.node.items, base: layer.base };
+    if (isObject(props) && isObject(props[seg])) return { node: props[seg] as Json, base: layer.base };
+  }
+  return undefined;
+}
+
+function ownAnnotations(at: At): SchemaAnnotations | undefined {
+  for (const layer of layers(at)) {
+    const rules = layer.node['x-rules'];
+    const source = layer.node['x-source'];
+    if (Array.isArray(rules) && typeof source === 'string') {
+      const title = (layers(at).find((l) => typeof l.node.title === 'string')?.node.title as string | undefined) ?? undefined;
+      const description = typeof at.node.description === 'string' ? at.node.description : undefined;
+      return { ...(title && { title }), ...(description && { description }), source, rules: rules.map(String) };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Annotations of the deepest schema node along the path that has them (an extra field gets its
+ * object's), and `along`: the union of the x-rules of every field on the way down (the root's
+ * own rules only for the root itself). So a payment problem inside an event bears on the event's
+ * rules and the payment's, while a record's broad rules do not spill onto every field.
+ */
+function annotationsAt(name: string, segs: readonly string[]): SchemaAnnotations & { along: string[] } {
+  const root = resolveRef(idOf(name), SCHEMA_BASE);
+  if (!root) throw new Error(`unknown schema name "${name}"`);
+  let at: At | undefined = root;
+  let best = ownAnnotations(root) ?? { source: '', rules: [] };
+  const along = new Set(segs.length === 0 ? best.rules : []);
+  for (const seg of segs) {
+    at = at && child(at, seg);
+    const own = at && ownAnnotations(at);
+    if (!own) break;
+    best = own;
+    for (const r of own.rules) along.add(r);
+  }
+  return { ...best, along: along.size ? [...along] : best.rules };
+}
+
+/** Headers as the rate-limit schemas read them: lower-case names, repeated values joined. */
+export function headerRecord(headers: Record<string, string | string[] | number | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+  return out;
+}
