@@ -27,6 +27,20 @@ export function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promi
   });
 }
 
+/**
+ * The request target as a URL, for its path and query. Never throws: `new URL(req.url, base)`
+ * reads a target starting with `//` as a host (`GET //a%zz:b@[x]/` throws, and would crash the
+ * server from inside its request listener), so the raw target is appended to a fixed origin.
+ */
+export function requestUrl(raw: string | undefined): URL {
+  const target = raw ?? '/';
+  try {
+    return new URL(`http://node.invalid${target.startsWith('/') ? '' : '/'}${target}`);
+  } catch {
+    return new URL('http://node.invalid/');
+  }
+}
+
 /** Seeded jitter source (mulberry32), so latency runs are repeatable. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;

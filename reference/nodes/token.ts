@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { AUTH_FORMS } from '../../src/auth/forms.js';
-import { BodyTooLarge, delay, latencyOf, sendError } from '../http/kit.js';
+import { BodyTooLarge, delay, latencyOf, requestUrl, sendError } from '../http/kit.js';
 import type { ReferenceOptions } from '../options.js';
 
 export type NodeTokenForm = 'bearer' | 'x-auth-token' | 'auth-query';
@@ -88,7 +88,7 @@ export function nodeHandler(opts: ReferenceOptions, counter: string, route: (req
   const latency = latencyOf(opts);
   return (req: IncomingMessage, res: ServerResponse): void => {
     opts.counters.hit(counter);
-    const url = new URL(req.url ?? '/', 'http://node.invalid');
+    const url = requestUrl(req.url);
     void delay(latency())
       .then(() => route(req, res, url))
       .catch((e: unknown) => {

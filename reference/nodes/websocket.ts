@@ -5,7 +5,7 @@
 import { createServer, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { closeServer, listen, sendError } from '../http/kit.js';
+import { closeServer, listen, requestUrl, sendError } from '../http/kit.js';
 import type { ReferenceOptions } from '../options.js';
 import { decideToken, formsWithout, presentedTokens, refusalMessage, refusalStatus, type TokenPolicy } from './token.js';
 
@@ -54,7 +54,7 @@ export async function startWebSocketNode(opts: ReferenceOptions, token: string, 
   });
   server.on('upgrade', (req, socket, head) => {
     opts.counters.hit('websocket');
-    const url = new URL(req.url ?? '/', 'http://node.invalid');
+    const url = requestUrl(req.url);
     if (url.pathname !== WEBSOCKET_PATH) return refuseUpgrade(socket, 404, 'not_found', `no WebSocket at ${url.pathname}`);
     const decision = decideToken(presentedTokens(req.headers, url), policy);
     if (!decision.ok) {

@@ -1,0 +1,134 @@
+// The horizon node's admission path as data flow: proxy cap -> limiter core -> header values.
+// Faults are small transforms around the faithful pieces (a different rate, a clock that forgets
+// idle time, a rewritten header), never a second copy of the GCRA.
+import type { ReferenceOptions } from '../options.js';
+import { limiterFault, type LimiterFaultName } from '../faults/limiter.js';
+import { PerSecondCap } from './cap.js';
+import { fixedWindow, type WindowState } from './fixed-window.js';
+import { ceilSeconds, GcraLimiter, gcraParams, headersOf, msToNs, remainingOf, type GcraParams, type LimitOutcome, type RateLimitHeaders } from './gcra.js';
+
+export type Admission =
+  /** Over the per-second cap: the proxy answers; the limiter never sees the request. */
+  | { by: 'proxy' }
+  | { by: 'limiter'; limited: boolean; headers: RateLimitHeaders };
+
+export interface HorizonLimiter {
+  /** What the limiter runs with (a fault may make it differ from the options). */
+  readonly params: GcraParams;
+  /** The proxy cap in force (Infinity when off). */
+  readonly perSecondCap: number;
+  admit(key: string, nowMs: number): Admission;
+}
+
+export type LimiterOptions = Pick<ReferenceOptions, 'faults' | 'hourlyLimit' | 'burst' | 'perSecondCap'>;
+
+/** One decision for a key at a time; the state lives in the closure. */
+type Core = (key: string, nowNs: bigint) => LimitOutcome;
+type HeaderTransform = (h: RateLimitHeaders, o: LimitOutcome) => void;
+
+/** How far the faults move the numbers; kept here so tests and descriptions agree. */
+export const FAULT_KNOBS = {
+  wrongRateFactor: 5 / 6,
+  burstShortBy: 5,
+  capTooHighBy: 5,
+  driftLimitBy: 10,
+  stuckCreditIntervals: 10n,
+} as const;
+
+function gcraCore(params: GcraParams): Core {
+  const limiter = new GcraLimiter(params);
+  return (key, nowNs) => limiter.take(key, nowNs);
+}
+
+function fixedWindowCore(params: GcraParams): Core {
+  const windows = new Map<string, WindowState>();
+  const p = { windowNs: params.toleranceNs, limit: params.limit };
+  return (key, nowNs) => {
+    const { state, outcome } = fixedWindow(windows.get(key), nowNs, p);
+    windows.set(key, state);
+    return outcome;
+  };
+}
+
+/** Each key's clock advances by at most `maxCreditNs` between two of its requests. */
+function withCappedIdleCredit(core: Core, maxCreditNs: bigint): Core {
+  const clocks = new Map<string, { virtualNs: bigint; realNs: bigint }>();
+  return (key, nowNs) => {
+    const c = clocks.get(key);
+    let virtualNs = nowNs;
+    if (c) {
+      const elapsed = nowNs - c.realNs;
+      virtualNs = c.virtualNs + (elapsed < maxCreditNs ? elapsed : maxCreditNs);
+    }
+    clocks.set(key, { virtualNs, realNs: nowNs });
+    return core(key, virtualNs);
+  };
+}
+
+export function createHorizonLimiter(opts: LimiterOptions): HorizonLimiter {
+  const on = (name: LimiterFaultName) => limiterFault(opts.faults, name);
+  const hourly = on('rl-wrong-hourly-rate') ? Math.max(1, Math.round(opts.hourlyLimit * FAULT_KNOBS.wrongRateFactor)) : opts.hourlyLimit;
+  const advertised = gcraParams(hourly, opts.burst);
+  const params = on('rl-burst-short') ? gcraParams(hourly, Math.max(0, opts.burst - FAULT_KNOBS.burstShortBy)) : advertised;
+
+  let core = on('rl-fixed-window') ? fixedWindowCore(params) : gcraCore(params);
+  if (on('rl-recovery-stuck')) core = withCappedIdleCredit(core, params.emissionNs * FAULT_KNOBS.stuckCreditIntervals);
+
+  const transforms: HeaderTransform[] = [];
+  if (on('rl-burst-short')) {
+    // The headers speak for the advertised quota; only the decision uses the shorter one.
+    transforms.push((h, o) => {
+      h.limit = advertised.limit;
+      h.remaining = remainingOf(advertised.toleranceNs, o.resetNs, advertised.emissionNs);
+    });
+  }
+  if (on('rl-limit-drifts')) {
+    let n = 0;
+    transforms.push((h) => {
+      if (n++ % 2 === 1) h.limit += FAULT_KNOBS.driftLimitBy;
+    });
+  }
+  if (on('rl-reset-static')) {
+    const oneInterval = ceilSeconds(params.emissionNs);
+    transforms.push((h) => {
+      h.reset = oneInterval;
+    });
+  }
+  if (on('rl-reset-off')) {
+    transforms.push((h, o) => {
+      const beyondFirst = o.resetNs > params.emissionNs ? o.resetNs - params.emissionNs : 0n;
+      h.reset = ceilSeconds(o.resetNs + beyondFirst / 2n);
+    });
+  }
+  if (on('rl-remaining-overstated')) {
+    transforms.push((h, o) => {
+      if (!o.limited) h.remaining = Math.max(h.remaining, Math.min(1, h.limit - 1));
+    });
+  }
+  if (on('rl-retry-after-missing')) transforms.push((h) => void delete h.retryAfter);
+  if (on('rl-retry-after-ms')) {
+    transforms.push((h, o) => {
+      if (o.retryAfterNs !== undefined) h.retryAfter = Math.ceil(Number(o.retryAfterNs) / 1e6);
+    });
+  }
+  if (on('rl-retry-after-short')) {
+    transforms.push((h) => {
+      if (h.retryAfter !== undefined) h.retryAfter = 0;
+    });
+  }
+
+  const perSecondCap = on('rl-no-cap') ? Infinity : on('rl-cap-25') ? opts.perSecondCap + FAULT_KNOBS.capTooHighBy : opts.perSecondCap;
+  const cap = new PerSecondCap(perSecondCap);
+
+  return {
+    params,
+    perSecondCap,
+    admit(key, nowMs) {
+      if (!cap.admit(key, nowMs)) return { by: 'proxy' };
+      const outcome = core(key, msToNs(nowMs));
+      const headers = headersOf(outcome);
+      for (const t of transforms) t(headers, outcome);
+      return { by: 'limiter', limited: outcome.limited, headers };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// The proxy's per-second cap: a sliding one-second window per token, in front of the limiter.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PerSecondCap } from '../../reference/limiter/cap.js';
+import { createHorizonLimiter, type Admission } from '../../reference/limiter/pipeline.js';
+
+const admitAll = (cap: PerSecondCap, times: readonly number[], key = 'a') => times.map((t) => cap.admit(key, t));
+const every = (n: number, from: number, stepMs: number) => Array.from({ length: n }, (_, i) => from + i * stepMs);
+
+describe('PerSecondCap', () => {
+  test('20 in any one second; the 21st inside the second is refused', () => {
+    const cap = new PerSecondCap(20);
+    assert.deepEqual(admitAll(cap, every(20, 0, 50)), Array(20).fill(true));
+    assert.equal(cap.admit('a', 990), false);
+    // The forward at t = 0 is one second old: room for exactly one more.
+    assert.equal(cap.admit('a', 1000), true);
+    assert.equal(cap.admit('a', 1000), false);
+  });
+
+  test('the window slides: no reset at a calendar-second boundary', () => {
+    const cap = new PerSecondCap(20);
+    assert.deepEqual(admitAll(cap, Array(20).fill(500)), Array(20).fill(true));
+    assert.equal(cap.admit('a', 1200), false, 'a per-calendar-second counter would accept here');
+    assert.equal(cap.admit('a', 1499), false);
+    assert.deepEqual(admitAll(cap, Array(21).fill(1500)), [...Array(20).fill(true), false]);
+  });
+
+  test('refused requests are not counted', () => {
+    const cap = new PerSecondCap(20);
+    admitAll(cap, Array(20).fill(0));
+    assert.deepEqual(admitAll(cap, every(10, 0, 99)), Array(10).fill(false));
+    assert.deepEqual(admitAll(cap, Array(20).fill(1000)), Array(20).fill(true));
+  });
+
+  test('per token', () => {
+    const cap = new PerSecondCap(2);
+    assert.deepEqual(admitAll(cap, [0, 0, 0], 'a'), [true, true, false]);
+    assert.deepEqual(admitAll(cap, [0, 0, 0], 'b'), [true, true, false]);
+  });
+
+  test('Infinity switches the cap off; a cap below 1 is refused', () => {
+    assert.deepEqual(admitAll(new PerSecondCap(Infinity), Array(1000).fill(0)), Array(1000).fill(true));
+    assert.throws(() => new PerSecondCap(0), RangeError);
+  });
+});
+
+describe('cap in front of the limiter', () => {
+  const limiter = () => createHorizonLimiter({ faults: new Set(), hourlyLimit: 3600, burst: 100, perSecondCap: 20 });
+
+  test('a request over the cap is answered by the proxy without limiter headers and uses no quota', () => {
+    const l = limiter();
+    const burst: Admission[] = Array.from({ length: 25 }, () => l.admit('a', 0));
+    const forwarded = burst.filter((a) => a.by === 'limiter');
+    assert.equal(forwarded.length, 20);
+    assert.deepEqual(
+      forwarded.map((a) => a.by === 'limiter' && a.headers.remaining),
+      Array.from({ length: 20 }, (_, i) => 100 - i),
+    );
+    assert.deepEqual(burst.slice(20), Array(5).fill({ by: 'proxy' }));
+    // TAT 20 s after 20 counted requests (not 25): at t = 1 s ttl 20 s, Remaining 81.
+    assert.deepEqual(l.admit('a', 1000), { by: 'limiter', limited: false, headers: { limit: 101, remaining: 81, reset: 20 } });
+  });
+
+  test('limiter denials are forwards: they count toward the cap', () => {
+    const l = createHorizonLimiter({ faults: new Set(), hourlyLimit: 3600, burst: 4, perSecondCap: 20 });
+    const answers = Array.from({ length: 21 }, () => l.admit('a', 0));
+    assert.deepEqual(
+      answers.map((a) => (a.by === 'proxy' ? 'proxy' : a.limited ? 429 : 200)),
+      [...Array(5).fill(200), ...Array(15).fill(429), 'proxy'],
+    );
+  });
+});
