@@ -1,0 +1,105 @@
+// `npm run reference -- --target-out <file.json> [--fault <name>]... [--variant <name>]...
+//   [--hourly-limit N] [--customer dedicated|shared] [--burst N] [--latency-ms A[:J]] [--seed N]
+//   [--big-collection N] [--list-faults]`
+// Starts only the reference service, writes a target file for it, prints the ready line, and
+// serves until SIGINT/SIGTERM.
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startReference } from '../reference/start.js';
+import { FAULTS } from '../reference/faults/index.js';
+import type { ReferenceOptions } from '../reference/options.js';
+import { exitWith, UsageError } from '../src/cli/fatal.js';
+
+function positiveInt(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) <= 0) throw new UsageError(`${flag}: expected a positive integer, got "${v}"`);
+  return Number(v);
+}
+
+export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFaults: boolean; options: Partial<ReferenceOptions> } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        'target-out': { type: 'string' },
+        fault: { type: 'string', multiple: true },
+        variant: { type: 'string', multiple: true },
+        'hourly-limit': { type: 'string' },
+        customer: { type: 'string' },
+        burst: { type: 'string' },
+        'latency-ms': { type: 'string' },
+        seed: { type: 'string' },
+        'big-collection': { type: 'string' },
+        'list-faults': { type: 'boolean', default: false },
+      },
+      strict: true,
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const v = parsed.values;
+  const options: Partial<ReferenceOptions> = {};
+  if (v.customer !== undefined) {
+    if (v.customer !== 'dedicated' && v.customer !== 'shared') throw new UsageError(`--customer: must be "dedicated" or "shared"`);
+    options.customer = v.customer;
+    options.hourlyLimit = v.customer === 'shared' ? 2000 : 3600;
+  }
+  const hourly = positiveInt('--hourly-limit', v['hourly-limit']);
+  if (hourly) options.hourlyLimit = hourly;
+  const burst = positiveInt('--burst', v.burst);
+  if (burst) options.burst = burst;
+  const seed = v.seed === undefined ? undefined : Number(v.seed);
+  if (seed !== undefined) {
+    if (!Number.isInteger(seed)) throw new UsageError(`--seed: expected an integer`);
+    options.seed = seed;
+  }
+  const big = v['big-collection'] === undefined ? undefined : Number(v['big-collection']);
+  if (big !== undefined) {
+    if (!Number.isInteger(big) || big < 0 || big > 1_000_000) throw new UsageError(`--big-collection: expected an integer from 0 to 1000000`);
+    options.bigCollectionSize = big;
+  }
+  if (v['latency-ms'] !== undefined) {
+    const m = /^(\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?$/.exec(v['latency-ms']);
+    if (!m) throw new UsageError(`--latency-ms: expected A or A:J in milliseconds, e.g. 80:40`);
+    const baseMs = Number(m[1]);
+    const jitterMs = Number(m[2] ?? 0);
+    if (jitterMs > baseMs) throw new UsageError(`--latency-ms: jitter must not exceed the base latency`);
+    options.latency = { baseMs, jitterMs };
+  }
+  const faults = (v.fault ?? []).flatMap((f) => f.split(',')).filter(Boolean);
+  if (faults.length) options.faults = new Set(faults);
+  const variants = (v.variant ?? []).flatMap((f) => f.split(',')).filter(Boolean);
+  if (variants.length) options.variants = new Set(variants);
+  return { targetOut: v['target-out'], listFaults: v['list-faults'] ?? false, options };
+}
+
+async function main(): Promise<void> {
+  const args = parseReferenceArgs(process.argv.slice(2));
+  if (args.listFaults) {
+    for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(34)} ${f.rule.padEnd(9)} ${f.description}\n`);
+    return;
+  }
+  if (!args.targetOut) throw new UsageError('--target-out <file.json> is required');
+  const ref = await startReference(args.options);
+  const file = resolve(args.targetOut);
+  writeFileSync(file, `${JSON.stringify(ref.target, null, 2)}\n`, { mode: 0o600 });
+  process.stdout.write(`${JSON.stringify({ ready: true, target: args.targetOut })}\n`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    ref.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+    setTimeout(() => process.exit(0), 3000).unref();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  main().catch((e) => exitWith('chainprobe reference', e));
+}
