@@ -1,0 +1,121 @@
+// The `api` fixture: every HTTP request a contract test sends goes through here. One request is
+// taken from the run's Budget first, the auth form comes from the shared AUTH_FORMS table, the
+// body is read with a size cap, and the exchange is recorded (redacted) by the test's Recorder.
+// Non-2xx answers are summarised for ERR-01. A request that could not be made throws CouldNotTest
+// with the recorded exchange, so the check reports `error` with the cause, never `fail`.
+import { applyForm, type FormId } from '../src/auth/forms.js';
+import { BudgetExceeded, type Budget } from '../src/budget.js';
+import { HttpFailure, httpRequest } from '../src/http/client.js';
+import type { Exchange, Recorder } from '../src/record/recorder.js';
+import { CouldNotTest } from './checks.js';
+import type { Non2xx } from './protocol.js';
+import { bodyShape, is2xx, mediaType, parseJson } from './shape.js';
+
+export interface Credential {
+  form: FormId;
+  secret: string;
+}
+
+export interface CallSpec {
+  /** What the call is for; recorded with the exchange, e.g. `auth.nft.event[bearer@base]`. */
+  purpose: string;
+  method: 'GET' | 'POST' | 'HEAD';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  auth?: Credential;
+  /**
+   * ERR-01 group when the answer is not 2xx: why the suite sent this request (e.g. `no
+   * credentials`). Calls that expect data leave it out and count as `unexpected refusal`.
+   */
+  cause?: string;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Body size as received. */
+  bytes: number;
+  /** The body parsed as JSON; undefined when it is not JSON. */
+  json: unknown;
+  exchange: Exchange;
+  ok: boolean;
+}
+
+export const UNEXPECTED_CAUSE = 'a request that expected data';
+
+export class ApiClient {
+  readonly non2xx: Non2xx[] = [];
+
+  constructor(
+    private readonly recorder: Recorder,
+    private readonly budget: Budget,
+    private readonly timeoutMs: number,
+    private readonly maxBodyBytes?: number,
+  ) {}
+
+  /** Takes one request from the run's budget (WebSocket and gRPC clients call this too). */
+  take(): void {
+    try {
+      this.budget.take();
+    } catch (e) {
+      if (e instanceof BudgetExceeded) throw new CouldNotTest(e.message);
+      throw e;
+    }
+  }
+
+  async call(spec: CallSpec): Promise<CallResult> {
+    let url = spec.url;
+    let headers = { ...(spec.headers ?? {}) };
+    if (spec.auth) ({ url, headers } = applyForm(spec.auth.form, spec.auth.secret, url, headers));
+    this.take();
+    const sentAt = Date.now();
+    try {
+      const res = await httpRequest({ method: spec.method, url, headers, body: spec.body, timeoutMs: this.timeoutMs, maxBodyBytes: this.maxBodyBytes });
+      const exchange = this.recorder.record({
+        method: spec.method,
+        url,
+        requestHeaders: headers,
+        requestBody: spec.body,
+        status: res.status,
+        responseHeaders: res.headers,
+        responseBody: res.body,
+        sentAt: res.sentAt,
+        receivedAt: res.receivedAt,
+        purpose: spec.purpose,
+      });
+      const result: CallResult = { status: res.status, headers: res.headers, body: res.body, bytes: res.bytes, json: parseJson(res.body), exchange, ok: is2xx(res.status) };
+      if (!result.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, exchange, res.body);
+      return result;
+    } catch (e) {
+      if (!(e instanceof HttpFailure)) throw e;
+      const exchange = this.recorder.record({
+        method: spec.method,
+        url,
+        requestHeaders: headers,
+        requestBody: spec.body,
+        status: e.partial?.status,
+        responseHeaders: e.partial?.headers,
+        sentAt,
+        receivedAt: Date.now(),
+        error: e.message,
+        purpose: spec.purpose,
+      });
+      throw new CouldNotTest(e.message, [exchange]);
+    }
+  }
+
+  /** Adds a refusal seen by another client (WebSocket upgrade, gRPC call) to the ERR-01 material. */
+  noteNon2xx(cause: string, exchange: Exchange, rawBody?: string, status?: number | string): void {
+    this.non2xx.push({
+      cause,
+      purpose: exchange.purpose,
+      method: exchange.method,
+      status: status ?? exchange.status ?? 'none',
+      contentType: mediaType(exchange.responseHeaders),
+      bodyShape: bodyShape(rawBody ?? exchange.responseBody),
+      exchange,
+    });
+  }
+}

@@ -1,0 +1,151 @@
+// The `check` fixture: how a contract test states its verdicts, so the test reads like the rule.
+// Every message is one redacted line; every evidence value is redacted; checks of rules that
+// --only did not select are dropped here, so a test may check several rules without caring.
+import { BudgetExceeded } from '../src/budget.js';
+import { HttpFailure } from '../src/http/client.js';
+import type { Exchange } from '../src/record/recorder.js';
+import type { Redactor } from '../src/record/redact.js';
+import { extraFields, validate, type SchemaName, type SchemaProblem } from '../src/schemas/validate.js';
+import type { CheckResult, Evidence, Verdict } from '../src/verdict.js';
+import { oneLine } from './protocol.js';
+
+export { oneLine };
+
+/** Problems kept in a failing check's evidence (the message names the first). */
+const MAX_PROBLEMS = 10;
+
+/** A failure that means "could not test" (budget, timeout, network), not "the target is wrong". */
+export function isCouldNotTest(e: unknown): e is Error {
+  return e instanceof HttpFailure || e instanceof BudgetExceeded || e instanceof CouldNotTest;
+}
+
+/** Thrown by a test when a precondition it needs could not be obtained (e.g. no asset to ask for). */
+export class CouldNotTest extends Error {
+  constructor(
+    message: string,
+    readonly exchanges: Exchange[] = [],
+  ) {
+    super(message);
+    this.name = 'CouldNotTest';
+  }
+}
+
+/** Evidence helper: the exchanges, with anything else alongside. */
+export function ev(exchanges: (Exchange | undefined)[] | Exchange | undefined, extra: Evidence = {}): Evidence {
+  const list = (Array.isArray(exchanges) ? exchanges : [exchanges]).filter((x): x is Exchange => x !== undefined);
+  return list.length ? { exchanges: list, ...extra } : { ...extra };
+}
+
+export class Checks {
+  readonly results: CheckResult[] = [];
+
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly selected: (rule: string) => boolean,
+  ) {}
+
+  /** Whether any of these rules is selected (tests skip work nobody asked for). */
+  wants(...rules: string[]): boolean {
+    return rules.some((r) => this.selected(r));
+  }
+
+  add(rule: string, id: string, verdict: Verdict, message: string, evidence: Evidence = {}): void {
+    if (!this.selected(rule)) return;
+    const { exchanges, ...rest } = evidence;
+    // Exchanges came through the Recorder (redacted on entry); the rest is redacted here.
+    const safe: Evidence = this.redactor.value(rest);
+    if (exchanges?.length) safe.exchanges = exchanges;
+    this.results.push({ id, rule, verdict, message: oneLine(this.redactor.text(message)), evidence: safe });
+  }
+
+  pass(rule: string, id: string, message: string, evidence?: Evidence): void {
+    this.add(rule, id, 'pass', message, evidence);
+  }
+
+  fail(rule: string, id: string, message: string, evidence?: Evidence): void {
+    this.add(rule, id, 'fail', message, evidence);
+  }
+
+  /** `observed`: what the target does where the description leaves it open. */
+  observe(rule: string, id: string, message: string, observation: Record<string, unknown>, exchanges?: (Exchange | undefined)[] | Exchange): void {
+    this.add(rule, id, 'observed', message, ev(exchanges, { observation }));
+  }
+
+  skip(rule: string, id: string, reason: string): void {
+    this.add(rule, id, 'skipped', reason, { cause: reason });
+  }
+
+  error(rule: string, id: string, cause: string, evidence: Evidence = {}): void {
+    const line = oneLine(this.redactor.text(cause));
+    this.add(rule, id, 'error', `could not check: ${line}`, { ...evidence, cause: line });
+  }
+
+  /** pass when `ok`, fail otherwise: the common shape of a must rule. */
+  verdict(ok: boolean, rule: string, id: string, passMessage: string, failMessage: string, evidence?: Evidence): void {
+    if (ok) this.pass(rule, id, passMessage, evidence);
+    else this.fail(rule, id, failMessage, evidence);
+  }
+
+  /**
+   * Runs one unit of checking; a could-not-test failure (budget, timeout, network) becomes an
+   * `error` check for each of `rules` instead of failing the test. Other throws propagate: the
+   * reporter turns them into `error` checks for every rule the test declared.
+   */
+  async guard(rules: string | string[], id: string, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      if (!isCouldNotTest(e)) throw e;
+      const exchanges = e instanceof CouldNotTest ? e.exchanges : [];
+      for (const rule of Array.isArray(rules) ? rules : [rules]) this.error(rule, id, e.message, ev(exchanges));
+    }
+  }
+
+  /**
+   * Validates a record against its schema once and gives each rule its verdict: a rule fails on
+   * the problems of the fields that serve it (the schemas' x-rules), and passes otherwise.
+   */
+  schema(rules: string[], id: string, name: SchemaName, value: unknown, exchange?: Exchange, what: string = name): SchemaProblem[] {
+    const problems = validate(name, value);
+    for (const rule of rules) {
+      const mine = problems.filter((p) => p.rules.includes(rule));
+      if (mine.length === 0) {
+        this.pass(rule, id, `${what}: every documented field present with its documented type`, ev(exchange));
+        continue;
+      }
+      const first = mine[0]!;
+      const more = mine.length > 1 ? ` (+${mine.length - 1} more)` : '';
+      this.fail(
+        rule,
+        id,
+        `${what}: ${first.message}${more}`,
+        ev(exchange, {
+          path: first.path,
+          expected: first.expected,
+          actual: first.actual,
+          problems: mine.slice(0, MAX_PROBLEMS).map((p) => p.message),
+        }),
+      );
+    }
+    return problems;
+  }
+
+  /** RES-02: the fields a record carries beyond the documented ones, by resource. */
+  extras(id: string, name: SchemaName, value: unknown, exchange?: Exchange, what: string = name): void {
+    if (!this.selected('RES-02')) return;
+    const byResource: Record<string, string[]> = {};
+    for (const x of extraFields(name, value)) {
+      const list = (byResource[x.resource || what] ??= []);
+      if (!list.includes(x.field)) list.push(x.field);
+    }
+    for (const list of Object.values(byResource)) list.sort();
+    const names = Object.entries(byResource).flatMap(([r, fs]) => fs.map((f) => `${r}.${f}`));
+    this.observe(
+      'RES-02',
+      id,
+      names.length ? `${what}: ${names.length} field(s) beyond the documented ones: ${names.join(', ')}` : `${what}: no fields beyond the documented ones`,
+      { extraFields: byResource },
+      exchange,
+    );
+  }
+}

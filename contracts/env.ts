@@ -1,0 +1,61 @@
+// What the parent run (src/run/contracts.ts) hands the Playwright processes: environment variables
+// only, so the resolved target with its credentials is never written to disk.
+import type { ResolvedTarget } from '../src/target/types.js';
+
+export const ENV = {
+  /** The ResolvedTarget as JSON. */
+  target: 'CHAINPROBE_TARGET',
+  /** Comma-separated rule ids that are selected, or `all`. */
+  only: 'CHAINPROBE_ONLY',
+  /** Counter file of the run's request budget (src/budget.ts). */
+  budgetFile: 'CHAINPROBE_BUDGET_FILE',
+  /** Absolute deadline, ms since epoch. */
+  deadline: 'CHAINPROBE_DEADLINE',
+  /** JSON-lines file the reporter appends checks and non-2xx summaries to. */
+  checksFile: 'CHAINPROBE_CHECKS_FILE',
+  /** Folder of Playwright's HTML report (omit: no HTML report). */
+  htmlDir: 'CHAINPROBE_HTML_DIR',
+  /** Worker count (default 2). */
+  workers: 'CHAINPROBE_WORKERS',
+} as const;
+
+export class SuiteEnvError extends Error {}
+
+export interface SuiteEnv {
+  target: ResolvedTarget;
+  selected: (rule: string) => boolean;
+  budgetFile?: string;
+  deadline: number;
+  checksFile?: string;
+  htmlDir?: string;
+  workers: number;
+}
+
+let cached: SuiteEnv | undefined;
+
+export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
+  if (cached && env === process.env) return cached;
+  const raw = env[ENV.target];
+  if (!raw) throw new SuiteEnvError(`${ENV.target} is not set: run the contract suite through \`npm start\``);
+  let target: ResolvedTarget;
+  try {
+    target = JSON.parse(raw) as ResolvedTarget;
+  } catch {
+    throw new SuiteEnvError(`${ENV.target} is not valid JSON`);
+  }
+  const only = (env[ENV.only] ?? 'all').trim();
+  const ids = new Set(only.split(',').map((s) => s.trim()).filter(Boolean));
+  const deadline = Number(env[ENV.deadline]);
+  const workers = Number(env[ENV.workers]);
+  const out: SuiteEnv = {
+    target,
+    selected: only === 'all' || only === '' ? () => true : (rule) => ids.has(rule),
+    budgetFile: env[ENV.budgetFile] || undefined,
+    deadline: Number.isFinite(deadline) && deadline > 0 ? deadline : Date.now() + target.limits.maxSeconds * 1000,
+    checksFile: env[ENV.checksFile] || undefined,
+    htmlDir: env[ENV.htmlDir] || undefined,
+    workers: Number.isInteger(workers) && workers > 0 ? workers : 2,
+  };
+  if (env === process.env) cached = out;
+  return out;
+}

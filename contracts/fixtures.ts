@@ -1,0 +1,104 @@
+// Playwright fixtures of the contract suite and `contract()`, the one way a spec declares a test:
+// the rule ids go into the title (so --grep selects by rule) and into `rule` annotations (so the
+// reporter knows whom to blame when the test dies), and the test's checks and non-2xx summaries
+// are attached for the reporter when it ends, however it ends.
+import { test as base } from '@playwright/test';
+import { Budget } from '../src/budget.js';
+import { closeHttp } from '../src/http/client.js';
+import { Recorder } from '../src/record/recorder.js';
+import { Redactor } from '../src/record/redact.js';
+import { secretsOf } from '../src/target/load.js';
+import type { ResolvedTarget } from '../src/target/types.js';
+import { ApiClient } from './api.js';
+import { Checks } from './checks.js';
+import { suiteEnv, type SuiteEnv } from './env.js';
+import { CHECKS_ATTACHMENT, RULE_ANNOTATION, type TestAttachment } from './protocol.js';
+import { Samples } from './samples.js';
+
+interface WorkerFixtures {
+  suite: SuiteEnv;
+  budget: Budget;
+  redactor: Redactor;
+  samples: Samples;
+}
+
+export interface ContractFixtures {
+  target: ResolvedTarget;
+  recorder: Recorder;
+  api: ApiClient;
+  check: Checks;
+  samples: Samples;
+}
+
+// Worker fixtures are built once per worker; the per-test state is ONE fixture, because every
+// fixture is a reported step with a captured stack, and per-test cost dominates a local run.
+export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>({
+  suite: [async ({}, use) => use(suiteEnv()), { scope: 'worker' }],
+  budget: [
+    async ({ suite }, use) => {
+      const budget = new Budget({ maxRequests: suite.target.limits.maxRequests, deadline: suite.deadline, counterFile: suite.budgetFile });
+      await use(budget);
+      budget.close();
+      await closeHttp();
+    },
+    { scope: 'worker' },
+  ],
+  redactor: [async ({ suite }, use) => use(new Redactor(secretsOf(suite.target))), { scope: 'worker' }],
+  samples: [async ({ suite }, use) => use(new Samples(suite.target)), { scope: 'worker' }],
+  contract: [
+    async ({ suite, budget, redactor, samples }, use, testInfo) => {
+      const recorder = new Recorder(redactor);
+      const api = new ApiClient(recorder, budget, suite.target.limits.timeoutMs);
+      const check = new Checks(redactor, suite.selected);
+      await use({ target: suite.target, recorder, api, check, samples });
+      // However the test ended, its checks so far and the non-2xx answers it met go to the reporter.
+      const body: TestAttachment = { checks: check.results, non2xx: api.non2xx };
+      await testInfo.attach(CHECKS_ATTACHMENT, { body: JSON.stringify(body), contentType: 'application/json' });
+    },
+    { box: true },
+  ],
+});
+
+export interface ContractOptions {
+  /** Requests the test may send one after another: its timeout is that many request timeouts. */
+  requests?: number;
+  /** An explicit test timeout (ms), for walks bounded by other limits. */
+  timeoutMs?: number;
+}
+
+function timeoutFor(opts: ContractOptions): number {
+  const env = suiteEnv();
+  const perRequest = env.target.limits.timeoutMs;
+  const wanted = opts.timeoutMs ?? perRequest * (opts.requests ?? 4) + 5_000;
+  // Never past the run's deadline (plus a moment for the checks to be attached).
+  return Math.max(5_000, Math.min(wanted, env.deadline - Date.now() + 2_000));
+}
+
+/** One spec file (one access family): declares its contract tests and covers the rest. */
+export class Spec {
+  private readonly declared = new Set<string>();
+
+  constructor(readonly family: string) {}
+
+  /** Declares one contract test checking `rules`. */
+  contract(title: string, rules: readonly string[], body: (f: ContractFixtures) => Promise<void>, opts: ContractOptions = {}): void {
+    for (const r of rules) this.declared.add(r);
+    test(`${rules.join(' ')} · ${title}`, { annotation: rules.map((r) => ({ type: RULE_ANNOTATION, description: r })) }, async ({ contract }) => {
+      test.setTimeout(timeoutFor(opts));
+      await body(contract);
+    });
+  }
+
+  /**
+   * For each of `rules` that no test of this file declared (its target section is absent, so the
+   * tables generated nothing), one test that reports it `skipped` with the reason: every rule
+   * keeps a check, and coverage shows why.
+   */
+  coverRest(rules: readonly string[], reasonOf: (rule: string, target: ResolvedTarget) => string): void {
+    const missing = rules.filter((r) => !this.declared.has(r));
+    if (missing.length === 0) return;
+    this.contract(`${this.family}: not testable with this target`, missing, async ({ check, target }) => {
+      for (const rule of missing) check.skip(rule, `${this.family}.${rule.toLowerCase()}.not-testable`, reasonOf(rule, target));
+    });
+  }
+}

@@ -1,0 +1,202 @@
+// The auth matrix as data: the API endpoints of the target (universal, native, NFT), crossed with
+// the key usages of src/auth/forms.ts (API_KEY_USAGES, ACCEPTED_KEY_FORMS). auth.spec.ts turns
+// each (endpoint, group of usages) into one test; nothing here is written per endpoint twice.
+import { ACCEPTED_KEY_FORMS, API_KEY_USAGES, type BaseKind, type FormId, type KeyKind, type KeyUsage } from '../src/auth/forms.js';
+import type { ResolvedApi, ResolvedTarget } from '../src/target/types.js';
+import { readBlockNumber } from './block-number.js';
+import type { AssetRef, RarityFirstPage } from './samples.js';
+import { JSON_HEADERS, PATHS } from './urls.js';
+
+export type ApiFamily = 'universal' | 'native' | 'nft';
+
+export interface ApiEndpoint {
+  /** Stable id used in check ids, e.g. `nft.asset`, `native[sepolia]`. */
+  id: string;
+  family: ApiFamily;
+  method: 'GET' | 'POST';
+  /** Path and query relative to a base URL; the asset endpoint needs a discovered asset. */
+  path(asset?: AssetRef): string;
+  needsAsset: boolean;
+  body?: string;
+  headers?: Record<string, string>;
+  /** The URL has a query string of its own, so apiKey is joined with `&` (AUTH-06). */
+  hasQuery: boolean;
+  /** Whether a 2xx body carries the resource: what "data" means for this endpoint. */
+  isData(json: unknown): boolean;
+  /** AUTH-06: the endpoint's own query parameters took effect; a problem line, or undefined. */
+  honoured?(json: unknown, ctx: { asset?: AssetRef; firstPage?: RarityFirstPage }): string | undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const field = (v: unknown, k: string): unknown => (isObject(v) ? v[k] : undefined);
+
+export function rpcBody(method: string, id: number | string = 1, params: unknown[] = []): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, params });
+}
+
+/** Every API endpoint the target lets the suite call, in a stable order. */
+export function apiEndpoints(t: ResolvedTarget): ApiEndpoint[] {
+  const api = t.api;
+  if (!api) return [];
+  const out: ApiEndpoint[] = [];
+  for (const u of api.universal) {
+    out.push({
+      id: `universal[${u.protocol}/${u.network}]`,
+      family: 'universal',
+      method: 'GET',
+      path: () => PATHS.blockNumber(u.protocol, u.network),
+      needsAsset: false,
+      hasQuery: false,
+      isData: (json) => readBlockNumber(json) !== undefined,
+    });
+  }
+  if (api.native) {
+    const n = api.native;
+    for (const network of n.networks) {
+      out.push({
+        id: `native[${network}]`,
+        family: 'native',
+        method: 'POST',
+        path: () => PATHS.native(n.protocol, network),
+        needsAsset: false,
+        body: rpcBody(n.blockNumberMethod),
+        headers: { ...JSON_HEADERS },
+        hasQuery: false,
+        isData: (json) => isObject(json) && Object.hasOwn(json, 'result'),
+      });
+    }
+  }
+  const nft = api.nft;
+  if (nft) {
+    const eventId = nft.eventIds[0];
+    if (eventId) {
+      out.push({ id: 'nft.event', family: 'nft', method: 'GET', path: () => PATHS.event(nft, eventId), needsAsset: false, hasQuery: false, isData: (j) => isObject(field(j, 'data')) });
+    }
+    const collectionId = nft.collectionId;
+    if (collectionId) {
+      out.push({
+        id: 'nft.collection',
+        family: 'nft',
+        method: 'GET',
+        path: () => PATHS.collection(nft, collectionId),
+        needsAsset: false,
+        hasQuery: false,
+        isData: (j) => isObject(field(j, 'collection')),
+      });
+    }
+    if (collectionId || eventId) {
+      out.push({
+        id: 'nft.asset',
+        family: 'nft',
+        method: 'GET',
+        path: (a) => PATHS.asset(nft, a?.contract_address ?? '', a?.token_id ?? ''),
+        needsAsset: true,
+        hasQuery: true,
+        isData: (j) => isObject(field(j, 'asset')),
+        honoured: (j, { asset }) => {
+          const got = field(j, 'asset');
+          const c = field(got, 'contract_address');
+          const tok = field(got, 'token_id');
+          return asset && c === asset.contract_address && tok === asset.token_id
+            ? undefined
+            : `the asset answered is ${String(c)}/${String(tok)}, not the contract_address/token_id asked for`;
+        },
+      });
+    }
+    if (collectionId) {
+      out.push({
+        id: 'nft.rarity',
+        family: 'nft',
+        method: 'GET',
+        path: () => PATHS.rarity(nft, collectionId),
+        needsAsset: false,
+        hasQuery: true,
+        isData: (j) => Array.isArray(field(j, 'data')) && (field(j, 'data') as unknown[]).length > 0,
+        honoured: (j, { firstPage }) => {
+          const ids = (field(j, 'data') as unknown[]).map((item) => field(item, 'id'));
+          if (!firstPage) return 'no first page read the documented way to compare with';
+          const same = ids.length === firstPage.ids.length && ids.every((id, i) => id === firstPage.ids[i]);
+          return same ? undefined : 'the first page differs from the one read the documented way (sort_by or the collection was not applied)';
+        },
+      });
+    }
+  }
+  return out;
+}
+
+// ---- Usages, grouped by (key, base): one test per endpoint and group.
+
+export interface UsageGroup {
+  key: KeyKind;
+  base: BaseKind;
+  label: string;
+  usages: KeyUsage[];
+}
+
+const KEY_LABEL: Record<KeyKind, string> = { newKey: 'new key', legacyKey: 'legacy key' };
+const BASE_LABEL: Record<BaseKind, string> = { base: 'base URL', legacy: 'legacy base URL' };
+
+export function usageGroups(usages: readonly KeyUsage[] = API_KEY_USAGES): UsageGroup[] {
+  const groups = new Map<string, UsageGroup>();
+  for (const u of usages) {
+    const k = `${u.key}@${u.base}`;
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = { key: u.key, base: u.base, label: `${KEY_LABEL[u.key]} on the ${BASE_LABEL[u.base]}`, usages: [] }));
+    g.usages.push(u);
+  }
+  return [...groups.values()];
+}
+
+/** The rules one usage checks on one endpoint: its own, plus AUTH-12 and AUTH-06 where they apply. */
+export function usageRules(ep: ApiEndpoint, u: KeyUsage): { rule: string; expect: KeyUsage['expect']; honoured?: boolean }[] {
+  const out: { rule: string; expect: KeyUsage['expect']; honoured?: boolean }[] = [{ rule: u.rule, expect: u.expect }];
+  if (u.form === 'apikey-query' && ep.family === 'universal') out.push({ rule: 'AUTH-12', expect: u.expect });
+  if (u.form === 'apikey-query' && u.expect === 'accept' && ep.hasQuery) out.push({ rule: 'AUTH-06', expect: 'accept', honoured: true });
+  return out;
+}
+
+export function groupRules(ep: ApiEndpoint, g: UsageGroup): string[] {
+  return [...new Set(g.usages.flatMap((u) => usageRules(ep, u).map((r) => r.rule)))];
+}
+
+// ---- Refusals: no credentials (AUTH-07) and a well-formed unknown key (AUTH-08).
+
+export interface Refusal {
+  base: BaseKind;
+  /** Undefined: no credentials at all. */
+  key?: KeyKind;
+  form?: FormId;
+}
+
+export const NO_CREDENTIALS: readonly Refusal[] = [{ base: 'base' }, { base: 'legacy' }];
+
+export const UNKNOWN_KEYS: readonly Refusal[] = (['newKey', 'legacyKey'] as const).flatMap((key) =>
+  ACCEPTED_KEY_FORMS[key].map((form): Refusal => ({ base: key === 'newKey' ? 'base' : 'legacy', key, form })),
+);
+
+export function baseUrlOf(api: ResolvedApi, base: BaseKind): string | undefined {
+  return base === 'base' ? api.baseUrl : api.legacyBaseUrl;
+}
+
+export function keyOf(api: ResolvedApi, key: KeyKind): string | undefined {
+  return key === 'newKey' ? api.apiKey : api.legacyApiKey;
+}
+
+export function missingFor(api: ResolvedApi, base: BaseKind, key?: KeyKind): string | undefined {
+  if (!baseUrlOf(api, base)) return `target has no api.${base === 'base' ? 'baseUrl' : 'legacyBaseUrl'}`;
+  if (key && !keyOf(api, key)) return `target has no api.${key === 'newKey' ? 'apiKey' : 'legacyApiKey'}`;
+  return undefined;
+}
+
+/** A key of the same length and alphabet as `real` that is not it: well-formed but unknown. */
+export function unknownKeyLike(real: string | undefined, rnd: () => number = Math.random): string {
+  const template = real ?? 'chainprobe-unknown-key-0000000000';
+  const pick = (set: string) => set[Math.floor(rnd() * set.length)]!;
+  let out = '';
+  do {
+    out = [...template]
+      .map((c) => (/[0-9]/.test(c) ? pick('0123456789') : /[a-f]/.test(c) ? pick('abcdef') : /[a-z]/.test(c) ? pick('abcdefghijklmnopqrstuvwxyz') : /[A-Z]/.test(c) ? pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ') : c))
+      .join('');
+  } while (out === real);
+  return out;
+}

@@ -1,0 +1,52 @@
+// What flows from the Playwright processes back to the parent run: attachments a test adds, the
+// JSON lines the reporter appends to CHAINPROBE_CHECKS_FILE, and the progress lines it prints.
+import type { Exchange } from '../src/record/recorder.js';
+import type { CheckResult } from '../src/verdict.js';
+
+/** One Playwright project per access family (select.ts FAMILIES), each one spec file `<family>.spec.ts`. */
+export const CONTRACT_FAMILIES = ['auth', 'universal', 'native', 'nft', 'node', 'errors'] as const;
+
+/** The one attachment a test adds: a TestAttachment as JSON. */
+export const CHECKS_ATTACHMENT = 'chainprobe-checks';
+/** Annotation type declaring a rule a test checks (one annotation per rule). */
+export const RULE_ANNOTATION = 'rule';
+/** Prefix of the reporter's progress lines on stdout. */
+export const PROGRESS_PREFIX = '@@chainprobe-progress ';
+
+/** One non-2xx answer (or refused upgrade / failed gRPC call) the suite met. */
+export interface Non2xx {
+  /** Why the suite expected (or did not expect) a refusal: the ERR-01 group. */
+  cause: string;
+  purpose?: string;
+  method: string;
+  /** HTTP status, or `grpc <CODE>` for gRPC. */
+  status: number | string;
+  contentType?: string;
+  bodyShape: unknown;
+  exchange: Exchange;
+}
+
+/** What a test hands the reporter: its checks, and the non-2xx answers it met (ERR-01's material). */
+export interface TestAttachment {
+  checks: CheckResult[];
+  non2xx: Non2xx[];
+}
+
+export type ChecksLine =
+  | { kind: 'check'; check: CheckResult }
+  | { kind: 'non2xx'; item: Non2xx }
+  | { kind: 'fatal'; message: string };
+
+export interface ProgressLine {
+  family: string;
+  done: number;
+  total: number;
+}
+
+const MAX_MESSAGE = 400;
+
+/** Check messages are one line a person can act on. */
+export function oneLine(s: string): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE - 1)}…` : flat;
+}

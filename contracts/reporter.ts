@@ -1,0 +1,208 @@
+// The chainprobe reporter. It is listed FIRST in the config because reporters receive the same
+// TestStep/TestResult objects in order: whatever it redacts in place here, the HTML reporter after
+// it never sees (step titles and subtitles carry URLs, errors carry messages and snippets).
+// It also collects each test's checks and non-2xx summaries into CHAINPROBE_CHECKS_FILE, turns a
+// test that timed out or threw into `error` checks for the rules it declared, and prints progress.
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
+import { CREDENTIAL_QUERY_PARAMS } from '../src/auth/forms.js';
+import { maskSecret, Redactor, REDACTED_SUFFIX } from '../src/record/redact.js';
+import { secretsOf } from '../src/target/load.js';
+import type { CheckResult } from '../src/verdict.js';
+import { suiteEnv } from './env.js';
+import { CHECKS_ATTACHMENT, PROGRESS_PREFIX, RULE_ANNOTATION, type ChecksLine, type ProgressLine, type TestAttachment } from './protocol.js';
+
+const MAX_TEXT_ATTACHMENT_BYTES = 16 * 1024 * 1024;
+const TEXTUAL = /^(text\/|application\/(json|xml|javascript)|.*\+json)/i;
+
+function firstLine(s: string | undefined): string {
+  return (s ?? '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+}
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+// A credential query parameter inside free text (messages, JSON, snippets): the value stops at the
+// first character that cannot be part of a URL, so surrounding text and JSON stay intact.
+const CREDENTIAL_PARAM = new RegExp(`([?&](?:${CREDENTIAL_QUERY_PARAMS.join('|')})=)([^&#\\s"'<>\\\\]*)`, 'gi');
+
+function decodeSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** Known secrets anywhere, and any value of a credential query parameter. */
+export function redactFreeText(redactor: Redactor, s: string): string {
+  return redactor
+    .text(s)
+    .replace(CREDENTIAL_PARAM, (m, head: string, value: string) =>
+      value === '' || value.includes(REDACTED_SUFFIX) || value.includes(encodeURIComponent(REDACTED_SUFFIX)) ? m : `${head}${maskSecret(decodeSafe(value))}`,
+    );
+}
+
+/** The access family of a test: its spec file, `<family>.spec.ts`. */
+function familyOf(test: TestCase): string {
+  // test.location points into fixtures.ts (where `test()` is called); the file suite is the spec.
+  let suite: Suite | undefined = test.parent;
+  while (suite && suite.type !== 'file') suite = suite.parent;
+  return basename(suite?.location?.file ?? suite?.title ?? 'contracts').replace(/\.spec\.ts$/, '');
+}
+
+export default class ChainprobeReporter implements Reporter {
+  private readonly redactor: Redactor;
+  private readonly checksFile: string | undefined;
+  private readonly totals = new Map<string, number>();
+  private readonly done = new Map<string, number>();
+
+  constructor() {
+    const env = suiteEnv();
+    this.redactor = new Redactor(secretsOf(env.target));
+    this.checksFile = env.checksFile;
+  }
+
+  /** It prints progress lines; saying so also keeps Playwright from adding its own line reporter. */
+  printsToStdio(): boolean {
+    return true;
+  }
+
+  onBegin(_config: FullConfig, suite: Suite): void {
+    for (const test of suite.allTests()) {
+      const family = familyOf(test);
+      this.totals.set(family, (this.totals.get(family) ?? 0) + 1);
+      this.done.set(family, 0);
+    }
+    for (const family of this.totals.keys()) this.progress(family);
+  }
+
+  onStepBegin(_test: TestCase, _result: TestResult, step: TestStep): void {
+    this.redactStep(step, false);
+  }
+
+  onStepEnd(_test: TestCase, _result: TestResult, step: TestStep): void {
+    this.redactStep(step, false);
+  }
+
+  private free(s: string): string {
+    return redactFreeText(this.redactor, s);
+  }
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    const lines: ChecksLine[] = [];
+    const checks: CheckResult[] = [];
+    for (const a of result.attachments) {
+      if (a.name !== CHECKS_ATTACHMENT || !a.body) continue;
+      const got = JSON.parse(a.body.toString('utf8')) as TestAttachment;
+      checks.push(...got.checks);
+      for (const item of got.non2xx) lines.push({ kind: 'non2xx', item });
+    }
+    for (const check of checks) lines.push({ kind: 'check', check });
+    if (result.status !== 'passed' && result.status !== 'skipped') {
+      const cause = this.causeOf(test, result);
+      const rules = [...new Set([...test.annotations, ...result.annotations].filter((a) => a.type === RULE_ANNOTATION && a.description).map((a) => a.description!))];
+      for (const rule of rules) {
+        if (!suiteEnv().selected(rule)) continue;
+        lines.push({
+          kind: 'check',
+          check: {
+            id: `${familyOf(test)}.${test.title.replace(/^(?:[A-Z]+-\d+ )+· /, '').replace(/\s+/g, '-')}.aborted`,
+            rule,
+            verdict: 'error',
+            message: `the test did not finish: ${cause}`,
+            evidence: { cause },
+            durationMs: result.duration,
+          },
+        });
+      }
+    }
+    this.redactResult(result);
+    this.write(lines);
+    const family = familyOf(test);
+    this.done.set(family, (this.done.get(family) ?? 0) + 1);
+    this.progress(family);
+  }
+
+  onError(error: TestError): void {
+    this.redactError(error);
+    this.write([{ kind: 'fatal', message: this.free(firstLine(error.message?.replace(ANSI, '')) || 'error outside a test') }]);
+  }
+
+  onEnd(_result: FullResult): void {}
+
+  // ---- collection
+
+  private causeOf(test: TestCase, result: TestResult): string {
+    if (result.status === 'timedOut') return `timeout: the test ran over ${test.timeout} ms`;
+    if (result.status === 'interrupted') return 'interrupted';
+    const msg = firstLine(result.errors[0]?.message?.replace(ANSI, '') ?? result.error?.message?.replace(ANSI, ''));
+    return this.free(msg || `test ${result.status}`).slice(0, 300);
+  }
+
+  private write(lines: ChecksLine[]): void {
+    if (!this.checksFile || lines.length === 0) return;
+    appendFileSync(this.checksFile, lines.map((l) => this.free(JSON.stringify(l))).join('\n') + '\n');
+  }
+
+  private progress(family: string): void {
+    const line: ProgressLine = { family, done: this.done.get(family) ?? 0, total: this.totals.get(family) ?? 0 };
+    process.stdout.write(`${PROGRESS_PREFIX}${JSON.stringify(line)}\n`);
+  }
+
+  // ---- redaction in place
+
+  private redactStep(step: TestStep, deep: boolean): void {
+    const s = step as TestStep & { subtitle?: string };
+    s.title = this.free(s.title);
+    if (typeof s.subtitle === 'string') s.subtitle = this.free(s.subtitle);
+    if (s.error) this.redactError(s.error);
+    for (const a of s.attachments ?? []) this.redactAttachment(a);
+    for (const an of s.annotations ?? []) if (an.description) an.description = this.free(an.description);
+    if (deep) for (const child of s.steps) this.redactStep(child, true);
+  }
+
+  private redactError(e: TestError): void {
+    const m = e as TestError & { cause?: TestError };
+    if (m.message) m.message = this.free(m.message);
+    if (m.stack) m.stack = this.free(m.stack);
+    if (m.snippet) m.snippet = this.free(m.snippet);
+    if (m.value) m.value = this.free(m.value);
+    if (m.cause) this.redactError(m.cause);
+  }
+
+  private redactAttachment(a: { name: string; contentType: string; path?: string; body?: Buffer }): void {
+    a.name = this.free(a.name);
+    if (a.body) {
+      const text = a.body.toString('utf8');
+      const red = this.free(text);
+      if (red !== text) a.body = Buffer.from(red);
+    } else if (a.path && TEXTUAL.test(a.contentType)) {
+      try {
+        if (statSync(a.path).size > MAX_TEXT_ATTACHMENT_BYTES) return;
+        const text = readFileSync(a.path, 'utf8');
+        const red = this.free(text);
+        if (red !== text) writeFileSync(a.path, red);
+      } catch {
+        // A file that is gone or unreadable is not shown by the HTML report either.
+      }
+    }
+  }
+
+  private redactChunks(chunks: (string | Buffer)[]): void {
+    for (let i = 0; i < chunks.length; i++) {
+      const c = chunks[i]!;
+      chunks[i] = typeof c === 'string' ? this.free(c) : Buffer.from(this.free(c.toString('utf8')));
+    }
+  }
+
+  private redactResult(result: TestResult): void {
+    for (const step of result.steps) this.redactStep(step, true);
+    for (const e of result.errors) this.redactError(e);
+    if (result.error) this.redactError(result.error);
+    this.redactChunks(result.stdout);
+    this.redactChunks(result.stderr);
+    for (const a of result.attachments) this.redactAttachment(a);
+    for (const an of result.annotations) if (an.description) an.description = this.free(an.description);
+  }
+}

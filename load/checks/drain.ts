@@ -1,0 +1,136 @@
+// RL-06 (after Remaining 0 comes a 429 with retry-after), RL-10 (at most the cap accepted in any
+// one second), RL-11 (accepted before the first 429 as the GCRA forecast says, within one) and
+// RL-13 (what a cap rejection looks like: observed).
+import type { CheckResult } from '../../src/verdict.js';
+import { mostCertainInWindow, WINDOW_MS } from '../model/cap.js';
+import { forecastAcceptedRun } from '../model/replay.js';
+import type { Sample } from '../session.js';
+import { classOf, fmtT, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
+
+/** Retry-After as a non-negative number of seconds (the rule's wording); integers are what HTTP sends. */
+export function retryAfterSeconds(s: Sample): number | undefined {
+  const raw = s.rl.raw.retryAfter?.trim();
+  return raw !== undefined && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : undefined;
+}
+
+const noDrain = (input: CheckInput): Finding | undefined =>
+  input.plan.drain ? undefined : { verdict: 'error', message: 'the drain did not run', evidence: { cause: 'no drain' } };
+
+export function checkDenialAfterZero(input: CheckInput): CheckResult {
+  const { a } = input;
+  const problems: { s: Sample; why: string }[] = [];
+  const instances: [Sample, Sample][] = [];
+  for (let i = 0; i < a.samples.length - 1; i++) {
+    const zero = a.samples[i]!;
+    if (!ok(zero) || zero.rl.remaining !== 0 || !a.classes[i]!.underCap) continue;
+    const next = a.samples.slice(i + 1).find((s) => s.status !== undefined && !classOf(input, s)?.capSuspect);
+    if (!next) continue;
+    if (classOf(input, next)?.limiterDenial) instances.push([zero, next]);
+    else if (ok(next)) {
+      const p = stepOf(input, next)?.prediction;
+      if (p && !p.acceptPossible) problems.push({ s: next, why: `#${next.seq} was accepted right after Remaining 0 (#${zero.seq}) though no quota could have recovered in between` });
+    } else problems.push({ s: next, why: `#${next.seq} after Remaining 0 got status ${next.status}, not 429` });
+  }
+  for (const c of a.classes) {
+    if (c.limiterDenial && retryAfterSeconds(c.sample) === undefined) {
+      const raw = c.sample.rl.raw.retryAfter;
+      problems.push({ s: c.sample, why: raw === undefined ? `429 #${c.sample.seq} has no retry-after header` : `429 #${c.sample.seq} has retry-after "${raw}", not a number of seconds` });
+    }
+  }
+  const evidence = {
+    expected: 'the next request after Remaining 0 (unless quota recovered meanwhile) gets 429 with retry-after: a non-negative number of seconds',
+    actual: { instances: instances.length, problems: problems.slice(0, 5).map((p) => p.why) },
+  };
+  const f: Finding =
+    noDrain(input) ??
+    (problems.length
+      ? { verdict: 'fail', message: problems[0]!.why + (problems.length > 1 ? ` (+${problems.length - 1} more)` : ''), evidence, samples: problems.map((p) => p.s) }
+      : instances.length
+        ? { verdict: 'pass', message: `${instances.length} time(s) the request after Remaining 0 got 429 with retry-after (${instances.map(([, d]) => d.rl.raw.retryAfter).join(', ')} s)`, evidence, samples: instances.slice(0, 2).flat() }
+        : { verdict: 'error', message: 'no request followed an answer with Remaining 0 before quota recovered', evidence: { ...evidence, cause: 'no instance' } });
+  return toCheck(input, 'rl.exhaustion.429', 'RL-06', f);
+}
+
+export function checkCap(input: CheckInput): CheckResult {
+  const drain = input.plan.drain;
+  const accepted = input.a.samples.filter(ok);
+  const w = mostCertainInWindow(accepted);
+  const burst = drain?.burst ?? [];
+  // The check stresses the cap only if more than the cap surely arrived within one second.
+  const offered = mostCertainInWindow(burst).count;
+  const rtts = accepted.map((s) => s.receivedAt - s.sentAt);
+  const maxRtt = Math.max(0, ...rtts);
+  const evidence = {
+    expected: `at most ${input.cap} requests accepted in any one second`,
+    actual: { mostAcceptedInOneSecond: w.count, windowMs: Math.round(w.to - w.from), burst: { sent: burst.length, surelyInOneSecond: offered, accepted: burst.filter(ok).length, rateFactor: 'x2 the cap' } },
+    tolerance: `an answer counts in a window only if its whole [sent, received] interval lies inside it (allowance = its round trip, at most ${maxRtt.toFixed(1)} ms here)`,
+  };
+  let f: Finding;
+  if (!drain) f = noDrain(input)!;
+  else if (burst.length === 0) f = { verdict: 'error', message: `inconclusive: no burst above the cap was sent${drain.burstNote ? ` (${drain.burstNote})` : ''}`, evidence: { ...evidence, cause: drain.burstNote ?? 'no burst' } };
+  else if (w.count <= input.cap && offered <= input.cap) {
+    f = { verdict: 'error', message: `inconclusive: at most ${offered} burst requests surely arrived within one second (network delays of up to ${maxRtt.toFixed(0)} ms), not more than the cap`, evidence: { ...evidence, cause: 'cap not stressed' } };
+  } else if (w.count > input.cap) {
+    const members = w.members.map((i) => accepted[i]!);
+    f = { verdict: 'fail', message: `${w.count} requests were accepted within ${Math.round(w.to - w.from)} ms, over the cap of ${input.cap} per second`, evidence, samples: [members[0], members[members.length - 1], ...members] };
+  } else f = { verdict: 'pass', message: `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while ${burst.length} were sent at twice the cap`, evidence, samples: burst.slice(0, 2) };
+  return toCheck(input, 'rl.cap', 'RL-10', f);
+}
+
+export function checkAcceptedBeforeFirst429(input: CheckInput): CheckResult {
+  const { a } = input;
+  const drain = input.plan.drain;
+  const T = a.T;
+  let f: Finding | undefined = noDrain(input);
+  if (!f && (!T || a.limit === undefined)) f = { verdict: 'error', message: 'Limit or T could not be estimated, so there is no forecast', evidence: { cause: 'no Limit/T estimate' } };
+  if (f) return toCheck(input, 'rl.exhaustion.count', 'RL-11', f);
+  const drained = new Set([...drain!.burst, ...drain!.underCap]);
+  const reach = a.samples.filter((s) => drained.has(s) && (a.capQuotaUse === 'yes' || !classOf(input, s)?.capSuspect) && s.status !== undefined);
+  const firstIdx = a.samples.findIndex((s) => drained.has(s));
+  const start = firstIdx > 0 ? a.steps[firstIdx - 1]!.tatAfter : { lo: -Infinity, hi: -Infinity };
+  const rtts = reach.map((s) => s.receivedAt - s.sentAt).sort((x, y) => x - y);
+  const then = { everyMs: drain!.spacingMs, rttMs: rtts[Math.floor(rtts.length / 2)] ?? 0 };
+  const forecast = forecastAcceptedRun(start, reach, T!, a.limit!, then);
+  const denial = drain!.firstDenial;
+  const observed = reach.filter((s) => ok(s) && (!denial || s.seq < denial.seq)).length;
+  const evidence = {
+    expected: { acceptedBeforeFirst429: `${forecast.countLo}..${forecast.countHi}`, from: `Limit ${a.limit} plus what recovers at T ${fmtT(T)} while the drain sends, starting from the replayed bucket` },
+    actual: { acceptedBeforeFirst429: observed, firstDenial: denial?.seq ?? null, requestsReachingLimiter: reach.length },
+    tolerance: 'within one; cap rejections are left out (they do not reach the limiter)',
+  };
+  f =
+    observed >= forecast.countLo - 1 && observed <= forecast.countHi + 1
+      ? { verdict: 'pass', message: `${observed} requests were accepted before the first 429; the GCRA forecast is ${forecast.countLo}..${forecast.countHi}`, evidence, samples: denial ? [denial] : [] }
+      : { verdict: 'fail', message: `${observed} requests were accepted before the first 429; a GCRA with Limit ${a.limit} and T ${fmtT(T)} accepts ${forecast.countLo}..${forecast.countHi} (±1)`, evidence, samples: denial ? [denial] : reach.slice(-2) };
+  return toCheck(input, 'rl.exhaustion.count', 'RL-11', f);
+}
+
+export function checkCapRejection(input: CheckInput): CheckResult {
+  const drain = input.plan.drain;
+  let f: Finding | undefined = noDrain(input);
+  if (!f && drain!.burst.length === 0) f = { verdict: 'error', message: `no burst above the cap was sent${drain!.burstNote ? ` (${drain!.burstNote})` : ''}`, evidence: { cause: drain!.burstNote ?? 'no burst' } };
+  if (f) return toCheck(input, 'rl.cap-rejection', 'RL-13', f);
+  const rejected = input.a.classes.filter((c) => c.capSuspect).map((c) => c.sample);
+  const statuses: Record<string, number> = {};
+  for (const s of rejected) statuses[String(s.status)] = (statuses[String(s.status)] ?? 0) + 1;
+  const withRetry = rejected.filter((s) => s.rl.raw.retryAfter !== undefined);
+  const withRl = rejected.filter((s) => s.rl.raw.limit !== undefined || s.rl.raw.remaining !== undefined || s.rl.raw.reset !== undefined);
+  const observation = {
+    rejections: rejected.length,
+    statuses,
+    retryAfter: { present: withRetry.length, values: [...new Set(withRetry.map((s) => s.rl.raw.retryAfter))] },
+    rateLimitHeaders: { present: withRl.length },
+    usedQuota: input.a.capQuotaUse,
+    contentType: rejected[0]?.exchange.responseHeaders['content-type'],
+  };
+  const usedQuota = { no: 'did not use quota', yes: 'used quota', undetermined: 'quota use undetermined', 'not-seen': '' }[input.a.capQuotaUse];
+  f = rejected.length
+    ? {
+        verdict: 'observed',
+        message: `over the cap: ${Object.entries(statuses).map(([k, v]) => `${v}x ${k}`).join(', ')}; retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}; ${usedQuota}`,
+        evidence: { observation, window: `${WINDOW_MS} ms` },
+        samples: rejected.slice(0, 3),
+      }
+    : { verdict: 'observed', message: `no request of the burst (${drain!.burst.length} at twice the cap) was rejected`, evidence: { observation } };
+  return toCheck(input, 'rl.cap-rejection', 'RL-13', f);
+}

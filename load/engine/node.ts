@@ -1,0 +1,129 @@
+// The default engine: undici keep-alive connections to the node, requests released on an absolute
+// schedule. Waiting is a timer until shortly before the due time, then a short bounded busy-wait,
+// because timers alone land a millisecond or more late and the cap check reasons in milliseconds.
+import { Pool } from 'undici';
+import type { Engine, EngineResponse, PacingStats, ProbeMethod } from './types.js';
+import { feeStatsUrl } from './types.js';
+import { PacingRecorder } from './stats.js';
+
+export interface NodeEngineOptions {
+  endpoint: string;
+  token: string;
+  timeoutMs: number;
+  /** Stops all waiting and sending at once. */
+  signal?: AbortSignal;
+  connections?: number;
+  /** Body bytes kept for evidence; reading stops (and the connection is dropped) past `bodyLimitBytes`. */
+  bodyKeepBytes?: number;
+  bodyLimitBytes?: number;
+  /** How long before a due time the timer hands over to the busy-wait, ms. */
+  spinMs?: number;
+}
+
+const MAX_SPIN_MS = 5;
+
+export class NodeEngine implements Engine {
+  readonly name = 'node';
+  readonly epochMs: number;
+  private readonly t0 = performance.now();
+  private readonly pool: Pool;
+  private readonly path: string;
+  private readonly url: string;
+  private readonly pacingRec = new PacingRecorder();
+
+  constructor(private readonly opts: NodeEngineOptions) {
+    this.epochMs = performance.timeOrigin + this.t0;
+    this.url = feeStatsUrl(opts.endpoint, opts.token);
+    const u = new URL(this.url);
+    this.path = `${u.pathname}${u.search}`;
+    this.pool = new Pool(u.origin, {
+      connections: opts.connections ?? 8,
+      pipelining: 1,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      connect: { timeout: opts.timeoutMs },
+    });
+  }
+
+  now(): number {
+    return performance.now() - this.t0;
+  }
+
+  private get aborted(): boolean {
+    return this.opts.signal?.aborted ?? false;
+  }
+
+  async sleepUntil(t: number): Promise<void> {
+    const spin = this.opts.spinMs ?? 1.5;
+    const wait = t - this.now() - spin;
+    if (wait > 0 && !this.aborted) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.opts.signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, wait);
+        this.opts.signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+    const stopAt = this.now() + MAX_SPIN_MS;
+    while (!this.aborted) {
+      const now = this.now();
+      if (now >= t || now >= stopAt) break;
+    }
+  }
+
+  async send(method: ProbeMethod, scheduledAt?: number): Promise<EngineResponse> {
+    const request = { method, url: this.url, headers: { accept: 'application/json' } };
+    if (this.aborted) {
+      const at = this.now();
+      return { sentAt: at, receivedAt: at, headers: {}, error: 'interrupted before sending', request };
+    }
+    const signals = [AbortSignal.timeout(this.opts.timeoutMs)];
+    if (this.opts.signal) signals.push(this.opts.signal);
+    const sentAt = this.now();
+    if (scheduledAt !== undefined) this.pacingRec.add(scheduledAt, sentAt);
+    try {
+      const res = await this.pool.request({ path: this.path, method, headers: request.headers, signal: AbortSignal.any(signals) });
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      const { text, bytes } = await this.readBody(res.body);
+      return { sentAt, receivedAt: this.now(), status: res.statusCode, headers, body: method === 'HEAD' ? undefined : text, bodyBytes: bytes, request };
+    } catch (e) {
+      const receivedAt = this.now();
+      const err = e as Error & { code?: string };
+      const why = err.name === 'TimeoutError' ? `timeout after ${this.opts.timeoutMs} ms` : this.aborted ? 'interrupted' : `${err.code ?? err.name}: ${err.message}`;
+      return { sentAt, receivedAt, headers: {}, error: why, request };
+    }
+  }
+
+  private async readBody(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<{ text: string; bytes: number }> {
+    const keep = this.opts.bodyKeepBytes ?? 4096;
+    const limit = this.opts.bodyLimitBytes ?? 1024 * 1024;
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let bytes = 0;
+    for await (const chunk of body) {
+      bytes += chunk.length;
+      if (kept < keep) {
+        const part = chunk.subarray(0, keep - kept);
+        chunks.push(part);
+        kept += part.length;
+      }
+      if (bytes > limit) {
+        body.destroy();
+        break;
+      }
+    }
+    return { text: Buffer.concat(chunks).toString('utf8'), bytes };
+  }
+
+  pacing(): PacingStats {
+    return this.pacingRec.stats();
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

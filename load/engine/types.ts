@@ -1,0 +1,46 @@
+// What the probe logic needs from an HTTP engine. The probes are engine-free: the Node engine
+// (undici) and the k6 adapter both implement this, so the same plan runs under either.
+import { withQueryParam } from '../../src/auth/forms.js';
+
+export type ProbeMethod = 'GET' | 'HEAD';
+
+export interface EngineResponse {
+  /** Engine clock (ms since the engine started): when the request left and when the answer was complete. */
+  sentAt: number;
+  receivedAt: number;
+  status?: number;
+  /** Response headers, names in lower case; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The start of the body (up to the engine's cap) and its full size in bytes. */
+  body?: string;
+  bodyBytes?: number;
+  error?: string;
+  /** The request exactly as sent. It carries the credential: only the Recorder may read it. */
+  request: { method: ProbeMethod; url: string; headers: Record<string, string> };
+}
+
+export interface PacingStats {
+  /** Requests sent on a schedule, and how late they left (sentAt - scheduledAt), ms. */
+  count: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export interface Engine {
+  readonly name: string;
+  /** Wall-clock ms (epoch) at engine time 0. */
+  readonly epochMs: number;
+  now(): number;
+  /** Resolves at `t` (engine ms), or at once when the run is aborted. */
+  sleepUntil(t: number): Promise<void>;
+  /** Sends now. Never rejects: failures come back in `error`. `scheduledAt` feeds the pacing statistics. */
+  send(method: ProbeMethod, scheduledAt?: number): Promise<EngineResponse>;
+  pacing(): PacingStats;
+  close(): Promise<void>;
+}
+
+/** The horizon node's fee-statistics path with the token in the `auth` query parameter. */
+export function feeStatsUrl(endpoint: string, token: string): string {
+  return withQueryParam(`${endpoint.replace(/\/+$/, '')}/fee_stats`, 'auth', token);
+}

@@ -1,0 +1,159 @@
+// The one plan every probe shares, so no phase starts on a bucket another left drained:
+//   1. dynamics: a quick run of 4 or more, then a pause as long as the last Reset (bucket full again);
+//   2. drain: a burst above the cap, then under the cap until the limiter's first 429;
+//   3. recovery: around the retry-after edge, then until Remaining ticks back up.
+// Only the phases the selected rules need run. Each phase checks the budget first; a phase cut
+// short by the budget or an abort is recorded, and the rules that needed it get `error`.
+import { analyze } from './analysis.js';
+import { drainShape, runDrain, type DrainPlan, type DrainResult } from './probes/drain.js';
+import { QUICK_RUN, runDynamics, type DynamicsPlan, type DynamicsResult } from './probes/dynamics.js';
+import { runRecovery, type RecoveryPlan, type RecoveryResult } from './probes/recovery.js';
+import { StopProbe, type Sample, type Session, type StopReason } from './session.js';
+
+export type PhaseName = 'dynamics' | 'drain' | 'recovery';
+
+/** The phases each rule's checks read. A rule is judged only when all of its phases completed. */
+export const RULE_PHASES: Record<string, readonly PhaseName[]> = {
+  'RL-01': ['dynamics', 'drain', 'recovery'],
+  'RL-02': ['dynamics'],
+  'RL-03': ['dynamics'],
+  'RL-04': ['dynamics'],
+  'RL-05': ['drain', 'recovery'],
+  'RL-06': ['drain'],
+  'RL-07': ['drain', 'recovery'],
+  'RL-08': ['drain'],
+  'RL-09': ['drain'],
+  'RL-10': ['drain'],
+  'RL-11': ['drain'],
+  'RL-12': ['dynamics'],
+  'RL-13': ['drain'],
+};
+
+export const RL_RULES = Object.keys(RULE_PHASES);
+
+export interface PhaseRecord {
+  name: PhaseName;
+  status: 'done' | 'not-needed' | 'stopped' | 'not-run';
+  reason?: string;
+  stop?: StopReason;
+  startedAt?: number;
+  endedAt?: number;
+}
+
+export interface PlanConfig {
+  cap: number;
+  /** 3600 s / the target's hourly limit, ms: what the rules call T. */
+  declaredT: number;
+  selected: (ruleId: string) => boolean;
+  quickRunSpacingMs: number;
+  marginMs: number;
+  gapMs: number;
+  burstExtra: number;
+  burstRateFactor: number;
+  /** Under-cap drain requests beyond the forecast (in flight at the first 429, forecast error). */
+  drainSlack: number;
+}
+
+export const DEFAULT_PLAN: Omit<PlanConfig, 'cap' | 'declaredT' | 'selected'> = {
+  quickRunSpacingMs: 5,
+  marginMs: 25,
+  gapMs: 5,
+  burstExtra: 10,
+  burstRateFactor: 2,
+  drainSlack: 12,
+};
+
+export interface PlanOutcome {
+  samples: Sample[];
+  phases: PhaseRecord[];
+  dynamics?: DynamicsResult;
+  drain?: DrainResult;
+  recovery?: RecoveryResult;
+  durationMs: number;
+}
+
+export interface PhaseNeeds {
+  quickRun: boolean;
+  pause: DynamicsPlan['pause'];
+  drain: boolean;
+  capBurst: boolean;
+  recovery: boolean;
+}
+
+export function phaseNeeds(selected: (id: string) => boolean): PhaseNeeds {
+  const any = (...ids: string[]) => ids.some(selected);
+  const drain = any('RL-01', 'RL-05', 'RL-06', 'RL-07', 'RL-08', 'RL-09', 'RL-10', 'RL-11', 'RL-13');
+  return {
+    quickRun: any('RL-01', 'RL-02', 'RL-03', 'RL-04', 'RL-12'),
+    pause: selected('RL-04') ? 'always' : drain ? 'if-not-full' : 'never',
+    drain,
+    capBurst: any('RL-10', 'RL-13'),
+    recovery: any('RL-01', 'RL-05', 'RL-07'),
+  };
+}
+
+export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOutcome> {
+  const needs = phaseNeeds(cfg.selected);
+  const t0 = session.now();
+  const out: PlanOutcome = { samples: session.samples, phases: [], durationMs: 0 };
+  const wanted: [PhaseName, boolean][] = [
+    ['dynamics', true],
+    ['drain', needs.drain],
+    ['recovery', needs.drain && needs.recovery],
+  ];
+  let stopped: { reason: StopReason; detail: string } | undefined;
+  for (const [name, want] of wanted) {
+    if (!want) {
+      out.phases.push({ name, status: 'not-needed' });
+      continue;
+    }
+    if (stopped) {
+      out.phases.push({ name, status: 'not-run', stop: stopped.reason, reason: stopped.detail });
+      continue;
+    }
+    const rec: PhaseRecord = { name, status: 'done', startedAt: session.now() - t0 };
+    out.phases.push(rec);
+    try {
+      if (name === 'dynamics') {
+        const plan: DynamicsPlan = { cap: cfg.cap, quickRun: needs.quickRun, pause: needs.pause, spacingMs: cfg.quickRunSpacingMs, marginMs: cfg.marginMs };
+        if (!session.env.budget.fits(QUICK_RUN.max + 1)) throw new StopProbe('budget', `the request budget (limits.maxRequests) has no room for the dynamics phase (${QUICK_RUN.max + 1} requests)`);
+        out.dynamics = await runDynamics(session, plan);
+      } else if (name === 'drain') {
+        const last = session.samples[session.samples.length - 1];
+        const remaining = last?.rl.remaining ?? last?.rl.limit ?? 100;
+        const T = analyze(session.samples, cfg.cap, { quick: true, declaredT: cfg.declaredT }).T ?? { lo: cfg.declaredT, hi: cfg.declaredT };
+        const plan: DrainPlan = { cap: cfg.cap, capBurst: needs.capBurst, burstExtra: cfg.burstExtra, burstRateFactor: cfg.burstRateFactor, leakMs: T.lo, slack: cfg.drainSlack };
+        const rtt = Math.max(0, ...session.samples.map((s) => s.receivedAt - s.sentAt));
+        const shape = drainShape(plan, remaining, rtt);
+        const count = shape.burstRequests + shape.underCapRequests;
+        if (!session.env.budget.fits(count)) {
+          throw new StopProbe('budget', `the drain needs up to ${count} requests and the request budget (limits.maxRequests) has less room`);
+        }
+        if (shape.durationMs > session.env.budget.msLeft()) throw new StopProbe('budget', `the drain needs about ${Math.ceil(shape.durationMs / 1000)} s, more than the time left (limits.maxSeconds)`);
+        out.drain = await runDrain(session, plan);
+      } else {
+        const denial = out.drain?.firstDenial;
+        if (!denial) {
+          rec.status = 'not-run';
+          rec.reason = 'the drain ended without a denial, so there was no retry-after edge to probe';
+          continue;
+        }
+        if (!session.env.budget.fits(7)) throw new StopProbe('budget', 'the request budget (limits.maxRequests) has no room for the recovery phase (7 requests)');
+        const plan: RecoveryPlan = { cap: cfg.cap, declaredT: cfg.declaredT, marginMs: cfg.marginMs, gapMs: cfg.gapMs };
+        out.recovery = await runRecovery(session, denial, plan);
+      }
+    } catch (e) {
+      if (!(e instanceof StopProbe)) throw e;
+      stopped = { reason: e.reason, detail: e.detail };
+      rec.status = 'stopped';
+      rec.stop = e.reason;
+      rec.reason = e.detail;
+      await session.settle();
+    } finally {
+      rec.endedAt = session.now() - t0;
+    }
+  }
+  await session.settle();
+  out.durationMs = session.now() - t0;
+  return out;
+}

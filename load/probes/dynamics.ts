@@ -1,0 +1,72 @@
+// Phase 1: a short run faster than one request per T (GET and HEAD), then a pause as long as the
+// last Reset, after which GCRA must show full quota again. Draining only a few requests keeps
+// that pause at a few T. It also leaves the bucket in a known state (full) for the drain.
+import { analyze } from '../analysis.js';
+import type { Session, Sample } from '../session.js';
+
+export interface DynamicsPlan {
+  cap: number;
+  /** GET, HEAD, GET, GET... back to back (RL-01 GET/HEAD 2xx, RL-03, RL-12). */
+  quickRun: boolean;
+  /** Pause as long as the last Reset and look again: always (RL-04), or only when the bucket is not full (to start the drain full). */
+  pause: 'always' | 'if-not-full' | 'never';
+  /** Least time between the quick run's requests, ms (each also waits for the previous answer). */
+  spacingMs: number;
+  /** Added to a waited Reset, ms. */
+  marginMs: number;
+}
+
+export interface DynamicsResult {
+  first: Sample;
+  quick: Sample[];
+  /** The answer after the pause, and the sample whose Reset set the pause. */
+  full?: Sample;
+  pausedAfter?: Sample;
+  /** Why the pause was not made, when it was wanted. */
+  note?: string;
+}
+
+/**
+ * The quick run goes on until Reset shows at least 2 s, so that the pause spans more than Reset's
+ * one-second rounding: 4 requests when T is about a second, more when T is short (at most 16,
+ * well under any one-second cap). GET first, then HEAD, then GETs.
+ */
+export const QUICK_RUN = { min: 4, max: 16, resetAtLeast: 2 } as const;
+
+/** Looks like a first request: Remaining = Limit - 1. */
+export const looksFull = (s: Sample): boolean =>
+  s.rl.limit !== undefined && s.rl.remaining !== undefined && s.rl.remaining === s.rl.limit - 1;
+
+export async function runDynamics(session: Session, plan: DynamicsPlan): Promise<DynamicsResult> {
+  session.enter('dynamics');
+  const first = await session.send('GET', 'first request: the state of the bucket');
+  const quick = [first];
+  if (plan.quickRun) {
+    for (let k = 1; k < QUICK_RUN.max; k++) {
+      const prev = quick[quick.length - 1]!;
+      if (prev.status !== undefined && (prev.status < 200 || prev.status >= 300)) break;
+      if (k >= QUICK_RUN.min && (prev.rl.reset === undefined || prev.rl.reset >= QUICK_RUN.resetAtLeast)) break;
+      const at = Math.max(first.sentAt + k * plan.spacingMs, prev.receivedAt + 1);
+      quick.push(await session.send(k === 1 ? 'HEAD' : 'GET', 'quick run, faster than one per T', at));
+    }
+  }
+  const result: DynamicsResult = { first, quick };
+  const last = quick[quick.length - 1]!;
+  if (plan.pause === 'never' || (plan.pause === 'if-not-full' && looksFull(last))) return result;
+  const reset = last.rl.reset;
+  if (reset === undefined) {
+    result.note = 'the last answer had no usable X-RateLimit-Reset, so the time to full quota is unknown';
+    return result;
+  }
+  // Waiting out Reset is only meaningful for a leaky bucket; answers no T explains (a fixed window,
+  // say) leave the refill time unknown, and the later phases judge such a limiter without the wait.
+  const model = analyze(session.samples, plan.cap, { quick: true });
+  if (!model.estimate?.consistent) {
+    result.note = `the answers so far fit no GCRA (Limit ${model.limit ?? 'unknown'}), so Reset ${reset} s says nothing certain about when the quota is full: not waited for`;
+    return result;
+  }
+  session.enter('dynamics: pause as long as the last Reset', reset * 1000);
+  result.pausedAfter = last;
+  result.full = await session.send('GET', `after a pause as long as the last Reset (${reset} s)`, last.receivedAt + reset * 1000 + plan.marginMs);
+  return result;
+}

@@ -1,0 +1,36 @@
+// The probes stage of a run (Node engine): reads nodes.horizon, claims every request from the
+// run's shared budget, records every exchange through a redacting Recorder, and stops sending the
+// moment the run is aborted.
+import { Budget } from '../src/budget.js';
+import { Recorder } from '../src/record/recorder.js';
+import { Redactor } from '../src/record/redact.js';
+import type { ProbesOutcome, RunContext } from '../src/run/types.js';
+import { secretsOf } from '../src/target/load.js';
+import { NodeEngine } from './engine/node.js';
+import { RL_RULES } from './plan.js';
+import { runSuite, skippedChecks } from './suite.js';
+
+export async function runProbes(ctx: RunContext): Promise<ProbesOutcome> {
+  const horizon = ctx.target.nodes.horizon;
+  if (!RL_RULES.some((r) => ctx.selected(r))) return { checks: [], limiter: null, timeline: [] };
+  if (!horizon) {
+    return { checks: skippedChecks(ctx.selected, 'the target file has no nodes.horizon section'), limiter: null, timeline: [] };
+  }
+  const recorder = new Recorder(new Redactor(secretsOf(ctx.target)));
+  const budget = new Budget({ maxRequests: ctx.target.limits.maxRequests, deadline: ctx.deadline, counterFile: ctx.budgetFile });
+  const engine = new NodeEngine({ endpoint: horizon.endpoint, token: horizon.token, timeoutMs: ctx.target.limits.timeoutMs, signal: ctx.signal });
+  try {
+    return await runSuite({
+      engine,
+      horizon,
+      selected: ctx.selected,
+      budget: { take: () => budget.take(), fits: (n) => budget.fits(n), msLeft: () => budget.msLeft() },
+      record: (x) => recorder.record(x),
+      aborted: () => ctx.signal.aborted,
+      progress: (phase, expectedRemainingMs, requestsSent) => ctx.progress({ stage: 'probes', phase, expectedRemainingMs, requestsSent }),
+    });
+  } finally {
+    await engine.close();
+    budget.close();
+  }
+}

@@ -1,0 +1,183 @@
+// One probe run's traffic: every request claims the shared budget, is recorded (redacted) through
+// the Recorder, has its rate-limit headers parsed, and becomes a Sample. No request leaves after
+// an abort or once the budget is spent: those stop the running phase with a StopProbe.
+import type { Exchange, ExchangeInput } from '../src/record/recorder.js';
+import type { Engine, EngineResponse, ProbeMethod } from './engine/types.js';
+
+export type StopReason = 'budget' | 'interrupted';
+
+export class StopProbe extends Error {
+  constructor(
+    readonly reason: StopReason,
+    readonly detail: string,
+  ) {
+    super(`${reason}: ${detail}`);
+    this.name = 'StopProbe';
+  }
+}
+
+/** The budget as the probes see it (src/budget.ts in Node, a plain counter under k6). */
+export interface BudgetLike {
+  /** Claims one request; throws when the run may not send it. */
+  take(): void;
+  fits(n: number): boolean;
+  msLeft(): number;
+}
+
+export interface SessionEnv {
+  engine: Engine;
+  budget: BudgetLike;
+  record: (x: ExchangeInput) => Exchange;
+  aborted: () => boolean;
+  progress: (phase: string, expectedRemainingMs: number | undefined, requestsSent: number) => void;
+}
+
+/** Header names are matched in lower case (a Go server sends `X-Ratelimit-Limit`). */
+export const RL_HEADERS = {
+  limit: 'x-ratelimit-limit',
+  remaining: 'x-ratelimit-remaining',
+  reset: 'x-ratelimit-reset',
+  retryAfter: 'retry-after',
+} as const;
+
+export type RlField = keyof typeof RL_HEADERS;
+
+export interface RateLimitHeaders {
+  /** Parsed when the value is a non-negative integer. */
+  limit?: number;
+  remaining?: number;
+  reset?: number;
+  retryAfter?: number;
+  /** The raw values, present or not. */
+  raw: Partial<Record<RlField, string>>;
+}
+
+const noop = (): void => undefined;
+
+const NON_NEGATIVE_INTEGER = /^\d{1,15}$/;
+
+export function parseRateLimitHeaders(headers: Record<string, string>): RateLimitHeaders {
+  const out: RateLimitHeaders = { raw: {} };
+  for (const field of Object.keys(RL_HEADERS) as RlField[]) {
+    const v = headers[RL_HEADERS[field]];
+    if (v === undefined) continue;
+    out.raw[field] = v;
+    const t = v.trim();
+    if (NON_NEGATIVE_INTEGER.test(t)) out[field] = Number(t);
+  }
+  return out;
+}
+
+export interface Sample {
+  /** Order of sending (answers may come back in another order). */
+  seq: number;
+  phase: string;
+  purpose: string;
+  method: ProbeMethod;
+  /** Engine ms; scheduledAt is when the plan wanted it to leave. */
+  scheduledAt: number;
+  sentAt: number;
+  receivedAt: number;
+  status?: number;
+  rl: RateLimitHeaders;
+  error?: string;
+  exchange: Exchange;
+}
+
+export class Session {
+  readonly samples: Sample[] = [];
+  private phase = 'start';
+  private seq = 0;
+  private inFlight = new Set<Promise<Sample>>();
+
+  constructor(readonly env: SessionEnv) {}
+
+  now(): number {
+    return this.env.engine.now();
+  }
+
+  get requestsSent(): number {
+    return this.samples.length + this.inFlight.size;
+  }
+
+  enter(phase: string, expectedRemainingMs?: number): void {
+    this.phase = phase;
+    this.env.progress(phase, expectedRemainingMs, this.requestsSent);
+  }
+
+  private checkAbort(): void {
+    if (this.env.aborted()) throw new StopProbe('interrupted', `stopped during ${this.phase}`);
+  }
+
+  /** Waits until engine time t; throws when the run is aborted or the wait outlives the time budget. */
+  async waitUntil(t: number): Promise<void> {
+    this.checkAbort();
+    if (t - this.now() > this.env.budget.msLeft()) {
+      throw new StopProbe('budget', `${this.phase} needs to wait ${Math.ceil((t - this.now()) / 1000)} s, past the run's time limit (limits.maxSeconds)`);
+    }
+    await this.env.engine.sleepUntil(t);
+    this.checkAbort();
+  }
+
+  /** Claims the budget and sends now; resolves when the answer is in. */
+  fire(method: ProbeMethod, purpose: string, scheduledAt?: number): Promise<Sample> {
+    this.checkAbort();
+    try {
+      this.env.budget.take();
+    } catch (e) {
+      throw new StopProbe('budget', e instanceof Error ? e.message : String(e));
+    }
+    const phase = this.phase;
+    const seq = ++this.seq;
+    const planned = scheduledAt ?? this.now();
+    const p = this.env.engine.send(method, scheduledAt).then((r) => this.toSample(r, seq, phase, purpose, method, planned));
+    this.inFlight.add(p);
+    // `then`, not `finally`: the k6 bundles target engines without Promise.prototype.finally.
+    const forget = () => void this.inFlight.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  /** Waits until `at` (when given), then sends and awaits the answer. */
+  async send(method: ProbeMethod, purpose: string, at?: number): Promise<Sample> {
+    if (at !== undefined) await this.waitUntil(at);
+    return this.fire(method, purpose, at);
+  }
+
+  /** Every request still in flight has answered. */
+  async settle(): Promise<void> {
+    await Promise.all([...this.inFlight].map((p) => p.then(noop, noop)));
+  }
+
+  private toSample(r: EngineResponse, seq: number, phase: string, purpose: string, method: ProbeMethod, scheduledAt: number): Sample {
+    const epoch = this.env.engine.epochMs;
+    const exchange = this.env.record({
+      method,
+      url: r.request.url,
+      requestHeaders: r.request.headers,
+      status: r.status,
+      responseHeaders: r.headers,
+      responseBody: r.body,
+      sentAt: epoch + r.sentAt,
+      receivedAt: epoch + r.receivedAt,
+      error: r.error,
+      purpose: `${phase}: ${purpose}`,
+    });
+    const sample: Sample = {
+      seq,
+      phase,
+      purpose,
+      method,
+      scheduledAt,
+      sentAt: r.sentAt,
+      receivedAt: r.receivedAt,
+      status: r.status,
+      rl: parseRateLimitHeaders(r.headers),
+      // Messages quote errors; the recorded one is redacted.
+      error: exchange.error,
+      exchange,
+    };
+    this.samples.push(sample);
+    return sample;
+  }
+}

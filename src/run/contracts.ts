@@ -1,0 +1,194 @@
+// The contracts stage: runs the Playwright suite of contracts/ in a child process and collects its
+// checks. The target travels in the child's environment only (never written to disk); the child's
+// terminal output is parsed for progress and never shown raw. At the deadline or on abort the
+// child is stopped, and every selected rule left without a check gets `error` with the reason.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ENV } from '../../contracts/env.js';
+import { errorChecks } from '../../contracts/errors-summary.js';
+import { CONTRACT_FAMILIES, PROGRESS_PREFIX, type ChecksLine, type Non2xx, type ProgressLine } from '../../contracts/protocol.js';
+import { Redactor } from '../record/redact.js';
+import { RULES } from '../rules/catalogue.js';
+import { FAMILIES } from '../select.js';
+import { secretsOf } from '../target/load.js';
+import type { CheckResult } from '../verdict.js';
+import type { ContractsOutcome, RunContext } from './types.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CONFIG = join(ROOT, 'contracts', 'playwright.config.ts');
+const CONTRACT_SECTIONS = new Set<string>(CONTRACT_FAMILIES.flatMap((f) => [...FAMILIES[f]]));
+/** Time the runner gets after the deadline to stop its workers and write its reports. */
+const GRACE_MS = 2_500;
+/** After SIGINT/SIGTERM, how long before the process group is killed outright. */
+const KILL_AFTER_MS = 1_000;
+
+export const CONTRACT_RULES: readonly string[] = RULES.filter((r) => CONTRACT_SECTIONS.has(r.section)).map((r) => r.id);
+
+export interface ContractsOptions {
+  /** Playwright workers (default 2: the suite is I/O bound on a small machine). */
+  workers?: number;
+  /** Write Playwright's HTML report under outDir/playwright (default true). */
+  htmlReport?: boolean;
+}
+
+function playwrightCli(): string {
+  return createRequire(import.meta.url).resolve('@playwright/test/cli');
+}
+
+/** Environment of the child: ours without stale chainprobe variables or a TS loader of the parent. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHAINPROBE_') && v !== undefined) env[k] = v;
+  // Playwright compiles the TypeScript itself; a tsx loader inherited from `npm start` would compete.
+  if (env.NODE_OPTIONS) env.NODE_OPTIONS = env.NODE_OPTIONS.replace(/--(import|require|loader)[= ]\S*tsx\S*/g, '').trim();
+  return { ...env, FORCE_COLOR: '0', PLAYWRIGHT_HTML_OPEN: 'never', ...extra };
+}
+
+/** The --grep pattern selecting tests by the rule ids in their titles; undefined: every test. */
+export function grepFor(selected: readonly string[]): string | undefined {
+  if (selected.length === CONTRACT_RULES.length) return undefined;
+  return `(^|\\s)(${selected.map((id) => id.replace(/-/g, '\\-')).join('|')})(\\s|$)`;
+}
+
+interface Collected {
+  checks: CheckResult[];
+  non2xx: Non2xx[];
+  fatal: string[];
+}
+
+function readChecksFile(file: string): Collected {
+  const out: Collected = { checks: [], non2xx: [], fatal: [] };
+  if (!existsSync(file)) return out;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    let parsed: ChecksLine;
+    try {
+      parsed = JSON.parse(line) as ChecksLine;
+    } catch {
+      continue; // a line cut short by a kill
+    }
+    if (parsed.kind === 'check') out.checks.push(parsed.check);
+    else if (parsed.kind === 'non2xx') out.non2xx.push(parsed.item);
+    else if (parsed.kind === 'fatal') out.fatal.push(parsed.message);
+  }
+  return out;
+}
+
+function budgetUsed(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+export async function runContracts(ctx: RunContext, opts: ContractsOptions = {}): Promise<ContractsOutcome> {
+  const selected = CONTRACT_RULES.filter((id) => ctx.selected(id));
+  if (selected.length === 0) return { checks: [] };
+  const redactor = new Redactor(secretsOf(ctx.target));
+  const families = CONTRACT_FAMILIES.filter((f) => selected.some((id) => (FAMILIES[f] as readonly string[]).includes(id.split('-')[0]!)));
+  const checksFile = join(ctx.workDir, 'contract-checks.jsonl');
+  rmSync(checksFile, { force: true });
+  const htmlDir = opts.htmlReport === false ? undefined : join(ctx.outDir, 'playwright');
+
+  // Families are spec files (file filters are regular expressions on the path).
+  const args = [playwrightCli(), 'test', '-c', CONFIG, ...families.map((f) => `[/\\\\]${f}\\.spec\\.ts$`)];
+  const grep = grepFor(selected);
+  if (grep) args.push('--grep', grep);
+
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: childEnv({
+      [ENV.target]: JSON.stringify(ctx.target),
+      [ENV.only]: selected.length === CONTRACT_RULES.length ? 'all' : selected.join(','),
+      [ENV.budgetFile]: ctx.budgetFile,
+      [ENV.deadline]: String(ctx.deadline),
+      [ENV.checksFile]: checksFile,
+      [ENV.workers]: String(opts.workers ?? 2),
+      ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so stopping it stops its workers too.
+    detached: true,
+  });
+
+  let stopReason: string | undefined;
+  const stderrTail: string[] = [];
+  let stdoutRest = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (stdoutRest + chunk).split('\n');
+    stdoutRest = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.startsWith(PROGRESS_PREFIX)) continue;
+      try {
+        const p = JSON.parse(line.slice(PROGRESS_PREFIX.length)) as ProgressLine;
+        ctx.progress({ stage: 'contracts', family: p.family, done: p.done, total: p.total });
+      } catch {
+        // not a progress line after all
+      }
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    for (const line of chunk.split('\n')) if (line.trim()) stderrTail.push(line);
+    if (stderrTail.length > 40) stderrTail.splice(0, stderrTail.length - 40);
+  });
+
+  const signalGroup = (sig: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = (reason: string, sig: NodeJS.Signals) => {
+    if (stopReason || child.exitCode !== null) return;
+    stopReason = reason;
+    signalGroup(sig);
+    killTimer = setTimeout(() => signalGroup('SIGKILL'), KILL_AFTER_MS);
+  };
+  const onAbort = () => stop('interrupted', 'SIGINT');
+  if (ctx.signal.aborted) onAbort();
+  else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const deadlineTimer = setTimeout(() => stop('budget: the run reached limits.maxSeconds', 'SIGTERM'), Math.max(0, ctx.deadline - Date.now()) + GRACE_MS);
+
+  const exitCode = await new Promise<number | null>((res) => {
+    child.on('error', () => res(null));
+    child.on('close', (code) => res(code));
+  });
+  clearTimeout(deadlineTimer);
+  if (killTimer) clearTimeout(killTimer);
+  ctx.signal.removeEventListener('abort', onAbort);
+
+  const collected = readChecksFile(checksFile);
+  const checks = [...collected.checks];
+  if (selected.includes('ERR-01')) {
+    const hasOwn = checks.some((c) => c.rule === 'ERR-01');
+    if (collected.non2xx.length > 0 || !hasOwn) checks.push(...errorChecks(collected.non2xx));
+  }
+
+  // Rules that got no check: say why, in one line, without a secret.
+  const seen = new Set(checks.map((c) => c.rule));
+  const missing = selected.filter((id) => !seen.has(id));
+  if (missing.length) {
+    const reason =
+      stopReason ??
+      (Date.now() >= ctx.deadline
+        ? 'budget: the run reached limits.maxSeconds'
+        : budgetUsed(ctx.budgetFile) >= ctx.target.limits.maxRequests
+          ? `budget: the run reached limits.maxRequests (${ctx.target.limits.maxRequests})`
+          : collected.fatal[0]
+            ? `the contract runner failed: ${collected.fatal[0]}`
+            : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
+    const line = redactor.text(reason).replace(/\s+/g, ' ').trim().slice(0, 300);
+    for (const rule of missing) {
+      checks.push({ id: `${rule.toLowerCase()}.not-run`, rule, verdict: 'error', message: `not run: ${line}`, evidence: { cause: line } });
+    }
+  }
+
+  const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? 'playwright/index.html' : undefined;
+  return { checks, ...(report ? { playwrightReport: report } : {}) };
+}

@@ -1,0 +1,129 @@
+// One run of chainprobe: resolve the target, run the selected stages (contracts, then probes)
+// under one budget and one abort signal, roll the checks up and write the reports.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { buildResults, exitCodeOf, type ResultsFile } from '../results.js';
+import { RULES } from '../rules/catalogue.js';
+import { FAMILIES, type Selection } from '../select.js';
+import { Redactor } from '../record/redact.js';
+import { secretsOf } from '../target/load.js';
+import type { ResolvedTarget } from '../target/types.js';
+import type { CheckResult } from '../verdict.js';
+import type { ProgressEvent, RunContext, TimelineEntry } from './types.js';
+import { runContracts } from './contracts.js';
+import { runProbes } from '../../load/run.js';
+import { writeReports } from '../../reports/write.js';
+import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../../reports/baseline.js';
+
+export interface RunOptions {
+  target: ResolvedTarget;
+  selection: Selection;
+  outDir: string;
+  /** An earlier results.json to compare observations with. */
+  baseline?: ResultsFile;
+  progress?: (e: ProgressEvent) => void;
+  /** Aborting stops sending at once; partial reports are still written. */
+  signal?: AbortSignal;
+  /** Extra fields for results.json (e.g. the reference's faults). */
+  extra?: Record<string, unknown>;
+}
+
+export interface RunOutcome {
+  results: ResultsFile;
+  exitCode: 0 | 1;
+  baseline?: BaselineDiff;
+  files: string[];
+  interrupted: boolean;
+}
+
+const CONTRACT_SECTIONS = new Set<string>(Object.entries(FAMILIES).filter(([f]) => f !== 'load').flatMap(([, s]) => [...s]));
+
+/** Rules that were selected but got no check (a stage cut short): marked so the report says why. */
+function notRun(selected: (id: string) => boolean, checks: CheckResult[], reason: string): CheckResult[] {
+  const seen = new Set(checks.map((c) => c.rule));
+  return RULES.filter((r) => selected(r.id) && !seen.has(r.id)).map((r) => ({
+    id: `${r.id.toLowerCase()}.not-run`,
+    rule: r.id,
+    verdict: 'error' as const,
+    message: `not run: ${reason}`,
+    evidence: { cause: reason },
+  }));
+}
+
+export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
+  const startedAt = new Date();
+  const redactor = new Redactor(secretsOf(opts.target));
+  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-'));
+  const budgetFile = join(workDir, 'budget.count');
+  writeFileSync(budgetFile, '');
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  if (opts.signal) {
+    if (opts.signal.aborted) controller.abort();
+    else opts.signal.addEventListener('abort', onAbort, { once: true });
+  }
+  const ctx: RunContext = {
+    target: opts.target,
+    selected: (id) => opts.selection.rule(id),
+    outDir: resolve(opts.outDir),
+    workDir,
+    budgetFile,
+    deadline: startedAt.getTime() + opts.target.limits.maxSeconds * 1000,
+    signal: controller.signal,
+    progress: opts.progress ?? (() => {}),
+  };
+
+  const checks: CheckResult[] = [];
+  let timeline: TimelineEntry[] = [];
+  let limiter: ResultsFile['limiter'] = null;
+  let playwrightReport: string | undefined;
+  const stageError = (stage: string, e: unknown): CheckResult[] =>
+    notRun(
+      (id) => ctx.selected(id) && (stage === 'contracts' ? CONTRACT_SECTIONS.has(id.split('-')[0]!) : id.startsWith('RL-')),
+      checks,
+      `${stage} stage failed: ${redactor.text(e instanceof Error ? e.message.split('\n')[0]! : String(e))}`,
+    );
+
+  try {
+    if (RULES.some((r) => CONTRACT_SECTIONS.has(r.section) && ctx.selected(r.id)) && !ctx.signal.aborted) {
+      try {
+        const outcome = await runContracts(ctx);
+        checks.push(...outcome.checks);
+        playwrightReport = outcome.playwrightReport;
+      } catch (e) {
+        checks.push(...stageError('contracts', e));
+      }
+    }
+    if (RULES.some((r) => r.section === 'RL' && ctx.selected(r.id)) && !ctx.signal.aborted) {
+      try {
+        const outcome = await runProbes(ctx);
+        checks.push(...outcome.checks);
+        timeline = outcome.timeline;
+        limiter = outcome.limiter;
+      } catch (e) {
+        checks.push(...stageError('probes', e));
+      }
+    }
+    const interrupted = ctx.signal.aborted;
+    if (interrupted) checks.push(...notRun(ctx.selected, checks, 'interrupted (SIGINT/SIGTERM)'));
+
+    const results = buildResults({
+      target: opts.target.name,
+      startedAt,
+      finishedAt: new Date(),
+      checks,
+      limiter,
+      extra: { selection: opts.selection.text, interrupted, ...opts.extra },
+    });
+    let baseline: BaselineDiff | undefined;
+    if (opts.baseline) baseline = diffBaseline(opts.baseline, results);
+    const { files } = await writeReports(ctx.outDir, { results, timeline, playwrightReport, baseline });
+    return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+export { summarizeBaseline };

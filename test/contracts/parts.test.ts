@@ -1,0 +1,188 @@
+// The pure parts of the contract suite: the rarity walk's bookkeeping, the block-number reader,
+// ERR-01 grouping, free-text redaction, --only to --grep, and the auth matrix tables.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { API_KEY_USAGES } from '../../src/auth/forms.js';
+import { Redactor } from '../../src/record/redact.js';
+import { CONTRACT_RULES, grepFor } from '../../src/run/contracts.js';
+import { readBlockNumber } from '../../contracts/block-number.js';
+import { errorChecks } from '../../contracts/errors-summary.js';
+import { usageGroups, usageRules, unknownKeyLike, apiEndpoints } from '../../contracts/matrix.js';
+import type { Non2xx } from '../../contracts/protocol.js';
+import { redactFreeText } from '../../contracts/reporter.js';
+import { bodyShape, shapeOf } from '../../contracts/shape.js';
+import { RarityWalk } from '../../contracts/walk.js';
+import type { ResolvedTarget } from '../../src/target/types.js';
+
+const item = (id: string, rank: number | string) => ({ id, contract_address: '0xabc', token_id: id, rarity: [{ model: 'open_rarity', score: 1, rank: String(rank) }] });
+const pageOf = (ranks: number[], prefix = 'a') => ranks.map((r) => item(`${prefix}${r}`, r));
+
+describe('rarity walk bookkeeping', () => {
+  it('accepts a complete, ordered walk, ties included (competition and dense ranking)', () => {
+    for (const ranks of [
+      [1, 2, 3, 4, 5],
+      [1, 2, 2, 4, 5],
+      [1, 2, 2, 3, 4],
+    ]) {
+      const w = new RarityWalk();
+      w.addPage(ranks.slice(0, 3).map((r, i) => item(`x${i}`, r)));
+      w.addPage(ranks.slice(3).map((r, i) => item(`y${i}`, r)));
+      assert.deepEqual(w.missingRanks(), { count: 0, first: undefined }, String(ranks));
+      assert.equal(w.orderViolations, 0);
+      assert.equal(w.duplicates, 0);
+    }
+  });
+
+  it('finds a skipped asset, a duplicate, a step down and a loop', () => {
+    const w = new RarityWalk();
+    w.addPage(pageOf([1, 2, 3]));
+    w.addPage(pageOf([5, 6]));
+    assert.deepEqual(w.missingRanks(), { count: 1, first: 4 });
+
+    const d = new RarityWalk();
+    d.addPage(pageOf([1, 2, 3]));
+    d.addPage(pageOf([3, 4]));
+    assert.equal(d.duplicates, 1);
+    assert.equal(d.firstDuplicate?.id, 'a3');
+    // A repeated item is not a tie that would hide a gap.
+    d.addPage(pageOf([6]));
+    assert.equal(d.missingRanks()?.count, 1);
+
+    const o = new RarityWalk();
+    o.addPage(pageOf([1, 3, 2]));
+    assert.equal(o.orderViolations, 1);
+    assert.deepEqual(o.firstOrderViolation, { page: 1, index: 2, previous: 3, rank: 2 });
+
+    assert.equal(o.acceptToken('t1'), true);
+    assert.equal(o.acceptToken('t1'), false);
+  });
+
+  it('a missing first rank counts as missing assets; numbers as ranks are read too', () => {
+    const w = new RarityWalk();
+    w.addPage([item('a', 3), item('b', 4)]);
+    assert.deepEqual(w.missingRanks(), { count: 2, first: 1 });
+    const n = new RarityWalk();
+    n.addPage([{ id: 'a', rarity: [{ model: 'open_rarity', rank: 1 }] }]);
+    assert.equal(n.unranked, 0);
+  });
+
+  it('a 100,000-asset walk: each asset counted once, no gap, a 3-item sample', () => {
+    const w = new RarityWalk();
+    for (let p = 0; p < 1000; p++) w.addPage(Array.from({ length: 100 }, (_, i) => item(`id-${p * 100 + i}`, p * 100 + i + 1)));
+    assert.equal(w.items, 100_000);
+    assert.equal(w.distinctIds, 100_000);
+    assert.deepEqual(w.missingRanks(), { count: 0, first: undefined });
+    assert.equal(w.sample.length, 3);
+  });
+});
+
+describe('block number reader', () => {
+  it('finds the number where services put it and says where', () => {
+    assert.deepEqual(readBlockNumber({ block_number: 12 }), { value: 12, path: 'block_number', encoding: 'integer' });
+    assert.deepEqual(readBlockNumber(42), { value: 42, path: '(root)', encoding: 'integer' });
+    assert.deepEqual(readBlockNumber({ data: { height: '77' } }), { value: 77, path: 'data.height', encoding: 'decimal string' });
+    assert.deepEqual(readBlockNumber({ result: '0x10' }), { value: 16, path: 'result', encoding: 'hex string' });
+    assert.equal(readBlockNumber({ block_number: -1 })?.value, -1);
+    assert.equal(readBlockNumber({ status: 'ok' }), undefined);
+  });
+});
+
+describe('ERR-01 grouping', () => {
+  const ex = (status: number) => ({ seq: 1, method: 'GET', url: 'http://x', requestHeaders: {}, responseHeaders: {}, status, sentAt: 0 });
+  const n = (cause: string, status: number, shape: unknown): Non2xx => ({ cause, method: 'GET', status, contentType: 'application/json', bodyShape: shape, exchange: ex(status) });
+  it('groups by cause with statuses, content types and shapes, observed', () => {
+    const checks = errorChecks([n('no credentials', 401, { error: 'object' }), n('no credentials', 403, { error: 'object' }), n('an unknown id', 404, 'empty')]);
+    assert.deepEqual(
+      checks.map((c) => [c.id, c.verdict]),
+      [
+        ['errors.non2xx[an-unknown-id]', 'observed'],
+        ['errors.non2xx[no-credentials]', 'observed'],
+      ],
+    );
+    assert.deepEqual(checks[1]!.evidence.observation, { statuses: { '401': 1, '403': 1 }, contentTypes: ['application/json'], bodyShapes: [{ error: 'object' }] });
+  });
+  it('says so when nothing non-2xx was met', () => {
+    assert.equal(errorChecks([])[0]!.message, 'no non-2xx answer met in this run');
+  });
+});
+
+describe('free-text redaction in the reporter', () => {
+  const r = new Redactor(['super-secret-key-123']);
+  it('masks known secrets and any credential query value, keeping JSON intact', () => {
+    const json = JSON.stringify({ url: 'http://h/p?x=1&apiKey=unknown-key-999&y=2', other: 'Bearer super-secret-key-123' });
+    const out = redactFreeText(r, json);
+    assert.doesNotThrow(() => JSON.parse(out));
+    assert.ok(!out.includes('unknown-key-999') && !out.includes('super-secret-key-123'), out);
+    assert.match(out, /&y=2/);
+    assert.equal(redactFreeText(r, 'GET http://h/fee_stats?auth=tok123456789 failed'), 'GET http://h/fee_stats?auth=tok1…(redacted) failed');
+  });
+});
+
+describe('selection to --grep', () => {
+  it('no pattern for the full set; rule ids matched whole', () => {
+    assert.equal(grepFor(CONTRACT_RULES), undefined);
+    const re = new RegExp(grepFor(['AUTH-01', 'NFT-10'])!);
+    assert.ok(re.test('AUTH-01 AUTH-02 · universal'));
+    assert.ok(re.test('NFT-07 NFT-10 RES-01 · walk'));
+    assert.ok(!re.test('AUTH-010 · nothing'));
+    assert.ok(!re.test('NFT-01 · events'));
+  });
+});
+
+describe('auth matrix tables', () => {
+  const target = {
+    name: 't',
+    nodes: {},
+    limits: { maxRequests: 1, maxSeconds: 1, timeoutMs: 1 },
+    api: {
+      baseUrl: 'http://b',
+      legacyBaseUrl: 'http://l',
+      universal: [{ protocol: 'p', network: 'n' }],
+      native: { protocol: 'p', networks: ['n'], optionalNetworks: [], blockNumberMethod: 'm', blockNumberTolerance: 2 },
+      nft: { protocol: 'p', network: 'n', eventIds: ['e'], collectionId: 'c', pageTokenParam: 'page_token', maxPages: 5 },
+    },
+  } satisfies ResolvedTarget;
+
+  it('every key usage is in exactly one group', () => {
+    const grouped = usageGroups().flatMap((g) => g.usages);
+    assert.equal(grouped.length, API_KEY_USAGES.length);
+    assert.deepEqual(new Set(grouped), new Set(API_KEY_USAGES));
+  });
+
+  it('AUTH-12 rides on the apiKey query of the universal endpoint, AUTH-06 on endpoints with a query', () => {
+    const eps = apiEndpoints(target);
+    assert.deepEqual(
+      eps.map((e) => e.id),
+      ['universal[p/n]', 'native[n]', 'nft.event', 'nft.collection', 'nft.asset', 'nft.rarity'],
+    );
+    const legacyQuery = API_KEY_USAGES.find((u) => u.key === 'legacyKey' && u.form === 'apikey-query')!;
+    const newQuery = API_KEY_USAGES.find((u) => u.key === 'newKey' && u.form === 'apikey-query')!;
+    const universal = eps[0]!;
+    const asset = eps.find((e) => e.id === 'nft.asset')!;
+    assert.deepEqual(usageRules(universal, legacyQuery), [
+      { rule: 'AUTH-04', expect: 'accept' },
+      { rule: 'AUTH-12', expect: 'accept' },
+    ]);
+    assert.deepEqual(usageRules(universal, newQuery), [
+      { rule: 'AUTH-09', expect: 'open' },
+      { rule: 'AUTH-12', expect: 'open' },
+    ]);
+    assert.deepEqual(usageRules(asset, legacyQuery).map((r) => r.rule), ['AUTH-04', 'AUTH-06']);
+  });
+
+  it('an unknown key has the shape of the real one and is not it', () => {
+    const real = 'ref-new-key-7f3a9c2e41d84b6f';
+    const fake = unknownKeyLike(real);
+    assert.notEqual(fake, real);
+    assert.equal(fake.length, real.length);
+    assert.match(fake, /^[a-z]{3}-[a-z]{3}-[a-z]{3}-[0-9a-f]{16}$/);
+  });
+});
+
+describe('body shapes', () => {
+  it('keep types, never values', () => {
+    assert.deepEqual(shapeOf({ b: 1.5, a: [{ x: 'secret' }], c: null }), { a: [{ x: 'string' }], b: 'number', c: 'null' });
+    assert.equal(bodyShape('<html>'), 'not JSON');
+    assert.equal(bodyShape(''), 'empty');
+  });
+});

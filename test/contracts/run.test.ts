@@ -1,0 +1,86 @@
+// The contract stage against the embedded reference: complete, clean and fast; absent target
+// sections skipped with the reason; the request budget and an abort cut it short with `error`,
+// never `fail`; no secret in what it writes.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import { describe, it } from 'node:test';
+import { defaultOptions } from '../../reference/options.js';
+import { CONTRACT_RULES } from '../../src/run/contracts.js';
+import { runAgainstReference } from './harness.js';
+
+const SECRETS = Object.values(defaultOptions().credentials);
+
+/** The files inside the zip Playwright's HTML report embeds in index.html (stored or deflated). */
+function htmlReportFiles(indexHtml: string): string[] {
+  const m = /data:application\/zip;base64,([A-Za-z0-9+/=]+)/.exec(indexHtml);
+  assert.ok(m, 'the HTML report embeds its data as a zip');
+  const zip = Buffer.from(m[1]!, 'base64');
+  const out: string[] = [];
+  for (let at = 0; at + 30 <= zip.length && zip.readUInt32LE(at) === 0x04034b50; ) {
+    const method = zip.readUInt16LE(at + 8);
+    const compressed = zip.readUInt32LE(at + 18);
+    const nameLen = zip.readUInt16LE(at + 26);
+    const extraLen = zip.readUInt16LE(at + 28);
+    const start = at + 30 + nameLen + extraLen;
+    const data = zip.subarray(start, start + compressed);
+    out.push((method === 8 ? inflateRawSync(data) : data).toString('utf8'));
+    at = start + compressed;
+  }
+  return out;
+}
+
+describe('contract stage against the embedded reference', () => {
+  it('checks every contract rule with no fail and no error, fast, without leaking a secret', async (t) => {
+    let html = '';
+    const run = await runAgainstReference({ contracts: { htmlReport: true }, inspect: (out) => (html = readFileSync(join(out, 'playwright', 'index.html'), 'utf8')) });
+    t.diagnostic(`contract run: ${Math.round(run.wallMs)} ms wall, ${run.checks.length} checks, ${run.requests} requests`);
+    const bad = run.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+    assert.deepEqual(bad.map((c) => `${c.verdict} ${c.rule} ${c.id}: ${c.message}`), []);
+    const covered = new Set(run.checks.filter((c) => c.verdict !== 'skipped').map((c) => c.rule));
+    assert.deepEqual(CONTRACT_RULES.filter((r) => !covered.has(r)), [], 'rules without a non-skipped check');
+    assert.equal(run.playwrightReport, 'playwright/index.html');
+    assert.ok(run.requests < run.target.limits.maxRequests, `${run.requests} requests`);
+    // Progress reached the end of every family.
+    const last = new Map(run.progress.flatMap((e) => (e.stage === 'contracts' && e.family ? [[e.family, e] as const] : [])));
+    assert.deepEqual([...last.keys()].sort(), ['auth', 'errors', 'native', 'nft', 'node', 'universal']);
+    for (const e of last.values()) if (e.stage === 'contracts') assert.equal(e.done, e.total);
+    // No credential value anywhere: checks (evidence, messages) and the HTML report's data.
+    const text = JSON.stringify(run.checks) + htmlReportFiles(html).join('\n');
+    for (const s of SECRETS) assert.ok(!text.includes(s), `a credential appears in the output`);
+    // Loose bound on a shared machine; the figure itself is in the diagnostic above.
+    assert.ok(run.wallMs < 60_000, `contract run took ${Math.round(run.wallMs)} ms`);
+  });
+
+  it('skips, with the reason, the rules of every section the target lacks', async () => {
+    const run = await runAgainstReference({
+      only: 'auth,nft,native,universal,node,errors',
+      edit: (t) => ({ ...t, api: undefined, nodes: { blockRest: t.nodes.blockRest } }),
+    });
+    const byRule = new Map<string, string[]>();
+    for (const c of run.checks) byRule.set(c.rule, [...(byRule.get(c.rule) ?? []), `${c.verdict}: ${c.message}`]);
+    for (const rule of CONTRACT_RULES) assert.ok(byRule.has(rule), `${rule} has no check`);
+    assert.match(byRule.get('NFT-09')!.join(), /skipped: target has no api section/);
+    assert.match(byRule.get('AUTH-01')!.join(), /skipped: target has no api section/);
+    assert.match(byRule.get('NODE-06')!.join(), /skipped: target has no nodes\.chainB section/);
+    assert.match(byRule.get('NODE-01')!.join(), /^pass/);
+    assert.deepEqual(run.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.message), []);
+  });
+
+  it('stops at limits.maxRequests: what could not be sent is an error with the cause "budget", never a fail', async () => {
+    const run = await runAgainstReference({ only: 'nft,native', edit: (t) => ({ ...t, limits: { ...t.limits, maxRequests: 12 } }) });
+    assert.deepEqual(run.checks.filter((c) => c.verdict === 'fail').map((c) => c.message), []);
+    const budget = run.checks.filter((c) => c.verdict === 'error' && /budget/.test(c.message));
+    assert.ok(budget.length > 0, 'some checks report the budget');
+    assert.ok(run.served <= 12, `the reference received ${run.served} requests`);
+  });
+
+  it('an abort stops the run at once and marks the unfinished rules "interrupted"', async () => {
+    const run = await runAgainstReference({ abortAfterMs: 300 });
+    assert.ok(run.wallMs < 5_000, `took ${Math.round(run.wallMs)} ms after an abort at 300 ms`);
+    const notRun = run.checks.filter((c) => c.verdict === 'error' && /interrupted/.test(c.message));
+    assert.ok(notRun.length > 0, 'unfinished rules are marked interrupted');
+    for (const rule of CONTRACT_RULES) assert.ok(run.checks.some((c) => c.rule === rule), `${rule} has no check after the abort`);
+  });
+});

@@ -1,0 +1,110 @@
+// Runs the rate-limit probes (load/run.ts, Node engine) against one reference horizon node started
+// with the given options, the way the CLI would: a ResolvedTarget, a RunContext with a budget file.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
+import { startHorizonNode } from '../../reference/nodes/horizon.js';
+import { runProbes } from '../../load/run.js';
+import type { ProgressEvent } from '../../src/run/types.js';
+import type { ProbesOutcome, RunContext } from '../../src/run/types.js';
+import type { ResolvedTarget } from '../../src/target/types.js';
+
+export interface ProbeRun {
+  outcome: ProbesOutcome;
+  wallMs: number;
+  /** Requests the node received (its own counter). */
+  served: number;
+  target: ResolvedTarget;
+  progress: ProgressEvent[];
+}
+
+/** What a child process runs: reference options (sets as arrays) and the rules selected. */
+export interface ChildSpec {
+  options: Omit<Partial<ReferenceOptions>, 'faults' | 'variants' | 'counters' | 'now' | 'credentials'> & { faults?: string[]; variants?: string[] };
+  only?: string[];
+  maxRequests?: number;
+}
+
+export const RESULT_MARK = 'probe-result ';
+
+export interface ProbeRunOptions {
+  selected?: (ruleId: string) => boolean;
+  maxRequests?: number;
+  maxSeconds?: number;
+  /** Abort the run after this many ms. */
+  abortAfterMs?: number;
+}
+
+export async function probeReference(partial: Partial<ReferenceOptions>, o: ProbeRunOptions = {}): Promise<ProbeRun> {
+  const opts = defaultOptions(partial);
+  const node = await startHorizonNode(opts);
+  const work = mkdtempSync(join(tmpdir(), 'chainprobe-load-'));
+  const budgetFile = join(work, 'budget.count');
+  writeFileSync(budgetFile, '');
+  const target: ResolvedTarget = {
+    name: 'ref',
+    nodes: {
+      horizon: { endpoint: node.endpoint, token: opts.credentials.horizonToken, customer: opts.customer, hourlyLimit: opts.hourlyLimit, perSecondCap: 20 },
+    },
+    limits: { maxRequests: o.maxRequests ?? 1000, maxSeconds: o.maxSeconds ?? 120, timeoutMs: 10_000 },
+  };
+  const controller = new AbortController();
+  const timer = o.abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), o.abortAfterMs);
+  const progress: ProgressEvent[] = [];
+  const ctx: RunContext = {
+    target,
+    selected: o.selected ?? ((id) => id.startsWith('RL-')),
+    outDir: work,
+    workDir: work,
+    budgetFile,
+    deadline: Date.now() + target.limits.maxSeconds * 1000,
+    signal: controller.signal,
+    progress: (e) => void progress.push(e),
+  };
+  const t0 = performance.now();
+  try {
+    const outcome = await runProbes(ctx);
+    return { outcome, wallMs: performance.now() - t0, served: opts.counters.of('horizon'), target, progress };
+  } finally {
+    if (timer) clearTimeout(timer);
+    await node.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** One line per check, for assertion messages. */
+export function verdictLines(outcome: ProbesOutcome): string {
+  return outcome.checks.map((c) => `${c.rule} ${c.verdict} ${c.id}: ${c.message}`).join('\n');
+}
+
+/** Runs probe-child.ts in its own process (so its timing has a whole event loop to itself). */
+export async function probeInChild(spec: ChildSpec): Promise<ProbeRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./probe-child.ts', import.meta.url)), JSON.stringify(spec)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const line = out.split('\n').find((l) => l.startsWith(RESULT_MARK));
+  if (code !== 0 || !line) throw new Error(`probe child failed (exit ${code}): ${err.split('\n').slice(0, 5).join(' | ')}`);
+  return JSON.parse(line.slice(RESULT_MARK.length)) as ProbeRun;
+}
+
+/** Runs tasks at most `n` at a time, keeping their order in the result. */
+export async function inPool<T>(tasks: (() => Promise<T>)[], n: number): Promise<T[]> {
+  const out: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      out[i] = await tasks[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, tasks.length) }, worker));
+  return out;
+}

@@ -1,0 +1,108 @@
+// A virtual-time horizon node for tests: the throttled GCRA written the way rate.go writes it (tat,
+// newTat, allowAt, ttl, trunc), behind a proxy cap on passed requests per sliding second. It shares
+// no code with load/model (the probes' own model), so agreement between the two means something.
+// Faults mirror a few of the reference's, to exercise the probe logic fast on a fake clock.
+
+export interface SimOptions {
+  hourlyLimit: number;
+  burst: number;
+  perSecondCap: number;
+  /** Network: one-way delay before the limiter sees the request, and after it answers (ms). */
+  delay?: (seq: number) => { in: number; out: number };
+  faults?: ReadonlySet<SimFault>;
+}
+
+export type SimFault = 'reset-static' | 'remaining-overstated' | 'retry-after-missing' | 'no-cap' | 'fixed-window';
+
+export interface SimAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** Virtual time the limiter decided, and the time the answer is complete. */
+  decidedAt: number;
+  doneAt: number;
+}
+
+export class SimHorizon {
+  private tat: number | undefined;
+  private passed: number[] = [];
+  private windowStart = 0;
+  private windowCount = 0;
+  private seq = 0;
+  readonly T: number;
+  readonly tau: number;
+  readonly limit: number;
+  arrivals: { at: number; status: number }[] = [];
+
+  constructor(readonly opts: SimOptions) {
+    this.T = 3_600_000 / opts.hourlyLimit;
+    this.limit = opts.burst + 1;
+    this.tau = this.T * this.limit;
+  }
+
+  private has(f: SimFault): boolean {
+    return this.opts.faults?.has(f) ?? false;
+  }
+
+  /** The answer to a request sent at `sentAt` (virtual ms). */
+  request(sentAt: number, method: string): SimAnswer {
+    const d = this.opts.delay?.(this.seq++) ?? { in: 0.3, out: 0.3 };
+    const now = sentAt + d.in;
+    const done = now + d.out;
+    this.passed = this.passed.filter((t) => t > now - 1000);
+    if (!this.has('no-cap') && this.passed.length >= this.opts.perSecondCap) {
+      this.arrivals.push({ at: now, status: 429 });
+      return { status: 429, headers: { 'content-type': 'text/plain' }, decidedAt: now, doneAt: done };
+    }
+    this.passed.push(now);
+    const h = this.has('fixed-window') ? this.fixedWindow(now) : this.gcra(now);
+    this.arrivals.push({ at: now, status: h.status });
+    if (method === 'HEAD') h.headers['content-length'] = '0';
+    return { ...h, decidedAt: now, doneAt: done };
+  }
+
+  private gcra(now: number): { status: number; headers: Record<string, string> } {
+    const T = this.T;
+    const tat = this.tat ?? now;
+    const newTat = Math.max(tat, now) + T;
+    const allowAt = newTat - this.tau;
+    let ttl: number;
+    let retryAfter = -1;
+    let limited = false;
+    if (now < allowAt) {
+      limited = true;
+      retryAfter = allowAt - now;
+      ttl = tat - now;
+    } else {
+      ttl = newTat - now;
+      this.tat = newTat;
+    }
+    const next = this.tau - ttl;
+    let remaining = next > -T ? Math.trunc(next / T) : 0;
+    if (this.has('remaining-overstated')) remaining += 3;
+    const headers: Record<string, string> = {
+      'X-Ratelimit-Limit': String(this.limit),
+      'X-Ratelimit-Remaining': String(remaining),
+      'X-Ratelimit-Reset': String(this.has('reset-static') ? 1 : Math.ceil(ttl / 1000)),
+    };
+    if (limited && !this.has('retry-after-missing')) headers['Retry-After'] = String(Math.ceil(retryAfter / 1000));
+    return { status: limited ? 429 : 200, headers };
+  }
+
+  private fixedWindow(now: number): { status: number; headers: Record<string, string> } {
+    const len = this.limit * this.T;
+    if (now - this.windowStart >= len) {
+      this.windowStart = now;
+      this.windowCount = 0;
+    }
+    const reset = Math.ceil((this.windowStart + len - now) / 1000);
+    const ok = this.windowCount < this.limit;
+    if (ok) this.windowCount++;
+    const headers: Record<string, string> = {
+      'X-Ratelimit-Limit': String(this.limit),
+      'X-Ratelimit-Remaining': String(this.limit - this.windowCount),
+      'X-Ratelimit-Reset': String(reset),
+    };
+    if (!ok) headers['Retry-After'] = String(reset);
+    return { status: ok ? 200 : 429, headers };
+  }
+}
