@@ -2,7 +2,7 @@
 // the rule ids go into the title (so --grep selects by rule) and into `rule` annotations (so the
 // reporter knows whom to blame when the test dies), and the test's checks and non-2xx summaries
 // are attached for the reporter when it ends, however it ends.
-import { test as base } from '@playwright/test';
+import * as playwright from '@playwright/test';
 import { Budget } from '../src/budget.js';
 import { closeHttp } from '../src/http/client.js';
 import { Recorder } from '../src/record/recorder.js';
@@ -30,8 +30,12 @@ export interface ContractFixtures {
   samples: Samples;
 }
 
-// Worker fixtures are built once per worker; the per-test state is ONE fixture, because every
-// fixture is a reported step with a captured stack, and per-test cost dominates a local run.
+// Per-test cost dominates a local run, and every fixture is a reported step with a captured
+// stack. So: the root test type without the browser fixtures (`_baseTest`, typed in
+// @playwright/test, which the browser-less test types of Playwright itself are built on), worker
+// fixtures built once per worker, and ONE test fixture for the per-test state.
+const base = playwright._baseTest ?? playwright.test;
+
 export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>({
   suite: [async ({}, use) => use(suiteEnv()), { scope: 'worker' }],
   budget: [

@@ -77,8 +77,9 @@ describe('contract stage against the embedded reference', () => {
   });
 
   it('an abort stops the run at once and marks the unfinished rules "interrupted"', async () => {
-    const run = await runAgainstReference({ abortAfterMs: 300 });
-    assert.ok(run.wallMs < 5_000, `took ${Math.round(run.wallMs)} ms after an abort at 300 ms`);
+    const run = await runAgainstReference({ abortAfterMs: 1_500 });
+    // SIGINT, then SIGKILL of the process group one second later at most.
+    assert.ok(run.wallMs < 1_500 + 3_000, `took ${Math.round(run.wallMs)} ms after an abort at 1500 ms`);
     const notRun = run.checks.filter((c) => c.verdict === 'error' && /interrupted/.test(c.message));
     assert.ok(notRun.length > 0, 'unfinished rules are marked interrupted');
     for (const rule of CONTRACT_RULES) assert.ok(run.checks.some((c) => c.rule === rule), `${rule} has no check after the abort`);
