@@ -93,7 +93,8 @@ export function nodeHandler(opts: ReferenceOptions, counter: string, route: (req
       .then(() => route(req, res, url))
       .catch((e: unknown) => {
         if (res.headersSent) res.destroy();
-        else if (e instanceof BodyTooLarge) sendError(res, 413, 'payload_too_large', e.message);
+        // The rest of the body is left unread: close, or the next request on this keep-alive connection hangs.
+        else if (e instanceof BodyTooLarge) sendError(res, 413, 'payload_too_large', e.message, { connection: 'close' });
         else sendError(res, 500, 'internal', 'internal error');
       });
   };

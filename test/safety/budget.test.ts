@@ -1,0 +1,134 @@
+// The run's bounds, counted by the reference's own servers: limits.maxRequests and
+// limits.maxSeconds hold for the whole run (contracts in Playwright workers and probes), checks
+// cut short say "budget"; the probes never send faster than their plan states and wait out every
+// retry-after except in the phases that exist to test it.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DEFAULT_PLAN } from '../../load/plan.js';
+import type { ResultsFile } from '../../src/results.js';
+import type { TimelineEntry } from '../../src/run/types.js';
+import type { TargetFile } from '../../src/types/generated/target.js';
+import { runCli, stackTraceLines, type CliRun } from './support/cli.js';
+import { BURST_PHASE, busiestWindow, retryAfterViolations, WINDOW_MS } from './support/pace.js';
+import type { ReferenceOptions } from '../../reference/options.js';
+import { QUICK_PROBES, startWatchedReference, type WatchedReference } from './support/reference.js';
+
+/**
+ * Time a run may take beyond limits.maxSeconds, from spawning the CLI: its start-up before the
+ * deadline is set (tsx, loading modules: ~1.5 s on a busy machine), the contracts stage's grace to
+ * stop Playwright after the deadline (2.5 s, src/run/contracts.ts) and writing the reports.
+ */
+const MAX_SECONDS_MARGIN_MS = 6_000;
+/** A request the budget let out just before the deadline may arrive this much later. */
+const IN_FLIGHT_MS = 250;
+
+function results(out: string): ResultsFile {
+  return JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+}
+
+interface RunSpec {
+  /** Replaces the target file's limits. */
+  limits?: TargetFile['limits'];
+  args?: string[];
+  reference?: Partial<ReferenceOptions>;
+}
+
+/** One CLI run against a fresh reference; the reference is closed after. */
+async function withRun<T>({ limits, args = [], reference }: RunSpec, judge: (x: { ref: WatchedReference; run: CliRun; out: string }) => T): Promise<T> {
+  const ref = await startWatchedReference({ ...QUICK_PROBES, ...reference });
+  try {
+    const target = ref.writeTarget(limits && ((f) => (f.limits = limits)));
+    const out = join(ref.dir, 'out');
+    const run = await runCli(['--target', target, ...args, '--out', out], { killAfterMs: 120_000 });
+    return judge({ ref, run, out });
+  } finally {
+    await ref.close();
+  }
+}
+
+const budgetErrors = (r: ResultsFile) => r.checks.filter((c) => c.verdict === 'error' && /budget/i.test(c.message));
+
+test('limits.maxRequests holds for the whole run, counted by the servers; cut checks say "budget"', async (t) => {
+  const maxRequests = 60;
+  await withRun({ limits: { maxRequests, maxSeconds: 120, timeoutMs: 5000 } }, ({ ref, run, out }) => {
+    const seen = ref.options.counters.total();
+    t.diagnostic(`exit ${run.code} in ${Math.round(run.wallMs)} ms; the servers counted ${seen} requests ${JSON.stringify(ref.options.counters.snapshot())}`);
+    assert.equal(run.code, 1, run.stderr.slice(-400));
+    assert.ok(seen <= maxRequests, `the servers counted ${seen} requests, limits.maxRequests is ${maxRequests}`);
+    // The bound was reached, not merely respected by a run that needed fewer.
+    assert.ok(seen >= maxRequests * 0.8, `only ${seen} requests: the run did not use its budget`);
+    const r = results(out);
+    const cut = budgetErrors(r);
+    assert.ok(cut.length > 0, 'no check says it was cut short by the budget');
+    for (const c of cut) assert.ok(!c.message.includes('\n'), `${c.id}: message is not one line`);
+    // The probes found no room and said so instead of sending.
+    const rl = r.checks.filter((c) => c.rule.startsWith('RL-'));
+    assert.ok(rl.length > 0 && rl.every((c) => c.verdict === 'error' && /budget/i.test(c.message)), `RL checks: ${rl.map((c) => `${c.rule} ${c.verdict} ${c.message}`).join('; ')}`);
+    assert.deepEqual(stackTraceLines(run.stderr), []);
+  });
+});
+
+test('limits.maxSeconds holds: the run ends in time and no request reaches a server after the deadline', async (t) => {
+  const maxSeconds = 9;
+  // 40 ms on every answer stretches the contracts to well past 9 s whatever the start-up took, so
+  // the deadline falls while Playwright workers are sending.
+  await withRun({ limits: { maxRequests: 5000, maxSeconds, timeoutMs: 5000 }, reference: { latency: { baseMs: 40, jitterMs: 0 } } }, ({ ref, run, out }) => {
+    const r = results(out);
+    const deadline = Date.parse(r.startedAt) + maxSeconds * 1000;
+    const late = ref.arrivals.filter((a) => performance.timeOrigin + a.at > deadline + IN_FLIGHT_MS);
+    const lastArrival = Math.max(...ref.arrivals.map((a) => performance.timeOrigin + a.at));
+    // Sending went on until shortly before the deadline: the bound cut the run, not its end.
+    assert.ok(lastArrival > deadline - 1500, `the last request came ${Math.round(deadline - lastArrival)} ms before the deadline: nothing was cut`);
+    t.diagnostic(`exit ${run.code} in ${Math.round(run.wallMs)} ms (limit ${maxSeconds} s + ${MAX_SECONDS_MARGIN_MS} ms); last arrival ${Math.round(lastArrival - deadline)} ms from the deadline; ${ref.arrivals.length} requests`);
+    assert.ok(run.wallMs <= maxSeconds * 1000 + MAX_SECONDS_MARGIN_MS, `the run took ${Math.round(run.wallMs)} ms`);
+    assert.deepEqual(late.map((a) => `${a.server} +${Math.round(performance.timeOrigin + a.at - deadline)} ms`), [], 'requests arrived after the deadline');
+    assert.ok(budgetErrors(r).some((c) => /maxSeconds|time/i.test(c.message)), `no check says the time budget cut it: ${JSON.stringify(r.summary)}`);
+    assert.deepEqual(stackTraceLines(run.stderr), []);
+  });
+});
+
+test('the probes never send faster than their plan and wait out every retry-after outside the edge tests', async (t) => {
+  await withRun({ args: ['--only', 'load'] }, ({ ref, run, out }) => {
+    assert.ok(run.code === 0 || run.code === 1, run.stderr.slice(-400));
+    const timeline = JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as TimelineEntry[];
+    const r = results(out);
+    const cap = ref.target.nodes!.horizon!.perSecondCap!;
+    const burstCap = cap * DEFAULT_PLAN.burstRateFactor;
+    const isBurst = (e: TimelineEntry) => e.probe === BURST_PHASE;
+    assert.ok(timeline.some(isBurst) && timeline.some((e) => e.status === 429 && !isBurst(e)), 'the probes did not run their whole plan (no burst or no limiter 429)');
+
+    // Client side: send times per sliding second.
+    const calm = busiestWindow(timeline.filter((e) => !isBurst(e)).map((e) => e.sentAt));
+    const burst = busiestWindow(timeline.filter(isBurst).map((e) => e.sentAt));
+    const all = busiestWindow(timeline.map((e) => e.sentAt));
+    // Server side: arrivals at the horizon node, in order; the burst is a contiguous stretch of
+    // them, at least a second away from its neighbours, so order tells which arrivals it was.
+    const arrivals = ref.arrivals.filter((a) => a.server === 'horizon').map((a) => a.at);
+    assert.equal(arrivals.length, timeline.length, 'the horizon node counted another number of requests than the timeline holds');
+    const bySend = timeline.map((e, i) => ({ e, i })).sort((a, b) => a.e.sentAt - b.e.sentAt);
+    const burstArrivals = arrivals.filter((_, k) => isBurst(bySend[k]!.e));
+    const calmArrivals = arrivals.filter((_, k) => !isBurst(bySend[k]!.e));
+    const serverCalm = busiestWindow(calmArrivals);
+    const serverBurst = busiestWindow(burstArrivals);
+    const serverAll = busiestWindow(arrivals);
+    t.diagnostic(
+      `${timeline.length} requests; busiest second: client ${calm.count} outside the burst (plan: ${cap}), ${burst.count} in the burst (plan: ${burstCap}), ${all.count} overall; ` +
+        `server ${serverCalm.count} / ${serverBurst.count} / ${serverAll.count}; pacing ${JSON.stringify(r.limiter?.pacing)}`,
+    );
+    assert.ok(calm.count <= cap, `the probes sent ${calm.count} requests in one second outside the burst (plan: at most ${cap})`);
+    assert.ok(serverCalm.count <= cap, `the node received ${serverCalm.count} requests in one second outside the burst (plan: at most ${cap})`);
+    assert.ok(burst.count <= burstCap && serverBurst.count <= burstCap, `burst: ${burst.count} sent / ${serverBurst.count} received in one second (plan: ${burstCap})`);
+    assert.ok(all.count <= burstCap && serverAll.count <= burstCap, `overall: ${all.count} / ${serverAll.count} in one second (plan: ${burstCap})`);
+    assert.equal(WINDOW_MS, 1000);
+
+    const violations = retryAfterViolations(timeline);
+    assert.deepEqual(
+      violations.map((v) => `#${v.early.index} (${v.early.probe}) sent ${v.shortByMs} ms before the retry-after ${v.after.retryAfter} s of #${v.after.index} (${v.after.probe}, ${v.after.status}) ran out`),
+      [],
+    );
+    // The deliberate edge test did happen (else the exemption above exempted nothing).
+    assert.ok(timeline.some((e) => e.probe === 'recovery: before the retry-after edge'), 'no request before the retry-after edge');
+  });
+});

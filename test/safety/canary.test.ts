@@ -1,0 +1,133 @@
+// Secrets canary: the whole suite (contracts in Playwright, probes, every report writer, the
+// Playwright HTML report with its embedded zip, progress logs, error messages, the baseline diff)
+// runs twice against the reference holding recognisable canary credentials, then every file it
+// wrote and everything it printed is searched for each canary in every spelling. Zero hits.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { REDACTED_SUFFIX } from '../../src/record/redact.js';
+import type { ResultsFile } from '../../src/results.js';
+import { runCli, stackTraceLines, type CliRun } from './support/cli.js';
+import { canaryCredentials, QUICK_PROBES, startWatchedReference } from './support/reference.js';
+import { describeHit, emptyReport, scanBlob, scanTree, secretForms, unzip, zipOf, type ScanReport } from './support/scan.js';
+
+const RUN_LIMIT_MS = 180_000;
+
+function readResults(out: string): ResultsFile {
+  return JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+}
+
+/**
+ * The compile caches of tsx and Playwright live in the temp folder; a fresh one would make every
+ * run compile the project again. They hold our own code, not run output: linked, not scanned.
+ */
+function linkCompileCaches(into: string): string[] {
+  const names = readdirSync(tmpdir()).filter((n) => /^(tsx|playwright-transform-cache)-\d+$/.test(n));
+  for (const n of names) symlinkSync(join(tmpdir(), n), join(into, n));
+  return names;
+}
+
+test('the scanner finds a planted secret in every spelling, in files, zips embedded in HTML and base64 runs', () => {
+  const secret = 'CANARY-legacy+QWERTZX/PLMKNJB=';
+  const dir = join(tmpdir(), `chainprobe-safety-scan-${process.pid}`);
+  mkdirSync(join(dir, 'deep'), { recursive: true });
+  const forms = secretForms(secret);
+  for (const f of ['raw', 'url-encoded', 'base64']) assert.ok(forms.some((x) => x.form === f), `no ${f} form`);
+  // base64url is listed unless it spells the same as base64 (no + or / in this one).
+  assert.ok(forms.some((x) => x.text === Buffer.from(secret).toString('base64url')));
+  forms.forEach((f, i) => writeFileSync(join(dir, 'deep', `f${i}.txt`), `before ${f.text} after`));
+  const zip = zipOf([{ name: 'data/report.json', data: Buffer.from(JSON.stringify({ title: `GET /x?apiKey=${secret}` })) }]);
+  writeFileSync(join(dir, 'index.html'), `<script>window.data = "data:application/zip;base64,${zip.toString('base64')}";</script>`);
+  writeFileSync(join(dir, 'trace.txt'), `attachment: ${Buffer.from(`{"headers":{"authorization":"Bearer ${secret}"}}`).toString('base64')}`);
+  writeFileSync(join(dir, 'kept5.txt'), `key ${secret.slice(0, 5)}${REDACTED_SUFFIX}`);
+  writeFileSync(join(dir, 'tail.txt'), `…${secret.slice(-9)}`);
+  writeFileSync(join(dir, 'clean.txt'), `key ${secret.slice(0, 4)}${REDACTED_SUFFIX}`);
+  const report = scanTree(dir, [secret]);
+  const where = (suffix: string) => report.hits.some((h) => h.where.endsWith(suffix) || h.where.includes(suffix));
+  forms.forEach((_f, i) => assert.ok(where(`f${i}.txt`), `form ${forms[i]!.form} not found`));
+  assert.ok(where('index.html!data/report.json'), 'secret inside the embedded zip not found');
+  assert.ok(where('trace.txt (base64 run'), 'secret inside a base64 run not found');
+  assert.ok(where('kept5.txt'), 'a redacted form keeping 5 characters not flagged');
+  assert.ok(where('tail.txt'), 'the tail of a secret not flagged');
+  assert.ok(!where('clean.txt'), 'a redacted form keeping 4 characters flagged');
+  assert.deepEqual(unzip(zip).map((e) => e.name), ['data/report.json']);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('no canary credential leaks from a whole run and a baseline re-run: files, Playwright zip, output, errors', async (t) => {
+  const creds = canaryCredentials();
+  const names = Object.keys(creds);
+  const secrets = Object.values(creds);
+  const ref = await startWatchedReference({ ...QUICK_PROBES, credentials: creds });
+  try {
+    const target = ref.writeTarget();
+    const out1 = join(ref.dir, 'run1');
+    const out2 = join(ref.dir, 'run2');
+    // The runs get a temp folder of their own: whatever they put there (work dir, Playwright
+    // scratch) is output too, and must be gone when they are done.
+    const tmp = join(ref.dir, 'tmp');
+    mkdirSync(tmp);
+    const caches = linkCompileCaches(tmp);
+    const env = { TMPDIR: tmp };
+    const r1 = await runCli(['--target', target, '--out', out1], { killAfterMs: RUN_LIMIT_MS, env });
+    const r2 = await runCli(['--target', target, '--out', out2, '--baseline', join(out1, 'results.json')], { killAfterMs: RUN_LIMIT_MS, env });
+    t.diagnostic(`run 1: exit ${r1.code} in ${Math.round(r1.wallMs)} ms; run 2: exit ${r2.code} in ${Math.round(r2.wallMs)} ms; reference saw ${JSON.stringify(ref.options.counters.snapshot())}`);
+
+    // Error messages: a target file that is not JSON where the parser stops inside a credential,
+    // and the ad hoc node mode against a port that refuses, with the token from the environment.
+    const broken = join(ref.dir, 'broken.json');
+    writeFileSync(broken, readFileSync(target, 'utf8').replace(`"${creds.horizonToken}"`, `"${creds.horizonToken} oops`));
+    const r3 = await runCli(['--target', broken, '--out', join(ref.dir, 'run3')], { killAfterMs: 30_000, env });
+    const refusedEndpoint = 'http://127.0.0.1:1';
+    const r4 = await runCli(['--node', 'horizon', '--endpoint', refusedEndpoint, '--token-env', 'SAFETY_NODE_TOKEN', '--only', 'RL-02', '--out', join(ref.dir, 'run4')], {
+      killAfterMs: 60_000,
+      env: { ...env, SAFETY_NODE_TOKEN: creds.horizonToken },
+    });
+    t.diagnostic(`bad target file: exit ${r3.code}; node mode against a refusing port: exit ${r4.code} in ${Math.round(r4.wallMs)} ms`);
+
+    // The runs did what the scan assumes: the whole suite, both report sets, the baseline diff.
+    for (const [r, out] of [[r1, out1], [r2, out2]] as [CliRun, string][]) {
+      assert.ok(r.code === 0 || r.code === 1, `exit ${r.code}: ${r.stderr.slice(-500)}`);
+      const results = readResults(out);
+      assert.ok(results.summary.pass > 100, `only ${results.summary.pass} checks passed: the credentials did not work`);
+      assert.notEqual(results.limiter, null, 'the probes did not run');
+      for (const f of ['index.html', 'junit.xml', 'timeline.json', 'playwright/index.html']) assert.ok(existsSync(join(out, f)), `${f} missing`);
+      assert.ok(JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')).length > 20, 'the probes sent few requests');
+      assert.deepEqual(stackTraceLines(r.stderr + r.stdout), []);
+    }
+    assert.ok(existsSync(join(out2, 'baseline-diff.json')), 'baseline-diff.json missing');
+    assert.equal(r3.code, 2);
+    assert.match(r3.stderr, /not valid JSON/);
+    assert.equal(r4.code, 1);
+    // The failures were recorded (with the URL that carried the token), so the scan below saw them.
+    assert.match(readFileSync(join(ref.dir, 'run4', 'timeline.json'), 'utf8'), /ECONNREFUSED/);
+
+    const report: ScanReport = emptyReport();
+    for (const out of [out1, out2, join(ref.dir, 'run4')]) scanTree(out, secrets, report);
+    if (existsSync(join(ref.dir, 'run3'))) scanTree(join(ref.dir, 'run3'), secrets, report);
+    [r1, r2, r3, r4].forEach((r, i) => {
+      scanBlob(r.stdout, `run ${i + 1} stdout`, secrets, report);
+      scanBlob(r.stderr, `run ${i + 1} stderr`, secrets, report);
+    });
+    // Anything a run left behind in the temp folder is output too.
+    const leftovers = readdirSync(tmp).filter((n) => !caches.includes(n));
+    scanTree(tmp, secrets, report);
+    t.diagnostic(`scanned ${report.files.length} files, ${report.zipEntries.length} zip entries, ${report.base64Runs} base64 runs; leftover temp folders: ${leftovers.join(', ') || 'none'}`);
+
+    assert.deepEqual(report.hits.map((h) => describeHit(h, names)), [], 'a credential leaked');
+    // The scan looked where the secrets could have gone: the Playwright report's zip holds JSON test results.
+    assert.ok(report.zipEntries.filter((e) => e.endsWith('.json')).length >= 2, `zip entries: ${report.zipEntries.join(', ')}`);
+    // Redaction kept at most 4 characters, and it did happen (the forms were recorded, masked).
+    const masked = `${creds.apiKey.slice(0, 4)}${REDACTED_SUFFIX}`;
+    const maskedEncoded = encodeURIComponent(masked);
+    const text = ['results.json', 'timeline.json', 'index.html', 'playwright/index.html'].map((f) => readFileSync(join(out1, f), 'utf8')).join('\n');
+    const zips = [...text.matchAll(/data:application\/zip;base64,([A-Za-z0-9+/=]+)/g)].flatMap((m) => unzip(Buffer.from(m[1]!, 'base64')).map((e) => e.data.toString('utf8')));
+    const all = [text, ...zips].join('\n');
+    assert.ok(all.includes(masked) || all.includes(maskedEncoded), `no masked credential (${masked}) in the reports`);
+    assert.deepEqual(leftovers, [], 'the run left temporary folders behind');
+  } finally {
+    await ref.close();
+  }
+});

@@ -1,0 +1,108 @@
+// SIGINT in the middle of a run: sending stops at once (the reference, in this process, sees no
+// request after the signal beyond those already on the wire), the partial reports are written with
+// the checks not run marked "interrupted", and the CLI exits non-zero within 2 seconds.
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { ResultsFile } from '../../src/results.js';
+import { runCli, stackTraceLines } from './support/cli.js';
+import { startWatchedReference, type WatchedReference } from './support/reference.js';
+
+const EXIT_WITHIN_MS = 2_000;
+/**
+ * A request the CLI wrote to the socket just before the signal can be counted by the server a
+ * little after it: loopback delivery plus this process's event loop, which also sends the signal.
+ */
+const IN_FLIGHT_MS = 50;
+/**
+ * The Playwright workers are other processes: the CLI kills their process group from its SIGINT
+ * handler, which runs when its event loop gets to it. Until then a worker may still send (on a busy
+ * two-core machine that took up to ~55 ms). The probes run inside the CLI and get no such allowance.
+ */
+const RELAY_TO_WORKERS_MS = 250;
+
+interface Interrupted {
+  run: Awaited<ReturnType<typeof runCli>>;
+  signalAt: number;
+  results: ResultsFile;
+  out: string;
+}
+
+/** Runs the whole suite and sends SIGINT once `ready` says so (checked on each stderr line and arrival). */
+async function interruptWhen(ref: WatchedReference, ready: (stderrSoFar: string) => boolean): Promise<Interrupted> {
+  const out = join(ref.dir, 'out');
+  let child: ChildProcess | undefined;
+  let stderr = '';
+  let signalAt = -1;
+  const maybeSignal = () => {
+    if (signalAt >= 0 || !child || !ready(stderr)) return;
+    signalAt = performance.now();
+    child.kill('SIGINT');
+  };
+  ref.options.counters.onHit(() => maybeSignal());
+  const run = await runCli(['--target', ref.writeTarget(), '--out', out], {
+    killAfterMs: 120_000,
+    onSpawn: (c) => (child = c),
+    onStderrLine: (line) => {
+      stderr += `${line}\n`;
+      maybeSignal();
+    },
+  });
+  assert.ok(signalAt >= 0, `the moment to interrupt never came; stderr:\n${stderr.slice(-800)}`);
+  assert.ok(existsSync(join(out, 'results.json')), 'no partial results.json');
+  return { run, signalAt, out, results: JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile };
+}
+
+function assertCleanStop(t: { diagnostic(s: string): void }, ref: WatchedReference, x: Interrupted, stage: string, graceMs: number): void {
+  const after = ref.arrivals.filter((a) => a.at > x.signalAt);
+  const late = after.filter((a) => a.at > x.signalAt + graceMs);
+  const exitMs = x.run.exitedAt - x.signalAt;
+  t.diagnostic(`${stage}: exit ${x.run.code} ${Math.round(exitMs)} ms after SIGINT; ${after.length} request(s) counted after the signal (${after.map((a) => `${a.server} +${(a.at - x.signalAt).toFixed(1)} ms`).join(', ') || 'none'})`);
+  assert.deepEqual(late.map((a) => `${a.server} +${Math.round(a.at - x.signalAt)} ms`), [], `requests reached the reference more than ${graceMs} ms after the signal`);
+  assert.ok(exitMs <= EXIT_WITHIN_MS, `exited ${Math.round(exitMs)} ms after SIGINT`);
+  assert.ok(x.run.code !== 0 && x.run.code !== null, `exit status ${x.run.code} (signal ${x.run.signal})`);
+  assert.equal(x.results.interrupted, true);
+  for (const f of ['index.html', 'junit.xml']) assert.ok(existsSync(join(x.out, f)), `${f} missing`);
+  assert.match(x.run.stderr, /interrupted/);
+  assert.deepEqual(stackTraceLines(x.run.stderr + x.run.stdout), []);
+}
+
+test('SIGINT during the probes stops sending at once, writes partial reports and exits non-zero within 2 s', async (t) => {
+  // Quota for a drain of several seconds (burst 100, T = 200 ms), so the signal lands mid-drain.
+  const ref = await startWatchedReference({ hourlyLimit: 18_000, burst: 100 });
+  try {
+    let drainFrom = -1;
+    const x = await interruptWhen(ref, (stderr) => {
+      if (drainFrom < 0 && /probes · drain: under the cap/.test(stderr)) drainFrom = ref.arrivals.length;
+      // Several requests into the under-cap drain: the probes are sending steadily.
+      return drainFrom >= 0 && ref.arrivals.length >= drainFrom + 10;
+    });
+    const before = ref.arrivals.filter((a) => a.server === 'horizon' && a.at > x.signalAt - 1000 && a.at <= x.signalAt).length;
+    t.diagnostic(`${before} requests reached the horizon node in the second before the signal`);
+    assert.ok(before >= 5, 'the probes were not sending when the signal came');
+    assertCleanStop(t, ref, x, 'probes', IN_FLIGHT_MS);
+    const rl = x.results.checks.filter((c) => c.rule.startsWith('RL-'));
+    const cut = rl.filter((c) => c.verdict === 'error' && /interrupted/i.test(c.message));
+    assert.ok(cut.length > 0, `no RL check says it was interrupted: ${rl.map((c) => `${c.rule} ${c.verdict} ${c.message}`).join('; ')}`);
+    // The contracts had finished: their verdicts are kept, not replaced by "interrupted".
+    const contracts = x.results.checks.filter((c) => !c.rule.startsWith('RL-'));
+    assert.ok(contracts.filter((c) => c.verdict === 'pass').length > 100, 'the finished contract checks were lost');
+  } finally {
+    await ref.close();
+  }
+});
+
+test('SIGINT during the contracts stops the Playwright workers at once and exits non-zero within 2 s', async (t) => {
+  const ref = await startWatchedReference({ hourlyLimit: 18_000, burst: 100 });
+  try {
+    const x = await interruptWhen(ref, () => ref.arrivals.length >= 40);
+    assertCleanStop(t, ref, x, 'contracts', RELAY_TO_WORKERS_MS);
+    const notRun = x.results.checks.filter((c) => c.verdict === 'error' && /interrupted/i.test(c.message));
+    assert.ok(notRun.length > 0, 'no check is marked as not run because of the interruption');
+    assert.ok(x.results.checks.some((c) => c.rule.startsWith('RL-') && /interrupted/i.test(c.message)), 'the probes are not marked as not run');
+  } finally {
+    await ref.close();
+  }
+});

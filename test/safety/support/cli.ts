@@ -1,0 +1,142 @@
+// Runs the chainprobe CLI (scripts/cli.ts) as a child process, the way `npm start` does, and
+// watches it: everything it prints, its wall time, and the peak memory of its whole process tree
+// (the CLI, the Playwright runner and its workers), sampled from /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** From spawn to exit, ms. */
+  wallMs: number;
+  /** Largest VmHWM of any process of the tree, kB (undefined without /proc). */
+  peakRssKb?: number;
+  /** performance.now() at exit, for comparing with other clocks of the test process. */
+  exitedAt: number;
+}
+
+export interface CliOptions {
+  env?: Record<string, string>;
+  /** Hard stop: the test fails rather than hang if the CLI outlives this (SIGKILL to the tree). */
+  killAfterMs: number;
+  /** Called with each stderr line as it arrives (progress lines, for timing a signal). */
+  onStderrLine?: (line: string) => void;
+  /** Called once the child is spawned. */
+  onSpawn?: (child: ChildProcess) => void;
+}
+
+/** The environment of a user's shell: nothing of a test run or a parent chainprobe leaks in. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k.startsWith('CHAINPROBE_') || k.startsWith('NODE_TEST') || k === 'NODE_OPTIONS') continue;
+    env[k] = v;
+  }
+  return { ...env, FORCE_COLOR: '0', ...extra };
+}
+
+/** pid -> parent pid for every process, from /proc/<pid>/stat. */
+function parents(): Map<number, number> {
+  const out = new Map<number, number>();
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      out.set(Number(name), ppid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** Every pid under root (root included). */
+export function processTree(root: number): number[] {
+  const byParent = new Map<number, number[]>();
+  for (const [pid, ppid] of parents()) byParent.set(ppid, [...(byParent.get(ppid) ?? []), pid]);
+  const out: number[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const p = stack.pop()!;
+    out.push(p);
+    stack.push(...(byParent.get(p) ?? []));
+  }
+  return out;
+}
+
+function hwmKb(pid: number): number | undefined {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function runCli(args: string[], opts: CliOptions): Promise<CliRun> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'cli.ts'), ...args], {
+    cwd: ROOT,
+    env: cleanEnv(opts.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  opts.onSpawn?.(child);
+  let stdout = '';
+  let stderr = '';
+  let rest = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+    const lines = (rest + c).split('\n');
+    rest = lines.pop() ?? '';
+    for (const l of lines) opts.onStderrLine?.(l);
+  });
+  let peak: number | undefined;
+  const sample = () => {
+    if (child.pid === undefined) return;
+    for (const pid of processTree(child.pid)) {
+      const kb = hwmKb(pid);
+      if (kb !== undefined) peak = Math.max(peak ?? 0, kb);
+    }
+  };
+  const sampler = setInterval(sample, 50);
+  const killer = setTimeout(() => {
+    if (child.pid === undefined) return;
+    for (const pid of processTree(child.pid).reverse()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }, opts.killAfterMs);
+  return new Promise((resolvePromise, reject) => {
+    child.on('error', reject);
+    child.on('exit', () => sample());
+    child.on('close', (code, signal) => {
+      clearInterval(sampler);
+      clearTimeout(killer);
+      const exitedAt = performance.now();
+      resolvePromise({ code, signal, stdout, stderr, wallMs: exitedAt - started, peakRssKb: peak, exitedAt });
+    });
+  });
+}
+
+/** Lines a person would read as a crash: a stack frame or an unhandled error dump. */
+export function stackTraceLines(text: string): string[] {
+  return text.split('\n').filter((l) => /^\s+at .+[(:]\d+/.test(l) || /Uncaught|UnhandledPromiseRejection|triggerUncaughtException/.test(l));
+}
