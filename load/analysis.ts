@@ -1,7 +1,7 @@
 // From samples to model: which limiter outcome each answer was, whether it was surely under the
 // per-second cap, the parameters estimated from the headers, and the replay with those parameters.
 // Used online (to time the recovery probes) and once at the end (for every verdict).
-import { mostPossibleAround } from './model/cap.js';
+import { surelyUnderCap } from './model/cap.js';
 import { estimateEmissionInterval, estimateLimit, type EmissionEstimate } from './model/estimate.js';
 import { type Interval } from './model/gcra.js';
 import { replay, type LimiterOutcome, type ReplayInput, type ReplayStep } from './model/replay.js';
@@ -9,7 +9,7 @@ import type { Sample } from './session.js';
 
 export interface Classified {
   sample: Sample;
-  /** No window of one second around its arrival can have held more than the cap. */
+  /** Fewer than the cap can have arrived in the second before it: no cap refused it. */
   underCap: boolean;
   /** A non-2xx answer that may come from the cap rather than the limiter. */
   capSuspect: boolean;
@@ -29,8 +29,8 @@ export interface Analysis {
   limitValues: number[];
   estimate?: EmissionEstimate;
   /**
-   * The T the rules speak of, as a band: the estimate when one T explains every answer, else the
-   * customer's T (3600 s / hourly limit, as the rules define it) when it is known.
+   * The T the rules speak of, as a band: the estimate when one T explains every answer and is known
+   * to 10%, else the customer's T (3600 s / hourly limit, as the rules define it) when it is known.
    */
   T?: Interval;
   Tsource?: 'estimate' | 'declared';
@@ -44,7 +44,7 @@ const is2xx = (s: Sample) => s.status !== undefined && s.status >= 200 && s.stat
 export function classify(samples: readonly Sample[], cap: number): Classified[] {
   const spans = samples.map((s) => ({ sentAt: s.sentAt, receivedAt: s.receivedAt }));
   return samples.map((sample, i) => {
-    const underCap = mostPossibleAround(spans, i) <= cap;
+    const underCap = surelyUnderCap(spans, i, cap);
     const answered = sample.status !== undefined;
     const accepted = is2xx(sample);
     return {
@@ -68,6 +68,9 @@ function inputsOf(classes: readonly Classified[], capConsumes: boolean): ReplayI
     return { sentAt: s.sentAt, receivedAt: s.receivedAt, outcome, remaining: s.rl.remaining, reset: s.rl.reset, retryAfter: s.rl.retryAfter };
   });
 }
+
+/** An estimate this sharp (relative half-width) stands for T; a vaguer one gives way to the customer's T. */
+export const SHARP_ENOUGH = 0.1;
 
 export interface AnalyzeOptions {
   /** A coarser T search without the cap-quota question, for timing requests mid-run. */
@@ -97,8 +100,10 @@ export function analyze(unordered: readonly Sample[], cap: number, opts: Analyze
     } else out.capQuotaUse = 'undetermined';
   }
   out.estimate ??= bypass;
-  if (out.estimate?.consistent || (out.estimate && opts.declaredT === undefined)) {
-    out.T = out.estimate.band;
+  const est = out.estimate;
+  const sharp = est?.consistent && est.uncertaintyMs <= est.emissionIntervalMs * SHARP_ENOUGH;
+  if (est && (sharp || opts.declaredT === undefined)) {
+    out.T = est.band;
     out.Tsource = 'estimate';
   } else if (opts.declaredT !== undefined) {
     out.T = { lo: opts.declaredT, hi: opts.declaredT };

@@ -4,7 +4,8 @@
 import type { Exchange, ExchangeInput } from '../src/record/recorder.js';
 import type { Engine, EngineResponse, ProbeMethod } from './engine/types.js';
 
-export type StopReason = 'budget' | 'interrupted';
+/** Why a phase stopped early: the run's budget, an abort, or a node that gave no usable answer. */
+export type StopReason = 'budget' | 'interrupted' | 'network' | 'refused';
 
 export class StopProbe extends Error {
   constructor(
@@ -138,10 +139,12 @@ export class Session {
     return p;
   }
 
-  /** Waits until `at` (when given), then sends and awaits the answer. */
+  /** Waits until `at` (when given; a time already past means now), then sends and awaits the answer. */
   async send(method: ProbeMethod, purpose: string, at?: number): Promise<Sample> {
-    if (at !== undefined) await this.waitUntil(at);
-    return this.fire(method, purpose, at);
+    if (at === undefined) return this.fire(method, purpose);
+    const planned = Math.max(at, this.now());
+    await this.waitUntil(planned);
+    return this.fire(method, purpose, planned);
   }
 
   /** Every request still in flight has answered. */

@@ -68,7 +68,10 @@ export function checkCap(input: CheckInput): CheckResult {
   let f: Finding;
   if (!drain) f = noDrain(input)!;
   else if (burst.length === 0) f = { verdict: 'error', message: `inconclusive: no burst above the cap was sent${drain.burstNote ? ` (${drain.burstNote})` : ''}`, evidence: { ...evidence, cause: drain.burstNote ?? 'no burst' } };
-  else if (w.count <= input.cap && offered <= input.cap) {
+  else if (!burst.some(ok)) {
+    // A node that refuses the whole burst (503 to everything) shows no cap at all: 0 accepted is not a pass.
+    f = { verdict: 'error', message: `inconclusive: none of the ${burst.length} burst requests was accepted, so the cap could not be seen`, evidence: { ...evidence, cause: 'nothing accepted' } };
+  } else if (w.count <= input.cap && offered <= input.cap) {
     f = { verdict: 'error', message: `inconclusive: at most ${offered} burst requests surely arrived within one second (network delays of up to ${maxRtt.toFixed(0)} ms), not more than the cap`, evidence: { ...evidence, cause: 'cap not stressed' } };
   } else if (w.count > input.cap) {
     const members = w.members.map((i) => accepted[i]!);

@@ -39,6 +39,3 @@ export function evaluate(input: CheckInput, selected: (ruleId: string) => boolea
   }
   return out;
 }
-
-/** The rate-limit rules these checks cover. */
-export const CHECKED_RULES = CHECKS.map(([rule]) => rule);

@@ -1,6 +1,7 @@
 // RL-05 (recovery is gradual), RL-07 (retry-after honest both ways) and RL-08 (Remaining > 0
 // under the cap means the next request is accepted).
 import type { CheckResult } from '../../src/verdict.js';
+import { DEFAULT_PLAN } from '../plan.js';
 import { retryAfterBound } from '../probes/recovery.js';
 import type { Sample } from '../session.js';
 import { classOf, fmtT, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
@@ -87,7 +88,7 @@ export function checkRetryAfterHonest(input: CheckInput): CheckResult {
   const evidence = {
     expected: 'a request sent once retry-after has passed succeeds; retry-after is at most the GCRA wait rounded up, plus 1 s',
     actual: { retryAfters: values.slice(0, 10), atEdge: atEdge ? { seq: atEdge.seq, status: atEdge.status, waitedMs: edge ? Math.round(atEdge.sentAt - (edge.at - edge.retryAfter * 1000)) : undefined } : null },
-    tolerance: `+1 s on the value (rule); the edge is counted from the 429's arrival, plus ${25} ms`,
+    tolerance: `+1 s on the value (rule); the edge is counted from the 429's arrival, plus ${DEFAULT_PLAN.marginMs} ms`,
   };
   if (problems.length) f = { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
   else if (!atEdge || !ok(atEdge)) f = { verdict: 'error', message: `the request at the retry-after edge was not made: ${rec!.notes.join('; ') || 'no usable retry-after'}`, evidence: { ...evidence, cause: rec!.notes.join('; ') || 'no edge' } };

@@ -80,12 +80,11 @@ export class NodeEngine implements Engine {
       const at = this.now();
       return { sentAt: at, receivedAt: at, headers: {}, error: 'interrupted before sending', request };
     }
-    const signals = [AbortSignal.timeout(this.opts.timeoutMs)];
-    if (this.opts.signal) signals.push(this.opts.signal);
     const sentAt = this.now();
     if (scheduledAt !== undefined) this.pacingRec.add(scheduledAt, sentAt);
     try {
-      const res = await this.pool.request({ path: this.path, method, headers: request.headers, signal: AbortSignal.any(signals) });
+      // Timeouts are the pool's (headers, and each gap in the body): no per-request timer to set up.
+      const res = await this.pool.request({ path: this.path, method, headers: request.headers, signal: this.opts.signal });
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
       const { text, bytes } = await this.readBody(res.body);
@@ -93,7 +92,8 @@ export class NodeEngine implements Engine {
     } catch (e) {
       const receivedAt = this.now();
       const err = e as Error & { code?: string };
-      const why = err.name === 'TimeoutError' ? `timeout after ${this.opts.timeoutMs} ms` : this.aborted ? 'interrupted' : `${err.code ?? err.name}: ${err.message}`;
+      const timedOut = err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT';
+      const why = timedOut ? `timeout after ${this.opts.timeoutMs} ms` : this.aborted ? 'interrupted' : `${err.code ?? err.name}: ${err.message}`;
       return { sentAt, receivedAt, headers: {}, error: why, request };
     }
   }

@@ -26,8 +26,13 @@ export function typecheckK6(): string | undefined {
   return r.status === 0 ? undefined : `${r.stdout}${r.stderr}`.trim() || `tsc exited with ${r.status}`;
 }
 
-export async function bundleK6(outdir = K6_DIST_DIR): Promise<string[]> {
+/**
+ * `stubsDir` (tests only): resolve `k6` and `k6/<name>` to `<stubsDir>/k6.ts` and `<stubsDir>/<name>.ts`
+ * instead of leaving them to k6, so the bundle can run under Node.
+ */
+export async function bundleK6(outdir = K6_DIST_DIR, opts: { stubsDir?: string } = {}): Promise<string[]> {
   const entryPoints = k6Entries();
+  const stubs = opts.stubsDir;
   const result = await build({
     entryPoints,
     outdir,
@@ -35,7 +40,10 @@ export async function bundleK6(outdir = K6_DIST_DIR): Promise<string[]> {
     format: 'esm',
     platform: 'neutral',
     target: 'es2017',
-    external: ['k6', 'k6/*'],
+    external: stubs ? [] : ['k6', 'k6/*'],
+    plugins: stubs
+      ? [{ name: 'k6-stubs', setup: (b) => b.onResolve({ filter: /^k6(\/.*)?$/ }, (a) => ({ path: join(stubs, `${a.path === 'k6' ? 'k6' : a.path.slice(3)}.ts`) })) }]
+      : [],
     inject: [join(here, 'shims', 'buffer.ts')],
     mainFields: ['module', 'main'],
     logLevel: 'silent',

@@ -32,30 +32,24 @@ export function mostCertainInWindow(spans: readonly Span[], windowMs = WINDOW_MS
 }
 
 /**
- * The most requests that could have arrived in one window containing request i's arrival. When this
- * is at most the cap, no proxy counting arrivals per sliding second can have rejected request i.
+ * How many other requests may have reached the server within the second before request i did. A
+ * proxy refuses a request only for what came before it, so when this is below the cap, no
+ * per-second cap (sliding or calendar windows) can have refused request i.
  */
-export function mostPossibleAround(spans: readonly Span[], i: number, windowMs = WINDOW_MS): number {
+export function possiblyBefore(spans: readonly Span[], i: number, windowMs = WINDOW_MS): number {
   const me = spans[i]!;
-  const near = spans.filter((s) => s.receivedAt >= me.sentAt - 2 * windowMs && s.sentAt <= me.receivedAt + 2 * windowMs);
-  // Window [w, w+W) may hold i's arrival for w in (sentAt - W, receivedAt]; counts change only where
-  // a span enters (w = sentAt_j - W) or leaves (w = receivedAt_j).
-  const candidates = [me.sentAt - windowMs + 1e-6, me.receivedAt];
-  for (const s of near) candidates.push(s.receivedAt, s.sentAt - windowMs + 1e-6);
-  let best = 0;
-  for (const w of candidates) {
-    if (w <= me.sentAt - windowMs || w > me.receivedAt) continue;
-    let n = 0;
-    for (const s of near) if (s.sentAt < w + windowMs && s.receivedAt >= w) n++;
-    best = Math.max(best, n);
-  }
-  return best;
+  let n = 0;
+  for (let j = 0; j < spans.length; j++) if (j !== i && spans[j]!.sentAt < me.receivedAt && spans[j]!.receivedAt > me.sentAt - windowMs) n++;
+  return n;
 }
 
+export const surelyUnderCap = (spans: readonly Span[], i: number, cap: number): boolean => possiblyBefore(spans, i) < cap;
+
 /**
- * Spacing that keeps every window at or under the cap even if each request's arrival sits anywhere
- * in its round trip: a window of W plus one round trip holds at most floor((W + rtt) / spacing) + 1.
+ * Spacing that keeps every request surely under the cap whatever the network delays: the requests
+ * that may arrive within the second before one of them were sent within W plus two round trips,
+ * so at most (W + 2 rtt) / spacing of them, which must stay below the cap.
  */
 export function underCapSpacingMs(cap: number, rttMs: number, windowMs = WINDOW_MS): number {
-  return (windowMs + rttMs) / Math.max(cap - 1, 1);
+  return (windowMs + 2 * rttMs) / Math.max(cap - 1, 1) + 0.01;
 }

@@ -12,7 +12,7 @@ export interface EmissionEstimate {
   emissionIntervalMs: number;
   /** The band of T values that explain the observations (or the coarse interval). */
   band: Interval;
-  /** Half the band plus the search step, ms. */
+  /** Half the band, ms. */
   uncertaintyMs: number;
   method: EstimateMethod;
   /** Whether one T explains every answer with every header. */
@@ -125,8 +125,9 @@ export function estimateEmissionInterval(inputs: readonly ReplayInput[], limit: 
     if (pass.feasible.length === 0) return { best };
     const fine = scan(linear(around(pass, pass.feasible[0]!, pass.feasible[pass.feasible.length - 1]!)), set);
     const use = fine.feasible.length ? fine : pass;
-    const band = { lo: use.ts[use.feasible[0]!]!, hi: use.ts[use.feasible[use.feasible.length - 1]!]! };
-    return { best, band, step: use.ts[1]! - use.ts[0]! };
+    // The band's true edges lie between the outermost feasible points and their neighbours.
+    const band = around(use, use.feasible[0]!, use.feasible[use.feasible.length - 1]!);
+    return { best, band };
   };
 
   const coarse = coarseT(inputs, limit);
@@ -142,7 +143,7 @@ export function estimateEmissionInterval(inputs: readonly ReplayInput[], limit: 
     return {
       emissionIntervalMs: (found.band.lo + found.band.hi) / 2,
       band: found.band,
-      uncertaintyMs: (found.band.hi - found.band.lo) / 2 + found.step,
+      uncertaintyMs: (found.band.hi - found.band.lo) / 2,
       method: set.method,
       consistent: set.method === 'all-headers',
       unexplained: set.method === 'all-headers' ? 0 : (fallbackBest?.n ?? 0),

@@ -1,14 +1,16 @@
 // Phase 2: the drain. A short burst at twice the per-second cap while quota is plentiful shows the
-// cap (RL-10) and what its rejections look like (RL-13). Once every burst request has left any
-// one-second window, the drain goes on under the cap, spaced so that no window can hold more than
-// the cap whatever the network delays, until the limiter's first 429 (RL-06, RL-11).
-import { mostPossibleAround, underCapSpacingMs, WINDOW_MS } from '../model/cap.js';
+// cap (RL-10) and what its rejections look like (RL-13). Once fewer than the cap remain in the last
+// second, the drain goes on under the cap, spaced so that no second can hold more than the cap
+// whatever the network delays, until the limiter's first 429 (RL-06, RL-11).
+import { surelyUnderCap, underCapSpacingMs, WINDOW_MS } from '../model/cap.js';
 import type { Sample, Session } from '../session.js';
 
 export interface DrainPlan {
   cap: number;
   /** Send above the cap first (RL-10, RL-13). */
   capBurst: boolean;
+  /** Then drain under the cap until the limiter's first 429 (otherwise the burst is all). */
+  exhaust: boolean;
   /** Requests of the burst beyond the cap, and its rate as a multiple of the cap. */
   burstExtra: number;
   burstRateFactor: number;
@@ -33,13 +35,13 @@ export interface DrainResult {
 const rttOf = (s: Sample) => s.receivedAt - s.sentAt;
 
 /**
- * A refusal that surely came from the limiter: no window of a second around it can have held
- * more than the cap (counting every request answered so far), or it carries the limiter's headers.
+ * A refusal that surely came from the limiter: fewer than the cap can have arrived in the second
+ * before it (counting every request answered so far), or it carries the limiter's headers.
  */
 function isLimiterDenial(samples: readonly Sample[], s: Sample, cap: number): boolean {
   if (s.status === undefined || (s.status >= 200 && s.status < 300)) return false;
   if (s.rl.raw.limit !== undefined || s.rl.raw.remaining !== undefined) return true;
-  return mostPossibleAround(samples, samples.indexOf(s)) <= cap;
+  return surelyUnderCap(samples, samples.indexOf(s), cap);
 }
 
 export interface DrainShape {
@@ -64,7 +66,7 @@ export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): D
   const left = Math.max(remaining - (plan.capBurst ? plan.cap : 0), 0) + burstMs / plan.leakMs;
   const gain = 1 - spacingMs / plan.leakMs;
   const under = gain > 0.05 ? left / gain : left * 20;
-  const underCapRequests = Math.ceil(under + plan.slack);
+  const underCapRequests = plan.exhaust ? Math.ceil(under + plan.slack) : 0;
   return { burstRequests, underCapRequests, spacingMs, rttAllowanceMs, durationMs: burstMs + underCapRequests * spacingMs };
 }
 
@@ -89,10 +91,15 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     }
     result.burst = await Promise.all(pending);
   }
+  if (!plan.exhaust) return result;
 
   const rtt = Math.max(0, ...session.samples.map(rttOf));
-  // A new request at t only shares a window with answers received after t - W.
-  const resumeAt = Math.max(session.now(), ...result.burst.map((s) => s.receivedAt + WINDOW_MS)) + 5;
+  // A request sent at t can only be refused for requests answered after t - W: resume once fewer
+  // than the cap are. The burst leaves the window faster than the drain fills it.
+  const answeredLate = session.samples.map((s) => s.receivedAt).sort((x, y) => y - x);
+  // A refusal's retry-after (the proxy's 429s to the burst say 1 s) is waited out too.
+  const waitedOut = session.samples.map((s) => (s.status !== undefined && s.status >= 300 && s.rl.retryAfter !== undefined ? s.receivedAt + s.rl.retryAfter * 1000 : -Infinity));
+  const resumeAt = Math.max(session.now(), (answeredLate[plan.cap - 1] ?? -Infinity) + WINDOW_MS, ...waitedOut) + 5;
   const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
   const leftAtResume = (latest.rl.remaining ?? remaining ?? plan.cap * 5) + (resumeAt - latest.receivedAt) / plan.leakMs;
   const shape = drainShape({ ...plan, capBurst: false }, leftAtResume, rtt);

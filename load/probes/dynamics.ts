@@ -2,7 +2,7 @@
 // last Reset, after which GCRA must show full quota again. Draining only a few requests keeps
 // that pause at a few T. It also leaves the bucket in a known state (full) for the drain.
 import { analyze } from '../analysis.js';
-import type { Session, Sample } from '../session.js';
+import { StopProbe, type Session, type Sample } from '../session.js';
 
 export interface DynamicsPlan {
   cap: number;
@@ -28,10 +28,18 @@ export interface DynamicsResult {
 
 /**
  * The quick run goes on until Reset shows at least 2 s, so that the pause spans more than Reset's
- * one-second rounding: 4 requests when T is about a second, more when T is short (at most 16,
- * well under any one-second cap). GET first, then HEAD, then GETs.
+ * one-second rounding: 3 requests when T is about a second (enough to see a trend), more when T
+ * is short (at most 16, well under any one-second cap). GET first, then HEAD, then GETs.
  */
-export const QUICK_RUN = { min: 4, max: 16, resetAtLeast: 2 } as const;
+export const QUICK_RUN = { min: 3, max: 16, resetAtLeast: 2 } as const;
+
+/** Probing on makes no sense when the node does not answer, or refuses the token. */
+function assertAnswered(first: Sample): void {
+  if (first.status === undefined) throw new StopProbe('network', `the node did not answer the first request (${first.error ?? 'no response'})`);
+  if ((first.status < 200 || first.status >= 300) && first.status !== 429) {
+    throw new StopProbe('refused', `the node answered the first request with status ${first.status}, not 2xx or 429 (wrong token or endpoint?)`);
+  }
+}
 
 /** Looks like a first request: Remaining = Limit - 1. */
 export const looksFull = (s: Sample): boolean =>
@@ -40,6 +48,7 @@ export const looksFull = (s: Sample): boolean =>
 export async function runDynamics(session: Session, plan: DynamicsPlan): Promise<DynamicsResult> {
   session.enter('dynamics');
   const first = await session.send('GET', 'first request: the state of the bucket');
+  assertAnswered(first);
   const quick = [first];
   if (plan.quickRun) {
     for (let k = 1; k < QUICK_RUN.max; k++) {

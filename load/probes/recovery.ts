@@ -4,8 +4,8 @@
 //   after zero:      a HEAD right after that acceptance (Remaining 0: a 429, RL-06), whose wait is
 //                    almost a whole T, so the retry-after it announces can really be tested:
 //   at the edge:     a GET once that retry-after has passed (must succeed, RL-07)
-//   tick-up:         a GET when the model says Remaining is back to at least 1 (RL-04, refines T)
-//   after tick-up:   a HEAD right after (Remaining > 0: must succeed, RL-08)
+//   tick-up:         only while T is still uncertain: a GET when the model says Remaining is back
+//                    to at least 1 (refines T), and a HEAD right after (Remaining > 0, RL-08)
 import { analyze, tatAfterLast } from '../analysis.js';
 import { burstOf, ceilSeconds, type Interval } from '../model/gcra.js';
 import type { ReplayStep } from '../model/replay.js';
@@ -40,6 +40,9 @@ export function retryAfterBound(step: ReplayStep | undefined, T: Interval | unde
   return byT === undefined ? byModel : Math.min(byModel, byT);
 }
 
+/** Relative uncertainty of T above which the recovery phase also waits for Remaining to tick up. */
+export const TICK_UP_WHEN_UNCERTAIN_BY = 0.005;
+
 const isOk = (s?: Sample) => s?.status !== undefined && s.status >= 200 && s.status < 300;
 
 export async function runRecovery(session: Session, denial: Sample, plan: RecoveryPlan): Promise<RecoveryResult> {
@@ -51,19 +54,33 @@ export async function runRecovery(session: Session, denial: Sample, plan: Recove
   const m1 = model();
   const T = m1.T;
   const lastAccepted = [...m1.samples].reverse().find((s) => isOk(s));
-  if (!T || !lastAccepted) {
-    out.notes.push('T could not be estimated or nothing was accepted: recovery not followed');
+  if (!T || !lastAccepted || m1.limit === undefined) {
+    out.notes.push('Limit or T could not be estimated, or nothing was accepted: recovery not followed');
     return out;
   }
-  session.enter('recovery: one T after the last acceptance', lastAccepted.receivedAt + T.hi - session.now());
-  out.oneTLater = await session.send('GET', 'one T after the last acceptance', Math.max(session.now(), lastAccepted.receivedAt + T.hi + plan.marginMs));
+  // The next request is accepted once the backlog is back to burst x T. When the replay knows that
+  // edge well (one T explains every answer), the request goes just after it, so that the one after
+  // it waits almost a whole T; otherwise one T after the last acceptance (the edge is no later).
+  const tat = m1.Tsource === 'estimate' ? tatAfterLast(m1) : undefined;
+  const burst = burstOf(m1.limit);
+  const edge = tat && Number.isFinite(tat.lo) && Number.isFinite(tat.hi) ? { lo: tat.lo - burst * T.hi, hi: tat.hi - burst * T.lo } : undefined;
+  const oneTAt = edge && edge.hi - edge.lo <= T.lo / 4 ? edge.hi : lastAccepted.receivedAt + T.hi;
+  session.enter('recovery: one T after the last acceptance', oneTAt - session.now());
+  out.oneTLater = await session.send('GET', 'once one T has leaked since the last acceptance', oneTAt + plan.marginMs);
   if (!isOk(out.oneTLater)) {
     out.notes.push(`the request one T after the last acceptance got ${out.oneTLater.status ?? out.oneTLater.error}: recovery not followed further`);
     return out;
   }
+  // Use up anything else that leaked meanwhile, so the next request meets an empty bucket.
+  let recovered = out.oneTLater;
+  for (let i = 0; i < 3 && (recovered.rl.remaining ?? 0) > 0; i++) {
+    const next = await session.send('GET', 'using up the rest of the recovered quota', recovered.receivedAt + plan.gapMs);
+    if (!isOk(next)) break;
+    recovered = next;
+  }
 
   session.enter('recovery: retry-after edge');
-  out.afterZero = await session.send('HEAD', 'right after an acceptance that used the recovered quota', out.oneTLater.receivedAt + plan.gapMs);
+  out.afterZero = await session.send('HEAD', 'right after an acceptance that used the recovered quota', recovered.receivedAt + plan.gapMs);
   const z = out.afterZero;
   if (z.status === 429 && z.rl.retryAfter !== undefined) {
     const m2 = model();
@@ -78,13 +95,19 @@ export async function runRecovery(session: Session, denial: Sample, plan: Recove
   } else if (z.status === 429) out.notes.push('the 429 right after Remaining 0 had no usable retry-after: its edge cannot be tested');
   else out.notes.push(`the request right after Remaining 0 got ${z.status ?? z.error}, not 429: no retry-after edge to test`);
 
-  // When Remaining will show at least 1: the backlog must fall to (burst - 1) x T.
+  // The tick-up is there to pin T down; when the answers so far already do, it is not worth its T.
   const m3 = model();
-  const tat = tatAfterLast(m3);
+  const est = m3.estimate;
+  if (est?.consistent && est.uncertaintyMs <= est.emissionIntervalMs * TICK_UP_WHEN_UNCERTAIN_BY) {
+    out.notes.push(`T is already known to ±${((est.uncertaintyMs / est.emissionIntervalMs) * 100).toFixed(2)}%: the tick-up of Remaining was not probed`);
+    return out;
+  }
+  // When Remaining will show at least 1: the backlog must fall to (burst - 1) x T.
+  const tat3 = tatAfterLast(m3);
   const last = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
   const T3 = m3.T ?? T;
   let tickAt = last.receivedAt + 2 * T3.hi + plan.marginMs;
-  if (tat && m3.limit !== undefined && Number.isFinite(tat.hi)) tickAt = Math.min(Math.max(tat.hi - (burstOf(m3.limit) - 1) * T3.lo, last.receivedAt) + plan.marginMs, tickAt + T3.hi);
+  if (tat3 && Number.isFinite(tat3.hi)) tickAt = Math.min(Math.max(tat3.hi - (burst - 1) * T3.lo, last.receivedAt) + plan.marginMs, tickAt + T3.hi);
   session.enter('recovery: Remaining ticks back up', tickAt - session.now());
   out.tickUp = await session.send('GET', 'when the model says Remaining is back to at least 1', tickAt);
   if ((out.tickUp.rl.remaining ?? 0) > 0 && isOk(out.tickUp)) {

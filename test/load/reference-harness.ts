@@ -19,6 +19,8 @@ export interface ProbeRun {
   served: number;
   target: ResolvedTarget;
   progress: ProgressEvent[];
+  /** Requests the node had received when the run was aborted. */
+  servedAtAbort?: number;
 }
 
 /** What a child process runs: reference options (sets as arrays) and the rules selected. */
@@ -52,7 +54,12 @@ export async function probeReference(partial: Partial<ReferenceOptions>, o: Prob
     limits: { maxRequests: o.maxRequests ?? 1000, maxSeconds: o.maxSeconds ?? 120, timeoutMs: 10_000 },
   };
   const controller = new AbortController();
-  const timer = o.abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), o.abortAfterMs);
+  let servedAtAbort: number | undefined;
+  const abort = () => {
+    servedAtAbort = opts.counters.of('horizon');
+    controller.abort();
+  };
+  const timer = o.abortAfterMs === undefined ? undefined : setTimeout(abort, o.abortAfterMs);
   const progress: ProgressEvent[] = [];
   const ctx: RunContext = {
     target,
@@ -67,7 +74,9 @@ export async function probeReference(partial: Partial<ReferenceOptions>, o: Prob
   const t0 = performance.now();
   try {
     const outcome = await runProbes(ctx);
-    return { outcome, wallMs: performance.now() - t0, served: opts.counters.of('horizon'), target, progress };
+    // Give anything sent after an abort time to arrive before counting.
+    if (servedAtAbort !== undefined) await new Promise((r) => setTimeout(r, 200));
+    return { outcome, wallMs: performance.now() - t0, served: opts.counters.of('horizon'), target, progress, servedAtAbort };
   } finally {
     if (timer) clearTimeout(timer);
     await node.close();

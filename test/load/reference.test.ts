@@ -1,0 +1,160 @@
+// The probes against the reference horizon node (reference/nodes/horizon.ts): full runs for a
+// dedicated (3600/h), a shared (2000/h) and a slow-network node, and one run per limiter fault,
+// each of which must fail that fault's rule. Probe runs take real seconds, so they run in child
+// processes, several at a time, while the small in-process cases (skip, budget, abort) go on.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LIMITER_FAULTS } from '../../reference/faults/limiter.js';
+import { RL_RULES } from '../../load/plan.js';
+import { inPool, probeInChild, probeReference, verdictLines, type ChildSpec, type ProbeRun } from './reference-harness.js';
+import { runProbes } from '../../load/run.js';
+import { defaultOptions } from '../../reference/options.js';
+import type { RunContext } from '../../src/run/types.js';
+
+const TOKEN = defaultOptions().credentials.horizonToken;
+
+/**
+ * Fault runs use a faster limiter where the fault shows the same (T = 0.5 s, burst 30: a run of
+ * about 6 s instead of 12). A stuck leak of 10 T only shows after a pause longer than 10 T, so that
+ * one runs at T = 0.1 s; a retry-after of 0 is only caught when the real wait is longer than the
+ * network margin, so that one keeps T = 1 s.
+ */
+const FAULT_NODE = { hourlyLimit: 7200, burst: 30 };
+const FAULT_NODE_FOR: Record<string, ChildSpec['options']> = {
+  'rl-recovery-stuck': { hourlyLimit: 36000, burst: 10 },
+  'rl-retry-after-short': { hourlyLimit: 3600, burst: 30 },
+};
+
+const FULL_RUNS: Record<string, ChildSpec['options']> = {
+  dedicated: {},
+  shared: { customer: 'shared', hourlyLimit: 2000 },
+  latency: { latency: { baseMs: 80, jitterMs: 40 } },
+};
+
+const limiterFaults = LIMITER_FAULTS.filter((f) => f.rule.startsWith('RL-'));
+
+// Start every child run now (longest first), eight at a time; each test awaits its own.
+const specs: [string, ChildSpec][] = [
+  ...Object.entries(FULL_RUNS).map(([name, options]): [string, ChildSpec] => [name, { options }]),
+  ...limiterFaults.map((f): [string, ChildSpec] => [f.name, { options: { ...FAULT_NODE, ...FAULT_NODE_FOR[f.name], faults: [f.name] } }]),
+];
+const runs = inPool(specs.map(([, spec]) => () => probeInChild(spec)), 8);
+const runOf = async (name: string): Promise<ProbeRun> => (await runs)[specs.findIndex(([n]) => n === name)]!;
+
+const byRule = (r: ProbeRun) => {
+  const out: Record<string, string[]> = {};
+  for (const c of r.outcome.checks) (out[c.rule] ??= []).push(c.verdict);
+  return out;
+};
+
+function assertCleanFullRun(r: ProbeRun, expectedT: number, within: number) {
+  const lines = verdictLines(r.outcome);
+  const judged = new Set(r.outcome.checks.filter((c) => c.verdict !== 'skipped').map((c) => c.rule));
+  assert.deepEqual([...judged].sort(), [...RL_RULES].sort(), lines);
+  assert.deepEqual(r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id), [], lines);
+  const l = r.outcome.limiter!;
+  assert.equal(l.limit, 101);
+  assert.ok(Math.abs(l.emissionIntervalMs - expectedT) / expectedT <= within, `T ${l.emissionIntervalMs} ms, expected ${expectedT} ms ±${within * 100}%`);
+  // Every request went through the budget and the recorder: the node saw exactly what was sent.
+  assert.equal(l.requestsSent, r.served);
+  assert.equal(r.outcome.timeline.length, l.requestsSent);
+  assert.ok(!JSON.stringify(r.outcome).includes(TOKEN), 'the token appears in the probe outcome');
+}
+
+test('dedicated 3600/h, burst 100: every RL rule judged, none fails, T within 2% of 1 s, at most 20 s and Limit + 40 requests', async () => {
+  const r = await runOf('dedicated');
+  assertCleanFullRun(r, 1000, 0.02);
+  const l = r.outcome.limiter!;
+  // The probe run itself (the node's start-up and the process around it are not the probes').
+  assert.ok(l.durationMs <= 20_000, `probe run ${l.durationMs} ms (wall ${Math.round(r.wallMs)} ms)`);
+  assert.ok(l.requestsSent <= l.limit + 40, `${l.requestsSent} requests`);
+  assert.equal(r.outcome.checks.find((c) => c.rule === 'RL-13')?.evidence.observation?.usedQuota, 'no');
+  // Progress reached the CLI: every phase, with requests counted.
+  const phases = new Set(r.progress.map((e) => (e.stage === 'probes' ? e.phase.split(':')[0] : '')));
+  for (const p of ['dynamics', 'drain', 'recovery']) assert.ok(phases.has(p), p);
+});
+
+test('shared 2000/h: none fails, T within 2% of 1.8 s', async () => {
+  assertCleanFullRun(await runOf('shared'), 1800, 0.02);
+});
+
+test('80 ms ± 40 ms of network latency: the verdicts are unchanged and T is within 5%', async () => {
+  const slow = await runOf('latency');
+  assertCleanFullRun(slow, 1000, 0.05);
+  assert.deepEqual(byRule(slow), byRule(await runOf('dedicated')));
+});
+
+for (const fault of limiterFaults) {
+  test(`limiter fault ${fault.name}: ${fault.rule} fails`, async () => {
+    const r = await runOf(fault.name);
+    const mine = r.outcome.checks.filter((c) => c.rule === fault.rule);
+    assert.ok(
+      mine.some((c) => c.verdict === 'fail'),
+      `${fault.description}\n${verdictLines(r.outcome)}`,
+    );
+  });
+}
+
+test('no horizon node in the target: every selected RL rule is skipped with the reason', async () => {
+  const ctx = { target: { name: 'x', nodes: {}, limits: { maxRequests: 10, maxSeconds: 10, timeoutMs: 1000 } }, selected: (id: string) => id === 'RL-03' || id === 'RL-10' } as unknown as RunContext;
+  const out = await runProbes(ctx);
+  assert.deepEqual(out.checks.map((c) => [c.rule, c.verdict]), [['RL-03', 'skipped'], ['RL-10', 'skipped']]);
+  assert.match(out.checks[0]!.message, /no nodes.horizon section/);
+  assert.equal(out.limiter, null);
+});
+
+test('a request budget too small for the drain: its rules get error "budget", the rest is still judged', async () => {
+  const r = await probeReference({}, { maxRequests: 40, selected: (id) => ['RL-03', 'RL-06', 'RL-11'].includes(id) });
+  const v = Object.fromEntries(r.outcome.checks.map((c) => [c.rule, c]));
+  assert.equal(v['RL-03']?.verdict, 'pass');
+  for (const rule of ['RL-06', 'RL-11']) {
+    assert.equal(v[rule]?.verdict, 'error', rule);
+    assert.equal(v[rule]?.evidence.cause, 'budget');
+    assert.match(v[rule]!.message, /^budget: /);
+  }
+  assert.ok(r.served <= 40);
+});
+
+test('an abort stops sending at once: no request after the signal, unfinished checks are "interrupted"', async () => {
+  const r = await probeReference({}, { abortAfterMs: 1500, selected: (id) => ['RL-04', 'RL-10'].includes(id) });
+  assert.equal(r.served, r.servedAtAbort, 'requests reached the node after the abort');
+  for (const c of r.outcome.checks) {
+    assert.equal(c.verdict, 'error', c.id);
+    assert.equal(c.evidence.cause, 'interrupted');
+  }
+});
+
+test('only RL-10 selected: no recovery phase and no pause beyond what the drain needs', async () => {
+  const r = await probeReference({ hourlyLimit: 7200, burst: 30 }, { selected: (id) => id === 'RL-10' });
+  assert.deepEqual(r.outcome.checks.map((c) => [c.rule, c.verdict]), [['RL-10', 'pass']]);
+  const phases = r.outcome.limiter!.phases as { name: string; status: string }[];
+  assert.deepEqual(phases.map((p) => [p.name, p.status]), [['dynamics', 'done'], ['drain', 'done'], ['recovery', 'not-needed']]);
+  assert.ok(r.outcome.timeline.filter((t) => t.probe.startsWith('dynamics')).length <= 2);
+});
+
+test('a node that does not answer, or refuses the token: one request, then every check is an error saying why', async () => {
+  const base = { name: 'x', limits: { maxRequests: 100, maxSeconds: 30, timeoutMs: 2000 } };
+  const ctxFor = (endpoint: string, token: string) =>
+    ({
+      target: { ...base, nodes: { horizon: { endpoint, token, customer: 'dedicated', hourlyLimit: 3600, perSecondCap: 20 } } },
+      selected: (id: string) => id.startsWith('RL-'),
+      budgetFile: undefined,
+      deadline: Date.now() + 30_000,
+      signal: new AbortController().signal,
+      progress: () => undefined,
+    }) as unknown as RunContext;
+  const down = await runProbes(ctxFor('http://127.0.0.1:1', 'whatever-token-123'));
+  assert.equal(down.timeline.length, 1);
+  assert.ok(down.checks.length >= RL_RULES.length && down.checks.every((c) => c.verdict === 'error' && c.evidence.cause === 'network'), verdictLines(down));
+
+  const opts = defaultOptions();
+  const node = await (await import('../../reference/nodes/horizon.js')).startHorizonNode(opts);
+  try {
+    const refused = await runProbes(ctxFor(node.endpoint, 'not-the-right-token-456'));
+    assert.equal(refused.timeline.length, 1);
+    assert.ok(refused.checks.every((c) => c.verdict === 'error' && c.evidence.cause === 'refused'), verdictLines(refused));
+    assert.ok(!JSON.stringify(refused).includes('not-the-right-token-456'));
+  } finally {
+    await node.close();
+  }
+});
