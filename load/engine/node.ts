@@ -30,6 +30,8 @@ export class NodeEngine implements Engine {
   private readonly path: string;
   private readonly url: string;
   private readonly pacingRec = new PacingRecorder();
+  /** In-flight requests: one listener on the run's signal aborts them all (no listener per request). */
+  private readonly inflight = new Set<AbortController>();
 
   constructor(private readonly opts: NodeEngineOptions) {
     this.epochMs = performance.timeOrigin + this.t0;
@@ -43,6 +45,9 @@ export class NodeEngine implements Engine {
       bodyTimeout: opts.timeoutMs,
       connect: { timeout: opts.timeoutMs },
     });
+    opts.signal?.addEventListener('abort', () => {
+      for (const c of this.inflight) c.abort();
+    }, { once: true });
   }
 
   now(): number {
@@ -82,9 +87,17 @@ export class NodeEngine implements Engine {
     }
     const sentAt = this.now();
     if (scheduledAt !== undefined) this.pacingRec.add(scheduledAt, sentAt);
+    // The pool's timeouts bound the wait for headers and each gap in the body; a whole-request
+    // deadline also bounds a server that dribbles its answer (one byte per second never trips a gap).
+    const ctrl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctrl.abort();
+    }, this.opts.timeoutMs);
+    this.inflight.add(ctrl);
     try {
-      // Timeouts are the pool's (headers, and each gap in the body): no per-request timer to set up.
-      const res = await this.pool.request({ path: this.path, method, headers: request.headers, signal: this.opts.signal });
+      const res = await this.pool.request({ path: this.path, method, headers: request.headers, signal: ctrl.signal });
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
       const { text, bytes } = await this.readBody(res.body);
@@ -92,9 +105,12 @@ export class NodeEngine implements Engine {
     } catch (e) {
       const receivedAt = this.now();
       const err = e as Error & { code?: string };
-      const timedOut = err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT';
-      const why = timedOut ? `timeout after ${this.opts.timeoutMs} ms` : this.aborted ? 'interrupted' : `${err.code ?? err.name}: ${err.message}`;
+      const poolTimeout = err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT';
+      const why = timedOut || poolTimeout ? `timeout after ${this.opts.timeoutMs} ms` : this.aborted ? 'interrupted' : `${err.code ?? err.name}: ${err.message}`;
       return { sentAt, receivedAt, headers: {}, error: why, request };
+    } finally {
+      clearTimeout(timer);
+      this.inflight.delete(ctrl);
     }
   }
 

@@ -32,7 +32,7 @@ export const FAULT_KNOBS = {
   burstShortBy: 5,
   capTooHighBy: 5,
   driftLimitBy: 10,
-  stuckCreditIntervals: 10n,
+  stuckCreditIntervals: 2n,
 } as const;
 
 function gcraCore(params: GcraParams): Core {

@@ -55,8 +55,8 @@ const LIMITER_CASES: LimiterCase[] = [
       return view(l.admit('k', 101_000));
     },
     conformant: { status: 200, limit: 101, remaining: 100, reset: 1 },
-    // Only 10 s of the pause are credited: TAT 101 s -> 102 s on a clock at 10 s.
-    faulty: { status: 200, limit: 101, remaining: 9, reset: 92 },
+    // Only 2 s of the pause are credited: TAT 101 s -> 102 s on a clock at 2 s.
+    faulty: { status: 200, limit: 101, remaining: 1, reset: 100 },
   },
   {
     fault: 'rl-fixed-window',
