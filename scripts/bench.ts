@@ -1,0 +1,124 @@
+// `npm run bench` - the benchmarks, written to reports/bench/ (results.json, index.html, table.md).
+//   npm run bench -- [--quick] [--only throughput,pacing,probes,contracts,scale,validation,stability] [--out dir]
+// --quick: fewer repetitions, shorter runs, no stability section. Exit 0 when every figure that has
+// a target meets it, 1 otherwise, 2 bad usage.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadavg } from 'node:os';
+import { exitWith, UsageError } from '../src/cli/fatal.js';
+import { figure, missingFigure, textTable, type Figure } from './bench/figures.js';
+import { benchHtml, benchMarkdown, machine, type BenchReport } from './bench/report.js';
+import { benchThroughput } from './bench/throughput.js';
+import { benchPacing } from './bench/pacing.js';
+import { benchProbes } from './bench/probes.js';
+import { benchContracts } from './bench/contracts.js';
+import { benchScale } from './bench/scale.js';
+import { benchValidation } from './bench/validation.js';
+import { runStability, stabilityLine } from './stability.js';
+
+interface Settings {
+  quick: boolean;
+  outRoot: string;
+  log: (line: string) => void;
+  sections: Record<string, unknown>;
+}
+
+interface Section {
+  key: string;
+  title: string;
+  run(s: Settings): Promise<Figure[]>;
+}
+
+const SECTIONS: readonly Section[] = [
+  { key: 'validation', title: 'Validation', run: (s) => benchValidation(s.quick ? { reps: 3, ms: 300 } : { reps: 5, ms: 500 }) },
+  { key: 'throughput', title: 'Reference throughput', run: (s) => benchThroughput(s.quick ? { reps: 1, seconds: 2, connections: 16 } : { reps: 3, seconds: 2, connections: 16 }) },
+  { key: 'pacing', title: 'Pacing precision', run: (s) => benchPacing(s.quick ? { reps: 1, rates: [20, 50, 200], seconds: { 20: 3, 50: 2, 200: 1.5 } } : { reps: 3, rates: [20, 50, 200], seconds: { 20: 5, 50: 3, 200: 1.5 } }) },
+  { key: 'contracts', title: 'Contract run', run: (s) => benchContracts({ reps: s.quick ? 2 : 3, outRoot: s.outRoot }) },
+  { key: 'probes', title: 'Probe cost', run: (s) => benchProbes({ reps: s.quick ? 1 : 3, outRoot: s.outRoot, log: s.log }) },
+  { key: 'scale', title: 'Scale', run: (s) => benchScale({ reps: s.quick ? 1 : 3, sizes: [10_000, 100_000] }) },
+  {
+    key: 'stability',
+    title: 'Stability',
+    run: async (s) => {
+      const runs = 10;
+      const r = await runStability({ runs, outRoot: s.outRoot, log: s.log });
+      s.sections.stability = { ...r, line: stabilityLine(r) };
+      const f = figure({
+        id: 'stability.identical',
+        group: 'Stability',
+        label: 'full runs with identical verdicts, other core busy',
+        unit: `of ${runs}`,
+        values: [r.identical],
+        target: { op: '>=', value: runs },
+        note: stabilityLine(r),
+      });
+      return [f];
+    },
+  },
+];
+
+function parseCli(argv: string[]): { quick: boolean; only?: Set<string>; outRoot: string } {
+  let v;
+  try {
+    v = parseArgs({ args: argv, options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string', default: 'reports/bench' } }, strict: true }).values;
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, ''));
+  }
+  const keys = SECTIONS.map((s) => s.key);
+  const only = v.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = only?.filter((k) => !keys.includes(k)) ?? [];
+  if (unknown.length) throw new UsageError(`--only: unknown section ${unknown.map((k) => `"${k}"`).join(', ')} (use ${keys.join(', ')})`);
+  return { quick: v.quick!, ...(only?.length && { only: new Set(only) }), outRoot: resolve(v.out!) };
+}
+
+export async function runBench(o: { quick: boolean; only?: ReadonlySet<string>; outRoot: string; log: (l: string) => void }): Promise<BenchReport> {
+  const started = new Date();
+  const host = machine();
+  const settings: Settings = { quick: o.quick, outRoot: o.outRoot, log: o.log, sections: {} };
+  const figures: Figure[] = [];
+  for (const section of SECTIONS) {
+    if (o.only ? !o.only.has(section.key) : o.quick && section.key === 'stability') continue;
+    const t0 = performance.now();
+    o.log(`bench: ${section.title}...`);
+    try {
+      figures.push(...(await section.run(settings)));
+    } catch (e) {
+      figures.push(missingFigure({ id: `${section.key}.error`, group: section.title, label: 'section', unit: '' }, (e as Error).message.split('\n')[0]!));
+    }
+    o.log(`bench: ${section.title} done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  const finished = new Date();
+  const args = [o.quick && '--quick', o.only && `--only ${[...o.only].join(',')}`].filter(Boolean).join(' ');
+  const report: BenchReport = {
+    tool: 'chainprobe bench',
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationMs: finished.getTime() - started.getTime(),
+    quick: o.quick,
+    machine: { ...host, loadAverageAtEnd: loadavg().map((v) => Math.round(v * 100) / 100) },
+    command: `npm run bench${args ? ` -- ${args}` : ''}`,
+    figures,
+    sections: settings.sections,
+  };
+  mkdirSync(o.outRoot, { recursive: true });
+  writeFileSync(join(o.outRoot, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(o.outRoot, 'index.html'), benchHtml(report));
+  writeFileSync(join(o.outRoot, 'table.md'), benchMarkdown(report));
+  return report;
+}
+
+async function main(): Promise<number> {
+  const cli = parseCli(process.argv.slice(2));
+  const report = await runBench({ ...cli, log: (l) => process.stderr.write(`${l}\n`) });
+  const load = `load average ${report.machine.loadAverageAtStart.join(' ')} at the start, ${report.machine.loadAverageAtEnd?.join(' ')} at the end`;
+  process.stdout.write(`\n${textTable(report.figures)}\n\ntotal ${(report.durationMs / 1000).toFixed(0)} s (${load}); report: ${join(cli.outRoot, 'index.html')}\n`);
+  return report.figures.some((f) => f.met === false || f.missing) ? 1 : 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => exitWith('chainprobe bench', e),
+  );
+}

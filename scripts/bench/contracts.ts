@@ -1,0 +1,22 @@
+// The full contract run against the embedded reference: wall time and checks per second.
+import { join } from 'node:path';
+import { figure, type Figure } from './figures.js';
+import { runInChild } from './runs.js';
+import type { RunChildResult } from './run-child.js';
+
+export interface ContractSettings {
+  reps: number;
+  outRoot: string;
+}
+
+export async function benchContracts(s: ContractSettings): Promise<Figure[]> {
+  const runs: RunChildResult[] = [];
+  for (let i = 0; i < s.reps; i++) runs.push(await runInChild({ reference: {}, only: 'contracts', outDir: join(s.outRoot, 'runs', 'contracts') }));
+  const group = 'Contract run';
+  const bad = runs.filter((r) => r.summary.fail || r.summary.error).length;
+  const note = `npm start -- --only contracts equivalent (runChainprobe in a child process, reference start-up excluded)${bad ? `; ${bad} run(s) had fail/error verdicts` : ''}`;
+  return [
+    figure({ id: 'contracts.wall', group, label: 'full contract run, wall time', unit: 's', values: runs.map((r) => r.wallMs / 1000), target: { op: '<', value: 10 }, note, details: { checks: runs.map((r) => r.checks.length), summaries: runs.map((r) => r.summary) } }),
+    figure({ id: 'contracts.checks-per-second', readme: true, group, label: 'checks per second', unit: 'checks/s', values: runs.map((r) => r.checks.length / (r.wallMs / 1000)), note: `${runs[0]?.checks.length ?? 0} checks per run` }),
+  ];
+}
