@@ -6,6 +6,7 @@ import { startBlockRestNode } from './nodes/block-rest.js';
 import { startChainBNode } from './nodes/chain-b.js';
 import { startHorizonNode } from './nodes/horizon.js';
 import { faultByName } from './faults/index.js';
+import { isVariant } from './variants.js';
 import { defaultOptions, type ReferenceOptions } from './options.js';
 
 export interface RunningReference {
@@ -21,6 +22,9 @@ export async function startReference(partial: Partial<ReferenceOptions> = {}): P
   const options = defaultOptions(partial);
   for (const name of options.faults) {
     if (!faultByName(name)) throw new ReferenceStartError(`unknown fault "${name}" (see the fault catalogue: npm run reference -- --list-faults)`);
+  }
+  for (const name of options.variants) {
+    if (!isVariant(name)) throw new ReferenceStartError(`unknown variant "${name}" (see npm run reference -- --list-variants)`);
   }
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {

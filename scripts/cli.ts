@@ -1,7 +1,8 @@
 // `npm start` - the main job. Without --target it tests the embedded reference service.
 //   npm start -- [--target <file.json>] [--only <selectors>] [--out <dir>] [--baseline <results.json>]
 //   npm start -- --node horizon|blockRest|chainB --endpoint <url> --token-env <VAR> [--customer dedicated|shared] [--hourly-limit N]
-//   npm start -- --fault <name> ...   (embedded reference only: switch a fault on)
+//   npm start -- --fault <name> ... --variant <name> ...   (embedded reference only: switch a fault or
+//   an open-behaviour variant on)
 // Exit: 0 no fail/error, 1 a check failed or errored, 2 the run could not start.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -33,6 +34,7 @@ interface Cli {
   customer?: string;
   hourlyLimit?: string;
   faults: string[];
+  variants: string[];
 }
 
 function parseCli(argv: string[]): Cli {
@@ -52,6 +54,7 @@ function parseCli(argv: string[]): Cli {
         customer: { type: 'string' },
         'hourly-limit': { type: 'string' },
         fault: { type: 'string', multiple: true },
+        variant: { type: 'string', multiple: true },
       },
       strict: true,
     });
@@ -64,7 +67,7 @@ function parseCli(argv: string[]): Cli {
   if (v.node && v.target) throw new UsageError('--node and --target exclude each other');
   if (v.node && (!v.endpoint || !v['token-env'])) throw new UsageError('--node needs --endpoint <url> and --token-env <VARIABLE>');
   if (!v.node && (v.endpoint || v['token-env'])) throw new UsageError('--endpoint and --token-env go with --node');
-  if (v.fault?.length && (v.target || v.node)) throw new UsageError('--fault applies to the embedded reference only (drop --target/--node)');
+  if ((v.fault?.length || v.variant?.length) && (v.target || v.node)) throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
   return {
     target: v.target,
     only: v.only,
@@ -76,6 +79,7 @@ function parseCli(argv: string[]): Cli {
     customer: v.customer,
     hourlyLimit: v['hourly-limit'],
     faults: (v.fault ?? []).flatMap((f) => f.split(',')).filter(Boolean),
+    variants: (v.variant ?? []).flatMap((f) => f.split(',')).filter(Boolean),
   };
 }
 
@@ -131,12 +135,16 @@ async function main(): Promise<number> {
     const customer = cli.customer === 'shared' || cli.customer === 'dedicated' ? cli.customer : undefined;
     if (cli.customer && !customer) throw new UsageError('--customer: must be "dedicated" or "shared"');
     try {
-      reference = await startReference({ ...(customer && { customer, hourlyLimit: customer === 'shared' ? 2000 : 3600 }), ...(cli.faults.length && { faults: new Set(cli.faults) }) });
+      reference = await startReference({
+        ...(customer && { customer, hourlyLimit: customer === 'shared' ? 2000 : 3600 }),
+        ...(cli.faults.length && { faults: new Set(cli.faults) }),
+        ...(cli.variants.length && { variants: new Set(cli.variants) }),
+      });
     } catch (e) {
       throw new UsageError(`embedded reference service could not start: ${(e as Error).message.split('\n')[0]}`);
     }
     target = resolveTarget(reference.target, {}, 'reference');
-    extra.reference = { faults: cli.faults };
+    extra.reference = { faults: cli.faults, variants: cli.variants };
   }
 
   const redactor = new Redactor(secretsOf(target));

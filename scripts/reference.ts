@@ -1,6 +1,6 @@
 // `npm run reference -- --target-out <file.json> [--fault <name>]... [--variant <name>]...
 //   [--hourly-limit N] [--customer dedicated|shared] [--burst N] [--latency-ms A[:J]] [--seed N]
-//   [--big-collection N] [--list-faults]`
+//   [--big-collection N] [--list-faults] [--list-variants]`
 // Starts only the reference service, writes a target file for it, prints the ready line, and
 // serves until SIGINT/SIGTERM.
 import { writeFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startReference } from '../reference/start.js';
 import { FAULTS } from '../reference/faults/index.js';
+import { VARIANTS } from '../reference/variants.js';
 import type { ReferenceOptions } from '../reference/options.js';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
 
@@ -17,7 +18,7 @@ function positiveInt(flag: string, v: string | undefined): number | undefined {
   return Number(v);
 }
 
-export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFaults: boolean; options: Partial<ReferenceOptions> } {
+export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFaults: boolean; listVariants: boolean; options: Partial<ReferenceOptions> } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -33,6 +34,7 @@ export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFa
         seed: { type: 'string' },
         'big-collection': { type: 'string' },
         'list-faults': { type: 'boolean', default: false },
+        'list-variants': { type: 'boolean', default: false },
       },
       strict: true,
     });
@@ -72,13 +74,17 @@ export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFa
   if (faults.length) options.faults = new Set(faults);
   const variants = (v.variant ?? []).flatMap((f) => f.split(',')).filter(Boolean);
   if (variants.length) options.variants = new Set(variants);
-  return { targetOut: v['target-out'], listFaults: v['list-faults'] ?? false, options };
+  return { targetOut: v['target-out'], listFaults: v['list-faults'] ?? false, listVariants: v['list-variants'] ?? false, options };
 }
 
 async function main(): Promise<void> {
   const args = parseReferenceArgs(process.argv.slice(2));
   if (args.listFaults) {
     for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(34)} ${f.rule.padEnd(9)} ${f.description}\n`);
+    return;
+  }
+  if (args.listVariants) {
+    for (const v of VARIANTS) process.stdout.write(`${v.name.padEnd(28)} ${v.rule.padEnd(9)} ${v.description}\n`);
     return;
   }
   if (!args.targetOut) throw new UsageError('--target-out <file.json> is required');

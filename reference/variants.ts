@@ -1,0 +1,16 @@
+// Every open-behaviour variant of the reference (choices where the description is silent, none
+// breaks a rule), as data: start-up validates names against it and `--list-variants` prints it.
+import { API_VARIANTS, type ApiVariant } from './api/variants.js';
+import { CAP_503_VARIANT } from './nodes/horizon.js';
+
+export type VariantDef = ApiVariant;
+
+export const VARIANTS: readonly VariantDef[] = [
+  ...API_VARIANTS,
+  { name: 'chainb-query-only', rule: 'NAUTH-04', description: 'chain B REST paths accept only the auth query (default: Bearer and X-Auth-Token too)' },
+  { name: CAP_503_VARIANT, rule: 'RL-13', description: 'the per-second cap answers 503 instead of 429' },
+];
+
+export function isVariant(name: string): boolean {
+  return VARIANTS.some((v) => v.name === name);
+}
