@@ -123,7 +123,8 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
     try {
       if (name === 'dynamics') {
         const plan: DynamicsPlan = { cap: cfg.cap, quickRun: needs.quickRun, pause: needs.pause, spacingMs: cfg.quickRunSpacingMs, marginMs: cfg.marginMs };
-        if (!session.env.budget.fits(QUICK_RUN.max + 1)) throw new StopProbe('budget', `the request budget (limits.maxRequests) has no room for the dynamics phase (${QUICK_RUN.max + 1} requests)`);
+        const short = session.env.budget.shortfall(QUICK_RUN.max + 1);
+        if (short) throw new StopProbe('budget', `no room for the dynamics phase (${QUICK_RUN.max + 1} requests): ${short}`);
         out.dynamics = await runDynamics(session, plan);
       } else if (name === 'drain') {
         const last = session.samples[session.samples.length - 1];
@@ -133,8 +134,9 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
         const rtt = Math.max(0, ...session.samples.map((s) => s.receivedAt - s.sentAt));
         const shape = drainShape(plan, remaining, rtt);
         const count = shape.burstRequests + shape.underCapRequests;
-        if (!session.env.budget.fits(count)) {
-          throw new StopProbe('budget', `the drain needs up to ${count} requests and the request budget (limits.maxRequests) has less room`);
+        const short = session.env.budget.shortfall(count);
+        if (short) {
+          throw new StopProbe('budget', `the drain needs up to ${count} requests: ${short}`);
         }
         if (shape.durationMs > session.env.budget.msLeft()) throw new StopProbe('budget', `the drain needs about ${Math.ceil(shape.durationMs / 1000)} s, more than the time left (limits.maxSeconds)`);
         out.drain = await runDrain(session, plan);
@@ -145,7 +147,8 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
           rec.reason = 'the drain ended without a denial, so there was no retry-after edge to probe';
           continue;
         }
-        if (!session.env.budget.fits(7)) throw new StopProbe('budget', 'the request budget (limits.maxRequests) has no room for the recovery phase (7 requests)');
+        const short = session.env.budget.shortfall(7);
+        if (short) throw new StopProbe('budget', `no room for the recovery phase (7 requests): ${short}`);
         const plan: RecoveryPlan = { cap: cfg.cap, declaredT: cfg.declaredT, marginMs: cfg.marginMs, gapMs: cfg.gapMs };
         out.recovery = await runRecovery(session, denial, plan);
       }

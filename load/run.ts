@@ -24,7 +24,7 @@ export async function runProbes(ctx: RunContext): Promise<ProbesOutcome> {
       engine,
       horizon,
       selected: ctx.selected,
-      budget: { take: () => budget.take(), fits: (n) => budget.fits(n), msLeft: () => budget.msLeft() },
+      budget,
       record: (x) => recorder.record(x),
       aborted: () => ctx.signal.aborted,
       progress: (phase, expectedRemainingMs, requestsSent) => ctx.progress({ stage: 'probes', phase, expectedRemainingMs, requestsSent }),

@@ -22,6 +22,8 @@ export interface BudgetLike {
   /** Claims one request; throws when the run may not send it. */
   take(): void;
   fits(n: number): boolean;
+  /** Which bound keeps n more requests from fitting, in words; undefined when they fit. */
+  shortfall(n: number): string | undefined;
   msLeft(): number;
 }
 

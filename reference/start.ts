@@ -13,6 +13,8 @@ export interface RunningReference {
   /** A target file for this instance, credentials written in (no variables). */
   target: TargetFile;
   options: ReferenceOptions;
+  /** Dataset facts a target file has no field for (the scale collection). */
+  dataset: { bigCollectionId?: string };
   close(): Promise<void>;
 }
 
@@ -84,7 +86,7 @@ export async function startReference(partial: Partial<ReferenceOptions> = {}): P
       },
       limits: { maxRequests: 1000, maxSeconds: 300, timeoutMs: 10000 },
     };
-    return { target, options, close: closeAll };
+    return { target, options, dataset: { bigCollectionId: api.nft.bigCollectionId }, close: closeAll };
   } catch (e) {
     await closeAll();
     throw e;

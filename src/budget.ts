@@ -57,6 +57,13 @@ export class Budget {
     return this.used() + n <= this.spec.maxRequests && Date.now() < this.spec.deadline;
   }
 
+  /** Which bound keeps n more requests from fitting, in words; undefined when they fit. */
+  shortfall(n: number): string | undefined {
+    if (Date.now() >= this.spec.deadline) return 'the run reached limits.maxSeconds';
+    const left = this.remaining();
+    return left < n ? `limits.maxRequests leaves ${left} request(s)` : undefined;
+  }
+
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;

@@ -48,7 +48,7 @@ export function parseSelectors(spec: string | undefined): Selection {
     else if (sections.has(upper) || ruleIds.has(upper)) wanted.add(upper);
     else
       throw new SelectorError(
-        `--only: unknown selector "${raw}" (use contracts, load, ${Object.keys(FAMILIES).join(', ')}, a section such as NFT, or a rule id such as NFT-09)`,
+        `--only: unknown selector "${raw}" (use ${['contracts', ...Object.keys(FAMILIES)].join(', ')}, a section such as NFT, or a rule id such as NFT-09)`,
       );
   }
   const rule = (id: string) => wanted.has(id) || wanted.has(id.split('-')[0]!);

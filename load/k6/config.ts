@@ -80,6 +80,8 @@ export function counterBudget(limits: ResolvedLimits, now: () => number) {
       if (++used > limits.maxRequests) throw new Error(`budget: the run reached limits.maxRequests (${limits.maxRequests})`);
     },
     fits: (n: number) => used + n <= limits.maxRequests && now() < deadline,
+    shortfall: (n: number): string | undefined =>
+      now() >= deadline ? 'the run reached limits.maxSeconds' : used + n > limits.maxRequests ? `limits.maxRequests leaves ${limits.maxRequests - used} request(s)` : undefined,
     msLeft: () => deadline - now(),
   };
 }

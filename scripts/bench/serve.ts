@@ -50,13 +50,11 @@ export interface ReferenceChildOptions {
 
 async function reference(json: string): Promise<void> {
   const { startReference } = await import('../../reference/start.js');
-  const { datasetOf } = await import('../../reference/nft/dataset.js');
   const o = JSON.parse(json) as ReferenceChildOptions;
   const { faults, ...rest } = o;
   const ref = await startReference({ ...rest, ...(faults && { faults: new Set(faults) }) });
-  // The target file names only the main collection; the big one comes from the same seeded
-  // dataset the API servers serve (datasetOf caches it per seed and size, so this is no copy).
-  const bigCollectionId = ref.options.bigCollectionSize > 0 ? datasetOf(ref.options.seed, ref.options.bigCollectionSize).big?.id : undefined;
+  // The target file names only the main collection; the scale collection's id comes beside it.
+  const bigCollectionId = ref.dataset.bigCollectionId;
   serveParent(
     {
       counters: () => ({ counters: ref.options.counters.snapshot() }),

@@ -186,7 +186,9 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
           ? `budget: the run reached limits.maxRequests (${ctx.target.limits.maxRequests})`
           : collected.fatal[0]
             ? `the contract runner failed: ${collected.fatal[0]}`
-            : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
+            : exitCode === 0
+              ? 'no evidence: every answer this rule reads from failed or was refused (see the other checks of its family)'
+              : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
     const line = redactor.text(reason).replace(/\s+/g, ' ').trim().slice(0, 300);
     for (const rule of missing) {
       checks.push({ id: `${rule.toLowerCase()}.not-run`, rule, verdict: 'error', message: `not run: ${line}`, evidence: { cause: line } });

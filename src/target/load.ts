@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createAjv, type ErrorObject, type ValidateFunction } from '../schemas/ajv.js';
+import { dottedPath, pointerSegments } from '../schemas/paths.js';
 import type { TargetFile } from '../types/generated/target.js';
 import { DEFAULT_HOURLY_LIMIT, type ResolvedTarget } from './types.js';
 
@@ -46,13 +47,7 @@ function validateTarget(data: unknown): ErrorObject[] {
 }
 
 function dotted(instancePath: string): string {
-  if (!instancePath) return '(root)';
-  return instancePath
-    .slice(1)
-    .split('/')
-    .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : i === 0 ? seg : `.${seg}`))
-    .join('');
+  return dottedPath(pointerSegments(instancePath));
 }
 
 /** One line per schema error, wording a person can act on, never echoing a value. */
