@@ -9,7 +9,7 @@ const defs = [
   { name: 'rl-limit-drifts', rule: 'RL-02', family: 'limiter', description: 'Two instances behind a balancer advertise different Limits (burst+1 and burst+11) over one shared limiter; the header alternates.' },
   { name: 'rl-reset-static', rule: 'RL-03', family: 'limiter', description: 'X-Ratelimit-Reset reports the emission interval (time until one more request, ceil(T)) instead of the time until full quota: it never grows.' },
   { name: 'rl-recovery-stuck', rule: 'RL-04', family: 'limiter', description: 'The leak is applied lazily, at most 2 intervals (2 T) per request: after a pause as long as Reset the quota is still not full.' },
-  { name: 'rl-fixed-window', rule: 'RL-05', family: 'limiter', description: 'A fixed-window counter (Limit requests per window of Limit x T, clock-aligned) instead of the GCRA: no gradual recovery, Remaining jumps back to full at the boundary.' },
+  { name: 'rl-fixed-window', rule: 'RL-05', family: 'limiter', description: 'A fixed-window counter (Limit requests per window of Limit x T, opened by the first request) instead of the GCRA: no gradual recovery, Remaining jumps back to full at the boundary.' },
   { name: 'rl-retry-after-missing', rule: 'RL-06', family: 'limiter', description: 'A limiter 429 carries no retry-after header.' },
   { name: 'rl-retry-after-ms', rule: 'RL-07', family: 'limiter', description: 'retry-after is written in milliseconds (1000 for one second), far longer than the wait.' },
   { name: 'rl-retry-after-short', rule: 'RL-07', family: 'limiter', description: 'retry-after is always 0, while the real wait is up to one T.' },

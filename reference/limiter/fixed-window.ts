@@ -1,6 +1,8 @@
 // A fixed-window counter: the algorithm a misconfigured node runs instead of the GCRA (fault
-// `rl-fixed-window`). Windows are aligned to the clock like hourly quotas; the count starts over
-// at each boundary, so Remaining jumps back to full at once instead of recovering gradually.
+// `rl-fixed-window`). As with the common counter-with-expiry implementation, a window opens at the
+// first request after the previous one expired; the count starts over then, so Remaining jumps
+// back to full at once instead of recovering gradually. (Opening windows at the first request
+// rather than at clock boundaries also keeps the fault's timing independent of the wall clock.)
 import type { LimitOutcome } from './gcra.js';
 
 export interface WindowState {
@@ -14,8 +16,9 @@ export interface WindowParams {
 }
 
 export function fixedWindow(state: WindowState | undefined, nowNs: bigint, p: WindowParams): { state: WindowState; outcome: LimitOutcome } {
-  const startNs = nowNs - (nowNs % p.windowNs);
-  const count = state && state.startNs === startNs ? state.count : 0;
+  const open = state !== undefined && nowNs < state.startNs + p.windowNs;
+  const startNs = open ? state.startNs : nowNs;
+  const count = open ? state.count : 0;
   const resetNs = startNs + p.windowNs - nowNs;
   if (count >= p.limit) {
     return { state: { startNs, count }, outcome: { limited: true, limit: p.limit, remaining: 0, resetNs, retryAfterNs: resetNs } };

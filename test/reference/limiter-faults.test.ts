@@ -70,7 +70,7 @@ const LIMITER_CASES: LimiterCase[] = [
       nextWindow: { status: 200, limit: 101, remaining: 99, reset: 2 },
     },
     faulty: {
-      // Reset counts down to the end of the clock-aligned window [0, 101 s).
+      // Reset counts down to the end of the window [0, 101 s) opened by the first request.
       first: { status: 200, limit: 101, remaining: 100, reset: 101 },
       oneTLater: { status: 429, limit: 101, remaining: 0, reset: 100, retryAfter: 100 },
       // The window [101 s, 202 s) starts over: full quota at once.
