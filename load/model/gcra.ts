@@ -67,6 +67,7 @@ export interface AcceptedRange {
 }
 
 export interface DeniedRange {
+  remaining: Interval;
   reset: Interval;
   retryAfter: Interval;
   ttlMs: Interval;
@@ -87,7 +88,8 @@ export function predict(backlog: Interval, T: Interval, limit: number): Predicti
   const burst = burstOf(limit);
   const edgeLo = burst * T.lo;
   const edgeHi = burst * T.hi;
-  const out: Prediction = { acceptPossible: backlog.lo <= edgeHi + EPS, denyPossible: backlog.hi > edgeLo + EPS };
+  // Both outcomes are judged outward: a backlog within EPS of the edge may fall on either side.
+  const out: Prediction = { acceptPossible: backlog.lo <= edgeHi + EPS, denyPossible: backlog.hi > edgeLo - EPS };
   if (out.acceptPossible) {
     const bLo = Math.max(backlog.lo, 0);
     const bHi = Math.max(Math.min(backlog.hi, edgeHi), 0);
@@ -101,7 +103,10 @@ export function predict(backlog: Interval, T: Interval, limit: number): Predicti
   if (out.denyPossible) {
     const bLo = Math.max(backlog.lo, edgeLo);
     const bHi = backlog.hi;
+    // Past the edge Remaining is 0; a backlog on the edge can be judged past it while its ttl rounds
+    // back onto it (float ms, whole ns at the server), and then Remaining reads 1.
     out.denied = {
+      remaining: { lo: 0, hi: backlog.lo <= edgeHi + EPS ? 1 : 0 },
       reset: { lo: ceilSecondsLo(bLo), hi: ceilSecondsHi(bHi) },
       retryAfter: { lo: Math.max(1, ceilSecondsLo(bLo - edgeHi)), hi: Math.max(1, ceilSecondsHi(bHi - edgeLo)) },
       ttlMs: { lo: bLo, hi: bHi },

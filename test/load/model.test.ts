@@ -56,6 +56,7 @@ test('predict: an interval of backlogs and of T gives ranges that hold every exa
         assert.ok(exact.reset >= p.accepted.reset.lo && exact.reset <= p.accepted.reset.hi);
       } else {
         assert.ok(p.denyPossible && p.denied);
+        assert.ok(exact.remaining >= p.denied.remaining.lo && exact.remaining <= p.denied.remaining.hi);
         assert.ok(exact.reset >= p.denied.reset.lo && exact.reset <= p.denied.reset.hi);
         assert.ok(exact.retryAfter! >= p.denied.retryAfter.lo && exact.retryAfter! <= p.denied.retryAfter.hi);
       }
@@ -64,15 +65,24 @@ test('predict: an interval of backlogs and of T gives ranges that hold every exa
   );
 });
 
-/** Replay inputs from the independent simulator, with network delays chosen by `delay`. */
-function simulate(schedule: number[], delay: (i: number) => { in: number; out: number }, hourlyLimit = 3600): ReplayInput[] {
-  const sim = new SimHorizon({ hourlyLimit, burst: 100, perSecondCap: 1000, delay });
-  return schedule.map((t) => {
-    const a = sim.request(t, 'GET');
+/**
+ * Replay inputs from the independent simulator, with network delays chosen by `delay`. The server
+ * answers in `arrival` order (a real server: overlapping requests reorder) or in `sent` order with
+ * each arrival anywhere in its interval (the clock may then step back between requests).
+ */
+function simulate(schedule: number[], delay: (i: number) => { in: number; out: number }, hourlyLimit = 3600, serverOrder: 'arrival' | 'sent' = 'arrival'): ReplayInput[] {
+  const delays = schedule.map((_, i) => delay(i));
+  const order = schedule.map((_, i) => i);
+  if (serverOrder === 'arrival') order.sort((a, b) => schedule[a]! + delays[a]!.in - (schedule[b]! + delays[b]!.in) || a - b);
+  const sim = new SimHorizon({ hourlyLimit, burst: 100, perSecondCap: 1000, delay: (k) => delays[order[k]!]! });
+  const out: ReplayInput[] = [];
+  for (const i of order) {
+    const a = sim.request(schedule[i]!, 'GET');
     const h = a.headers;
     const num = (k: string) => (h[k] === undefined ? undefined : Number(h[k]));
-    return { sentAt: t, receivedAt: a.doneAt, outcome: a.status === 200 ? 'accepted' : 'denied', remaining: num('X-Ratelimit-Remaining'), reset: num('X-Ratelimit-Reset'), retryAfter: num('Retry-After') };
-  });
+    out[i] = { sentAt: schedule[i]!, receivedAt: a.doneAt, outcome: a.status === 200 ? 'accepted' : 'denied', remaining: num('X-Ratelimit-Remaining'), reset: num('X-Ratelimit-Reset'), retryAfter: num('Retry-After') };
+  }
+  return out;
 }
 
 test('replay: network jitter never turns into a violation (arrival anywhere in [sent, received])', () => {
@@ -83,18 +93,26 @@ test('replay: network jitter never turns into a violation (arrival anywhere in [
       fc.constantFrom(3600, 2000, 36000),
       (jit, spacing, hourly) => {
         const schedule = Array.from({ length: 150 }, (_, i) => i * spacing + (i > 120 ? 3000 : 0));
-        // A constant inbound delay keeps the server's order; the outbound part is jitter only.
-        const inputs = simulate(schedule, (i) => ({ in: 30 * jit[i]!, out: 80 * jit[(i * 7) % 150]! }), hourly);
+        // Inbound delays up to 30 ms reorder requests at the server; the outbound part is jitter only.
+        const delay = (i: number) => ({ in: 30 * jit[i]!, out: 80 * jit[(i * 7) % 150]! });
         const T = 3_600_000 / hourly;
-        const steps = replay(inputs, { limit: 101, T: { lo: T, hi: T }, start: 'unknown' });
-        assert.deepEqual(steps.flatMap((s) => s.violations), []);
+        for (const order of ['arrival', 'sent'] as const) {
+          const steps = replay(simulate(schedule, delay, hourly, order), { limit: 101, T: { lo: T, hi: T }, start: 'unknown' });
+          assert.deepEqual(steps.flatMap((s, i) => s.violations.map((v) => ({ order, i, ...v }))), []);
+        }
       },
     ),
     {
       numRuns: 40,
       // Found by this property on a clean CI run: one arrival 1e-13 ms late put a request exactly on
       // a Remaining boundary, where float ms and the server's whole ns round differently.
-      examples: [[Array.from({ length: 150 }, (_, i) => (i === 121 ? 9.094947017729283e-14 : 0)), 90, 36000]],
+      examples: [
+        [Array.from({ length: 150 }, (_, i) => (i === 121 ? 9.094947017729283e-14 : 0)), 90, 36000],
+        // The same at the accept/deny edge: a backlog a hair under the edge in float ms.
+        [Array.from({ length: 150 }, (_, i) => (i === 0 ? 3.240074875066057e-13 : 0)), 8, 3600],
+        // Denied a hair past the edge while its ttl rounds back onto it in float ms: Remaining 1 on a 429.
+        [Array.from({ length: 150 }, (_, i) => (i === 110 ? 0.9999999999999678 : 0)), 7, 36000],
+      ],
     },
   );
 });
@@ -108,6 +126,14 @@ test('replay: overlapping requests may reach the server in either order without 
   assert.deepEqual(steps.flatMap((s) => s.violations), []);
 });
 
+test('replay: a request overtaken by more than 64 others still counts every one of them', () => {
+  // Request 20 reaches the server 100 ms late, after the 100 sent behind it: all of them may come first.
+  const inputs = simulate(Array.from({ length: 150 }, (_, i) => i), (i) => ({ in: i === 20 ? 100 : 0, out: 0 }));
+  assert.equal(inputs[20]!.outcome, 'denied');
+  const steps = replay(inputs, { limit: 101, T: { lo: 1000, hi: 1000 }, start: 'full' });
+  assert.deepEqual(steps.flatMap((s) => s.violations), []);
+});
+
 test('replay: a wrong Reset or Remaining is a violation; narrowing never trusts a header it is told not to', () => {
   const inputs = simulate(Array.from({ length: 10 }, (_, i) => i * 50), () => ({ in: 0.2, out: 0.2 }));
   const lied = inputs.map((x, i) => (i === 6 ? { ...x, reset: 1 } : x));
@@ -115,6 +141,11 @@ test('replay: a wrong Reset or Remaining is a violation; narrowing never trusts 
   assert.deepEqual(steps[6]!.violations.map((v) => v.kind), ['reset']);
   const over = inputs.map((x, i) => (i === 4 ? { ...x, remaining: x.remaining! + 3 } : x));
   assert.deepEqual(replay(over, { limit: 101, T: { lo: 1000, hi: 1000 }, start: 'full' })[4]!.violations.map((v) => v.kind), ['remaining']);
+  // A 429 says Remaining 1 only on the exact accept/deny edge; clear of it, 1 is wrong.
+  const drained = simulate(Array.from({ length: 105 }, (_, i) => i), () => ({ in: 0.2, out: 0.2 }));
+  assert.equal(drained[102]!.outcome, 'denied');
+  const deniedOne = drained.map((x, i) => (i === 102 ? { ...x, remaining: 1 } : x));
+  assert.deepEqual(replay(deniedOne, { limit: 101, T: { lo: 1000, hi: 1000 }, start: 'full' })[102]!.violations.map((v) => v.kind), ['remaining']);
   // Told to distrust Reset, a lying Reset cannot steer the state into a false Remaining violation.
   const allReset1 = inputs.map((x) => ({ ...x, reset: 1 }));
   const steps2 = replay(allReset1, { limit: 101, T: { lo: 1000, hi: 1000 }, start: 'unknown', trust: { remaining: true, reset: false, retryAfter: false } });
