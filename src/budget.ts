@@ -2,7 +2,7 @@
 // Playwright workers are separate processes, so the count lives in a file: each request appends
 // one byte with O_APPEND (atomic) and reads the size back. Concurrent takers can only make the
 // count look higher, never lower, so the bound is never exceeded.
-import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 
 export class BudgetExceeded extends Error {
   constructor(readonly what: 'requests' | 'seconds', detail: string) {
@@ -25,6 +25,15 @@ export class Budget {
 
   constructor(readonly spec: BudgetSpec) {
     if (spec.counterFile) this.fd = openSync(spec.counterFile, 'a');
+  }
+
+  /** Requests counted in a run's counter file, read from outside a Budget (0 when there is none). */
+  static usedIn(counterFile: string): number {
+    try {
+      return statSync(counterFile).size;
+    } catch {
+      return 0;
+    }
   }
 
   /** Requests taken so far by every process of the run. */

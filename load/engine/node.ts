@@ -5,6 +5,7 @@ import { Pool } from 'undici';
 import type { Engine, EngineResponse, PacingStats, ProbeMethod } from './types.js';
 import { feeStatsUrl } from './types.js';
 import { PacingRecorder } from './stats.js';
+import { headerRecord } from '../../src/http/headers.js';
 
 export interface NodeEngineOptions {
   endpoint: string;
@@ -98,8 +99,7 @@ export class NodeEngine implements Engine {
     this.inflight.add(ctrl);
     try {
       const res = await this.pool.request({ path: this.path, method, headers: request.headers, signal: ctrl.signal });
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      const headers = headerRecord(res.headers);
       const { text, bytes } = await this.readBody(res.body);
       return { sentAt, receivedAt: this.now(), status: res.statusCode, headers, body: method === 'HEAD' ? undefined : text, bodyBytes: bytes, request };
     } catch (e) {

@@ -34,10 +34,9 @@ const EPS = 1e-6;
 export const floorSafe = (v: number): number => Math.floor(v + EPS);
 export const ceilSeconds = (ms: number): number => Math.ceil(ms / 1000 - EPS);
 // Interval ends round outward: a value on an exact boundary (float ms here, whole ns at the
-// server) may land on either side, so the low end rounds as if a hair lower, the high end higher.
+// server) may land on either side. floorSafe and ceilSeconds already lean up and down; these
+// two lean the other way for the opposite end.
 const floorLo = (v: number): number => Math.floor(v - EPS);
-const floorHi = (v: number): number => Math.floor(v + EPS);
-const ceilSecondsLo = (ms: number): number => Math.ceil(ms / 1000 - EPS);
 const ceilSecondsHi = (ms: number): number => Math.ceil(ms / 1000 + EPS);
 
 export const burstOf = (limit: number): number => limit - 1;
@@ -95,8 +94,8 @@ export function predict(backlog: Interval, T: Interval, limit: number): Predicti
     const bHi = Math.max(Math.min(backlog.hi, edgeHi), 0);
     const ttl = { lo: bLo + T.lo, hi: bHi + T.hi };
     out.accepted = {
-      remaining: { lo: Math.max(0, floorLo(burst - bHi / T.lo)), hi: Math.max(0, floorHi(burst - bLo / T.hi)) },
-      reset: { lo: ceilSecondsLo(ttl.lo), hi: ceilSecondsHi(ttl.hi) },
+      remaining: { lo: Math.max(0, floorLo(burst - bHi / T.lo)), hi: Math.max(0, floorSafe(burst - bLo / T.hi)) },
+      reset: { lo: ceilSeconds(ttl.lo), hi: ceilSecondsHi(ttl.hi) },
       ttlMs: ttl,
     };
   }
@@ -107,8 +106,8 @@ export function predict(backlog: Interval, T: Interval, limit: number): Predicti
     // back onto it (float ms, whole ns at the server), and then Remaining reads 1.
     out.denied = {
       remaining: { lo: 0, hi: backlog.lo <= edgeHi + EPS ? 1 : 0 },
-      reset: { lo: ceilSecondsLo(bLo), hi: ceilSecondsHi(bHi) },
-      retryAfter: { lo: Math.max(1, ceilSecondsLo(bLo - edgeHi)), hi: Math.max(1, ceilSecondsHi(bHi - edgeLo)) },
+      reset: { lo: ceilSeconds(bLo), hi: ceilSecondsHi(bHi) },
+      retryAfter: { lo: Math.max(1, ceilSeconds(bLo - edgeHi)), hi: Math.max(1, ceilSecondsHi(bHi - edgeLo)) },
       ttlMs: { lo: bLo, hi: bHi },
     };
   }

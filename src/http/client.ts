@@ -3,6 +3,7 @@
 // target answers, not where it points), and failures as one-line causes.
 // Playwright's request API buffers whole bodies and has no size cap, hence undici here.
 import { Agent, request, type Dispatcher } from 'undici';
+import { headerRecord } from './headers.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -48,12 +49,6 @@ function dispatcher(): Dispatcher {
   return (shared ??= new Agent({ keepAliveTimeout: 4_000, connections: 16, pipelining: 1 }));
 }
 
-function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}
-
 function causeOf(e: unknown): string {
   const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.cause?.code ?? err.code;
@@ -89,7 +84,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     } catch (e) {
       throw failure(e);
     }
-    const headers = flatHeaders(res.headers);
+    const headers = headerRecord(res.headers);
     const chunks: Buffer[] = [];
     let bytes = 0;
     try {

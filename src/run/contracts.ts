@@ -3,7 +3,8 @@
 // terminal output is parsed for progress and never shown raw. At the deadline or on abort the
 // child is stopped, and every selected rule left without a check gets `error` with the reason.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { Budget } from '../budget.js';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,14 +76,6 @@ function readChecksFile(file: string): Collected {
     else if (parsed.kind === 'fatal') out.fatal.push(parsed.message);
   }
   return out;
-}
-
-function budgetUsed(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0;
-  }
 }
 
 export async function runContracts(ctx: RunContext, opts: ContractsOptions = {}): Promise<ContractsOutcome> {
@@ -182,7 +175,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       stopReason ??
       (Date.now() >= ctx.deadline
         ? 'budget: the run reached limits.maxSeconds'
-        : budgetUsed(ctx.budgetFile) >= ctx.target.limits.maxRequests
+        : Budget.usedIn(ctx.budgetFile) >= ctx.target.limits.maxRequests
           ? `budget: the run reached limits.maxRequests (${ctx.target.limits.maxRequests})`
           : collected.fatal[0]
             ? `the contract runner failed: ${collected.fatal[0]}`

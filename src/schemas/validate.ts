@@ -337,9 +337,5 @@ function annotationsAt(name: string, segs: readonly string[]): SchemaAnnotations
   return { ...best, along: along.size ? [...along] : best.rules };
 }
 
-/** Headers as the rate-limit schemas read them: lower-case names, repeated values joined. */
-export function headerRecord(headers: Record<string, string | string[] | number | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
-  return out;
-}
+/** Headers as the rate-limit schemas read them (lower-case names): re-exported for callers of the validator. */
+export { headerRecord } from '../http/headers.js';
