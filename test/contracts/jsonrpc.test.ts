@@ -1,8 +1,9 @@
-// The JSON-RPC 2.0 judgements of the native checks (RPC-08..12), over answers real servers give:
-// each row is an answer and what the suite must say about it, so a conformant server is never
-// failed and each way of breaking a rule is named in the message.
+// The JSON-RPC 2.0 judgements of the native checks (RPC-08..12) over answers real servers give
+// (one row per answer, with what the suite must say about it), so a conformant server is never
+// failed and each way of breaking a rule is named; then the same rules against the reference.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { runAgainstReference } from './harness.js';
 import { batchServed, describeBatch, errorCodeOf, judgeEmptyBatch, judgeInvalidBatch, judgeNotification, judgeResponseObjects, responseObjectProblems, type RpcAnswer } from '../../contracts/jsonrpc.js';
 
 const answer = (status: number, body: string): RpcAnswer => {
@@ -70,7 +71,10 @@ describe('RPC-09: notifications', () => {
     assert.deepEqual(judgeNotification(json(err(-32600))), { verdict: 'fail', message: 'replied to a notification with error -32600 (200)' });
     assert.deepEqual(judgeNotification(json({ jsonrpc: '2.0', result: '0x10' })), { verdict: 'fail', message: 'replied to a notification with a result (id absent) (200)' });
     assert.deepEqual(judgeNotification(json({ jsonrpc: '2.0', id: null, result: '0x10' })), { verdict: 'fail', message: 'replied to a notification with a result (id null) (200)' });
-    assert.equal(judgeNotification(answer(200, 'ok')).verdict, 'fail');
+  });
+  it('passes a non-empty body that holds no Response object, naming it', () => {
+    assert.deepEqual(judgeNotification(answer(200, 'null')), { verdict: 'pass', message: 'no Response object, though the body is not empty (200, null)' });
+    assert.deepEqual(judgeNotification(answer(202, 'ok')), { verdict: 'pass', message: 'no Response object, though the body is not empty (202, 2 bytes, not JSON)' });
   });
   it('cannot judge a busy or unavailable answer without a Response object', () => {
     assert.equal(judgeNotification(answer(503, 'try later')).verdict, 'error');
@@ -123,4 +127,21 @@ describe('RPC-08 and RPC-11: batches', () => {
     [json([err(-32600), err(-32700)]), 'element [1]: error code -32700, not -32600 (200)'],
   ];
   for (const [a, message] of ROWS) it(message, () => assert.deepEqual(judgeInvalidBatch(a, 2, true), { verdict: 'fail', message }));
+});
+
+describe('against the reference', () => {
+  const verdicts = async (variants: string[]) => {
+    const run = await runAgainstReference({ only: 'RPC-08,RPC-09,RPC-10,RPC-11,RPC-12', reference: { variants: new Set(variants) }, contracts: { workers: 1 } });
+    const out: Record<string, string[]> = {};
+    for (const c of run.checks) (out[c.rule] ??= []).includes(c.verdict) || out[c.rule]!.push(c.verdict);
+    return out;
+  };
+
+  it('the conformant reference passes RPC-09..RPC-12', async () => {
+    assert.deepEqual(await verdicts([]), { 'RPC-08': ['observed'], 'RPC-09': ['pass'], 'RPC-10': ['pass'], 'RPC-11': ['pass'], 'RPC-12': ['pass'] });
+  });
+
+  it('a reference that serves no batches: RPC-11 observed, never failed', async () => {
+    assert.deepEqual(await verdicts(['batches-not-served']), { 'RPC-08': ['observed'], 'RPC-09': ['pass'], 'RPC-10': ['pass'], 'RPC-11': ['observed'], 'RPC-12': ['pass'] });
+  });
 });
