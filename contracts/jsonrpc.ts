@@ -2,6 +2,7 @@
 // Response object well formed (section 5, RPC-12), what a notification gets (4.1, RPC-09), and
 // what batches get (6, RPC-08/10/11). Pure functions of status and body, so the native spec reads
 // like the rules and every wording is pinned by unit tests. Messages say what the target did.
+import { SCHEMA, validate } from '../src/schemas/validate.js';
 
 /** The parts of an HTTP answer these judgements read. */
 export interface RpcAnswer {
@@ -35,29 +36,16 @@ export function responseObjectsOf(a: RpcAnswer): unknown[] {
   return list.some((v) => isObject(v) && Object.hasOwn(v, 'jsonrpc')) ? list : [];
 }
 
-/** RPC-12: what is wrong with one Response object, as short phrases ([] when nothing is). */
+/**
+ * RPC-12: what is wrong with one Response object, as short phrases ([] when nothing is). The
+ * schemas say what a success and an error response are; an object with an `error` member is
+ * judged as an error response, any other as a success response.
+ */
 export function responseObjectProblems(v: unknown): string[] {
   if (!isObject(v)) return [`${brief(v)} where a Response object belongs`];
-  const problems: string[] = [];
-  const hasResult = Object.hasOwn(v, 'result');
-  const hasError = Object.hasOwn(v, 'error');
-  if (!Object.hasOwn(v, 'jsonrpc')) problems.push('no jsonrpc member');
-  else if (v.jsonrpc !== '2.0') problems.push(`jsonrpc is ${brief(v.jsonrpc)}, not "2.0"`);
-  if (!Object.hasOwn(v, 'id')) problems.push(hasError && !hasResult ? 'error response without id' : 'response without id');
-  else if (!(v.id === null || typeof v.id === 'string' || typeof v.id === 'number')) problems.push(`id is ${brief(v.id)}, not a string, number or null`);
-  if (hasResult && hasError) problems.push('both result and error');
-  else if (!hasResult && !hasError) problems.push('neither result nor error');
-  if (hasError) {
-    const e = v.error;
-    if (!isObject(e)) problems.push(`error is ${brief(e)}, not an object`);
-    else {
-      if (!Object.hasOwn(e, 'code')) problems.push('error without code');
-      else if (!Number.isInteger(e.code)) problems.push(`error code is ${typeof e.code === 'string' ? 'the string ' : ''}${brief(e.code)}, not an integer`);
-      if (!Object.hasOwn(e, 'message')) problems.push('error without message');
-      else if (typeof e.message !== 'string') problems.push(`error message is ${brief(e.message)}, not a string`);
-    }
-  }
-  return problems;
+  const isError = Object.hasOwn(v, 'error');
+  const kind = isError ? 'error response' : Object.hasOwn(v, 'result') ? 'success response' : 'response';
+  return validate(isError ? SCHEMA.rpcErrorResponse : SCHEMA.rpcSuccess, v).map((p) => (p.actual === 'missing' ? `${kind} without ${p.path}` : `${kind}: ${p.message}`));
 }
 
 /** RPC-12 over a whole answer: undefined when it holds no Response object to judge. */

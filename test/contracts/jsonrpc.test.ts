@@ -27,17 +27,17 @@ describe('RPC-12: the Response object', () => {
 
   const BROKEN: [unknown, string][] = [
     [{ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' } }, 'error response without id'],
-    [{ jsonrpc: '2.0', result: 1 }, 'response without id'],
-    [{ jsonrpc: '1.0', id: 1, result: 1 }, 'jsonrpc is "1.0", not "2.0"'],
-    [{ id: 1, result: 1 }, 'no jsonrpc member'],
-    [{ jsonrpc: '2.0', id: 1, result: 1, error: { code: 1, message: 'm' } }, 'both result and error'],
-    [{ jsonrpc: '2.0', id: 1 }, 'neither result nor error'],
-    [err('-32601'), 'error code is the string "-32601", not an integer'],
-    [err(-32600.5), 'error code is -32600.5, not an integer'],
-    [{ jsonrpc: '2.0', id: 1, error: { message: 'm' } }, 'error without code'],
-    [{ jsonrpc: '2.0', id: 1, error: { code: 1, message: 7 } }, 'error message is 7, not a string'],
-    [{ jsonrpc: '2.0', id: 1, error: 'boom' }, 'error is "boom", not an object'],
-    [{ jsonrpc: '2.0', id: { a: 1 }, result: 1 }, 'id is {"a":1}, not a string, number or null'],
+    [{ jsonrpc: '2.0', result: 1 }, 'success response without id'],
+    [{ jsonrpc: '1.0', id: 1, result: 1 }, 'success response: jsonrpc: expected "2.0", got string "1.0"'],
+    [{ id: 1, result: 1 }, 'success response without jsonrpc'],
+    [{ jsonrpc: '2.0', id: 1, result: 1, error: { code: 1, message: 'm' } }, 'error response: result: expected no result member in an error response, got number 1'],
+    [{ jsonrpc: '2.0', id: 1 }, 'response without result'],
+    [err('-32601'), 'error response: error.code: expected integer, got string "-32601"'],
+    [err(-32600.5), 'error response: error.code: expected integer, got number -32600.5'],
+    [{ jsonrpc: '2.0', id: 1, error: { message: 'm' } }, 'error response without error.code'],
+    [{ jsonrpc: '2.0', id: 1, error: { code: 1, message: 7 } }, 'error response: error.message: expected string, got number 7'],
+    [{ jsonrpc: '2.0', id: 1, error: 'boom' }, 'error response: error: expected object, got string "boom"'],
+    [{ jsonrpc: '2.0', id: { a: 1 }, result: 1 }, 'success response: id: expected number, string or null, got object'],
     [1, '1 where a Response object belongs'],
   ];
   for (const [v, problem] of BROKEN) {
