@@ -254,8 +254,8 @@ if (chainB) {
     api.take();
     const bare = await settle(() => grpcList({}, bareId, recorder));
     const bareExchange = recorder.exchanges.at(-1);
+    if (!bare.ok && bareExchange) api.noteNon2xx(NO_TOKEN_CAUSE, bareExchange, undefined, `grpc ${bare.error.codeName}`);
     if (!bare.ok && refusedStatus(bare.error.codeName)) {
-      if (bareExchange) api.noteNon2xx(NO_TOKEN_CAUSE, bareExchange, undefined, `grpc ${bare.error.codeName}`);
       check.pass('NAUTH-06', id, `x-auth-token metadata accepted: reflection ends UNIMPLEMENTED with it and ${bare.error.codeName} without it`, ev(recorder.exchanges.slice(-2)));
       return;
     }
