@@ -1,5 +1,6 @@
-// Native JSON-RPC (RPC-01..08): the envelope and the block-number result, every configured
-// network, id echo, the standard error codes, and (observed) batches and notifications.
+// Native JSON-RPC (RPC-01..12): the envelope and the block-number result, every configured
+// network, id echo, the standard error codes, notifications, the empty batch and a batch of
+// non-requests, (observed) batches of valid requests, and RPC-12 on every answer read.
 import { RULES } from '../src/rules/catalogue.js';
 import type { ResolvedNative } from '../src/target/types.js';
 import { SCHEMA } from '../src/schemas/validate.js';
@@ -7,6 +8,7 @@ import type { ApiClient, CallResult } from './api.js';
 import { ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
 import { Spec } from './fixtures.js';
+import { batchServed, describeBatch, errorCodeOf, judgeEmptyBatch, judgeInvalidBatch, judgeNotification, judgeResponseObjects, type RpcJudgement } from './jsonrpc.js';
 import { rpcBody } from './matrix.js';
 import { bodyShape, mediaType } from './shape.js';
 import { dataAccess, JSON_HEADERS, PATHS, type DataAccess } from './urls.js';
@@ -24,8 +26,22 @@ const ECHO_IDS: readonly (number | string)[] = [0, 1, Number.MAX_SAFE_INTEGER, '
 const ENVELOPE_ID = 4242;
 const JSONRPC_ERROR_CAUSE = 'a JSON-RPC request the standard answers with an error';
 
-function post(api: ApiClient, a: DataAccess, n: ResolvedNative, network: string, body: string, purpose: string, cause?: string): Promise<CallResult> {
-  return api.call({ purpose, method: 'POST', url: a.base + PATHS.native(n.protocol, network), headers: JSON_HEADERS, body, auth: a.auth, cause });
+/**
+ * One JSON-RPC exchange. Every answer read is also judged on RPC-12 (the Response objects in it),
+ * here, so no read escapes it.
+ */
+async function post(api: ApiClient, check: Checks, a: DataAccess, n: ResolvedNative, network: string, body: string, purpose: string, cause?: string): Promise<CallResult> {
+  const res = await api.call({ purpose, method: 'POST', url: a.base + PATHS.native(n.protocol, network), headers: JSON_HEADERS, body, auth: a.auth, cause });
+  const shape = judgeResponseObjects(res);
+  if (shape) check.verdict(shape.verdict === 'pass', 'RPC-12', purpose, shape.message, shape.message, ev(res.exchange, { observation: { status: res.status } }));
+  return res;
+}
+
+/** A judgement of jsonrpc.ts as a check. */
+function record(check: Checks, rule: string, id: string, j: RpcJudgement, res: CallResult, observation: Record<string, unknown>): void {
+  if (j.verdict === 'observed') check.observe(rule, id, j.message, observation, res.exchange);
+  else if (j.verdict === 'error') check.error(rule, id, j.message, ev(res.exchange, { observation }));
+  else check.verdict(j.verdict === 'pass', rule, id, j.message, j.message, ev(res.exchange, { observation }));
 }
 
 /** RPC-01's conditions, as a problem line (undefined: all hold). */
@@ -39,24 +55,23 @@ function envelopeProblem(res: CallResult, id: number | string): string | undefin
   return undefined;
 }
 
-function errorCodeOf(json: unknown): unknown {
-  return isObject(json) && isObject(json.error) ? json.error.code : undefined;
-}
-
+/** The error code a rule wants. Its type (integer, not string) is RPC-12's to judge, on the same answer. */
 function standardError(check: Checks, rule: string, id: string, res: CallResult, code: number, extra: (j: Record<string, unknown>) => string | undefined): void {
   const j = res.json;
   const got = errorCodeOf(j);
-  const problem = !isObject(j) ? `the body is not a JSON object (${res.status})` : got !== code ? `error code is ${JSON.stringify(got)}, not ${code}` : extra(j);
-  check.verdict(!problem, rule, id, `error ${code} as the standard says (${res.status})`, problem ?? '', ev(res.exchange, { expected: { error: { code } }, actual: isObject(j) ? { error: j.error, id: j.id } : res.status, observation: { status: res.status } }));
+  const raw = isObject(j) && isObject(j.error) ? j.error.code : undefined;
+  const problem = !isObject(j) ? `the body is not a JSON object (${res.status})` : got !== code ? `error code is ${JSON.stringify(raw)}, not ${code}` : extra(j);
+  const asString = typeof raw === 'string' ? ' (the code written as a string: RPC-12)' : '';
+  check.verdict(!problem, rule, id, `error ${code} as the standard says (${res.status})${asString}`, problem ?? '', ev(res.exchange, { expected: { error: { code } }, actual: isObject(j) ? { error: j.error, id: j.id } : res.status, observation: { status: res.status } }));
 }
 
 if (native && typeof access !== 'string') {
   const first = native.networks[0]!;
 
-  spec.contract(`block number on ${first}`, ['RPC-01', 'RPC-02'], async ({ api, check }) => {
+  spec.contract(`block number on ${first}`, ['RPC-01', 'RPC-02', 'RPC-12'], async ({ api, check }) => {
     const id = `native.block-number[${first}]`;
     await check.guard(['RPC-01', 'RPC-02'], id, async () => {
-      const res = await post(api, access, native, first, rpcBody(native.blockNumberMethod, ENVELOPE_ID), id);
+      const res = await post(api, check, access, native, first, rpcBody(native.blockNumberMethod, ENVELOPE_ID), id);
       const problem = envelopeProblem(res, ENVELOPE_ID);
       if (problem) {
         check.fail('RPC-01', id, `${native.blockNumberMethod} on ${first}: ${problem}`, ev(res.exchange, { expected: { jsonrpc: '2.0', id: ENVELOPE_ID, result: 'present' } }));
@@ -69,10 +84,10 @@ if (native && typeof access !== 'string') {
 
   for (const network of [...native.networks, ...native.optionalNetworks]) {
     const optional = !native.networks.includes(network);
-    spec.contract(`${optional ? 'optional ' : ''}network ${network}`, ['RPC-03'], async ({ api, check }) => {
+    spec.contract(`${optional ? 'optional ' : ''}network ${network}`, ['RPC-03', 'RPC-12'], async ({ api, check }) => {
       const id = `native.network[${network}]`;
       await check.guard('RPC-03', id, async () => {
-        const res = await post(api, access, native, network, rpcBody(native.blockNumberMethod, ENVELOPE_ID), id, optional ? 'an optional network' : undefined);
+        const res = await post(api, check, access, native, network, rpcBody(native.blockNumberMethod, ENVELOPE_ID), id, optional ? 'an optional network' : undefined);
         const problem = envelopeProblem(res, ENVELOPE_ID);
         const observation = { status: res.status, answers: !problem };
         if (optional) check.observe('RPC-03', id, `optional network ${network}: ${problem ? `not served (${problem})` : 'answers like RPC-01'}`, observation, res.exchange);
@@ -81,11 +96,11 @@ if (native && typeof access !== 'string') {
     });
   }
 
-  spec.contract(`id echo on ${first}`, ['RPC-04'], async ({ api, check }) => {
+  spec.contract(`id echo on ${first}`, ['RPC-04', 'RPC-12'], async ({ api, check }) => {
     for (const rid of ECHO_IDS) {
       const id = `native.id-echo[${typeof rid === 'string' ? 'string' : rid}]`;
       await check.guard('RPC-04', id, async () => {
-        const res = await post(api, access, native, first, rpcBody(native.blockNumberMethod, rid), id);
+        const res = await post(api, check, access, native, first, rpcBody(native.blockNumberMethod, rid), id);
         const got = isObject(res.json) ? res.json.id : undefined;
         check.verdict(
           isObject(res.json) && Object.hasOwn(res.json, 'id') && got === rid,
@@ -99,48 +114,66 @@ if (native && typeof access !== 'string') {
     }
   }, { requests: ECHO_IDS.length + 1 });
 
-  spec.contract(`unknown method on ${first}`, ['RPC-05'], async ({ api, check }) => {
+  spec.contract(`unknown method on ${first}`, ['RPC-05', 'RPC-12'], async ({ api, check }) => {
     const id = `native.unknown-method[${first}]`;
     await check.guard('RPC-05', id, async () => {
-      const res = await post(api, access, native, first, rpcBody('chainprobe_noSuchMethod', 5), id, JSONRPC_ERROR_CAUSE);
+      const res = await post(api, check, access, native, first, rpcBody('chainprobe_noSuchMethod', 5), id, JSONRPC_ERROR_CAUSE);
       standardError(check, 'RPC-05', id, res, -32601, (j) => (Object.hasOwn(j, 'result') ? `a result is present beside the error (${JSON.stringify(j.result)})` : undefined));
     });
   });
 
-  spec.contract(`parse error on ${first}`, ['RPC-06'], async ({ api, check }) => {
+  spec.contract(`parse error on ${first}`, ['RPC-06', 'RPC-12'], async ({ api, check }) => {
     const id = `native.parse-error[${first}]`;
     await check.guard('RPC-06', id, async () => {
-      const res = await post(api, access, native, first, '{"jsonrpc":"2.0","id":6,"method":', id, JSONRPC_ERROR_CAUSE);
+      const res = await post(api, check, access, native, first, '{"jsonrpc":"2.0","id":6,"method":', id, JSONRPC_ERROR_CAUSE);
       standardError(check, 'RPC-06', id, res, -32700, (j) => (!Object.hasOwn(j, 'id') || j.id !== null ? `id is ${JSON.stringify(j.id)}, not null` : undefined));
     });
   });
 
-  spec.contract(`request without method on ${first}`, ['RPC-07'], async ({ api, check }) => {
+  spec.contract(`request without method on ${first}`, ['RPC-07', 'RPC-12'], async ({ api, check }) => {
     const id = `native.invalid-request[${first}]`;
     await check.guard('RPC-07', id, async () => {
-      const res = await post(api, access, native, first, JSON.stringify({ jsonrpc: '2.0', id: 7, params: [] }), id, JSONRPC_ERROR_CAUSE);
+      const res = await post(api, check, access, native, first, JSON.stringify({ jsonrpc: '2.0', id: 7, params: [] }), id, JSONRPC_ERROR_CAUSE);
       standardError(check, 'RPC-07', id, res, -32600, () => undefined);
     });
   });
 
-  spec.contract(`batch and notification on ${first}`, ['RPC-08'], async ({ api, check }) => {
-    const batchId = `native.batch[${first}]`;
-    await check.guard('RPC-08', batchId, async () => {
-      const body = JSON.stringify([JSON.parse(rpcBody(native.blockNumberMethod, 81)), JSON.parse(rpcBody(native.blockNumberMethod, 82))]);
-      const res = await post(api, access, native, first, body, batchId, 'a batch request');
-      const ids = Array.isArray(res.json) ? res.json.map((r) => (isObject(r) ? r.id : undefined)) : undefined;
-      check.observe('RPC-08', batchId, `batch of 2: ${res.status}, ${Array.isArray(res.json) ? `an array of ${res.json.length} answer(s)` : 'not an array'}`, {
-        status: res.status,
-        contentType: mediaType(res.headers) ?? 'none',
-        bodyShape: bodyShape(res.body),
-        answers: ids?.length ?? 0,
-        idsAnswered: ids ? [...ids].map(String).sort() : [],
-      }, res.exchange);
+  spec.contract(`notifications on ${first}`, ['RPC-09', 'RPC-12'], async ({ api, check }) => {
+    // A known method and an unknown one: the standard lets neither a result nor an error come back.
+    for (const method of [native.blockNumberMethod, 'chainprobe_noSuchMethod']) {
+      const id = `native.notification[${method === native.blockNumberMethod ? 'known' : 'unknown'}-method]`;
+      await check.guard('RPC-09', id, async () => {
+        const res = await post(api, check, access, native, first, JSON.stringify({ jsonrpc: '2.0', method, params: [] }), id, 'a notification');
+        record(check, 'RPC-09', id, judgeNotification(res), res, { status: res.status, bodyShape: bodyShape(res.body) });
+      });
+    }
+  });
+
+  spec.contract(`empty batch on ${first}`, ['RPC-10', 'RPC-12'], async ({ api, check }) => {
+    const id = `native.empty-batch[${first}]`;
+    await check.guard('RPC-10', id, async () => {
+      const res = await post(api, check, access, native, first, '[]', id, JSONRPC_ERROR_CAUSE);
+      record(check, 'RPC-10', id, judgeEmptyBatch(res), res, { status: res.status, bodyShape: bodyShape(res.body) });
     });
-    const noteId = `native.notification[${first}]`;
-    await check.guard('RPC-08', noteId, async () => {
-      const res = await post(api, access, native, first, JSON.stringify({ jsonrpc: '2.0', method: native.blockNumberMethod, params: [] }), noteId, 'a notification');
-      check.observe('RPC-08', noteId, `notification: ${res.status}, body ${res.body.trim() ? 'present' : 'empty'}`, { status: res.status, bodyShape: bodyShape(res.body) }, res.exchange);
+  });
+
+  // RPC-11's escape (a node without batches) is read off RPC-08's batch, so both go together.
+  spec.contract(`batches on ${first}`, ['RPC-08', 'RPC-11', 'RPC-12'], async ({ api, check }) => {
+    const batchId = `native.batch[${first}]`;
+    let served: boolean | undefined;
+    await check.guard('RPC-08', batchId, async () => {
+      const ids = [81, 82];
+      const body = JSON.stringify(ids.map((rid) => JSON.parse(rpcBody(native.blockNumberMethod, rid)) as unknown));
+      const res = await post(api, check, access, native, first, body, batchId, 'a batch request');
+      served = batchServed(res);
+      const { message, observation } = describeBatch(res, ids);
+      if (served === undefined) check.error('RPC-08', batchId, message, ev(res.exchange));
+      else check.observe('RPC-08', batchId, message, { ...observation, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) }, res.exchange);
+    });
+    const invalidId = `native.invalid-batch[${first}]`;
+    await check.guard('RPC-11', invalidId, async () => {
+      const res = await post(api, check, access, native, first, '[1,2]', invalidId, JSONRPC_ERROR_CAUSE);
+      record(check, 'RPC-11', invalidId, judgeInvalidBatch(res, 2, served), res, { status: res.status, bodyShape: bodyShape(res.body), batchesServed: served ?? 'unknown' });
     });
   });
 }

@@ -4,6 +4,7 @@
 // rate-limited: the suite sends it only a handful of requests.
 import { randomInt } from 'node:crypto';
 import { NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '../src/auth/forms.js';
+import type { GrpcCallError } from '../src/clients/grpc-reflection.js';
 import type { WebSocketProbeResult } from '../src/clients/websocket.js';
 import { RULES } from '../src/rules/catalogue.js';
 import type { Recorder } from '../src/record/recorder.js';
@@ -19,12 +20,15 @@ import { JSON_HEADERS, PATHS } from './urls.js';
 const spec = new Spec('node');
 // gRPC and WebSocket clients load only in the process that runs their tests, not in every worker.
 const grpcClient = () => import('../src/clients/grpc-reflection.js');
+const grpcHealthClient = () => import('../src/clients/grpc-health.js');
 const probeWebSocket: typeof import('../src/clients/websocket.js').probeWebSocket = async (o) => (await import('../src/clients/websocket.js')).probeWebSocket(o);
 const target = suiteEnv().target;
 const timeoutMs = target.limits.timeoutMs;
 
 /** Statuses that mean "your credentials were not accepted" (RFC 9110 15.5.2 and 15.5.4). */
 const AUTH_REFUSALS: readonly number[] = [401, 403];
+/** gRPC statuses that mean "your credentials were not accepted". */
+const GRPC_REFUSALS: readonly string[] = ['UNAUTHENTICATED', 'PERMISSION_DENIED'];
 const NO_TOKEN_CAUSE = 'no node token';
 const WRONG_TOKEN_CAUSE = 'a wrong node token';
 const OPEN_FORM_CAUSE = 'an auth form the description leaves open';
@@ -220,33 +224,95 @@ if (chainB) {
     }
   });
 
+  const grpcCall = { address: chainB.grpcAddress, tls: chainB.grpcTls, deadlineMs: timeoutMs };
   const grpcList = async (metadata: Record<string, string>, purpose: string, recorder: Recorder) =>
-    (await grpcClient()).listServicesByReflection({ address: chainB.grpcAddress, tls: chainB.grpcTls, metadata, deadlineMs: timeoutMs, recorder, purpose });
+    (await grpcClient()).listServicesByReflection({ ...grpcCall, metadata, recorder, purpose });
+  const grpcHealth = async (metadata: Record<string, string>, purpose: string, recorder: Recorder) =>
+    (await grpcHealthClient()).checkHealth({ ...grpcCall, metadata, recorder, purpose });
+  const tokenMetadata = { 'x-auth-token': chainB.token };
 
-  spec.contract('gRPC reflection', ['NAUTH-06', 'NODE-06'], async ({ api, check, recorder }) => {
+  /** How one gRPC call ended: its answer, or the GrpcCallError it threw (other throws propagate). */
+  async function settle<T>(call: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: GrpcCallError }> {
+    const { GrpcCallError } = await grpcClient();
+    try {
+      return { ok: true, value: await call() };
+    } catch (e) {
+      if (!(e instanceof GrpcCallError)) throw e;
+      return { ok: false, error: e };
+    }
+  }
+  const refusedStatus = (codeName: string) => GRPC_REFUSALS.includes(codeName);
+
+  /**
+   * NAUTH-06 when reflection is not served: UNIMPLEMENTED may come before or after the auth layer,
+   * so it shows nothing by itself. What can show it: the same call refused without the token, or
+   * the health check answering with the token and refused without it.
+   */
+  async function tokenShownWithoutReflection(check: Checks, api: ApiClient, recorder: Recorder): Promise<void> {
     const id = 'node.grpc[x-auth-token]';
-    const { GrpcCallError, isReflectionService } = await grpcClient();
-    await check.guard(['NAUTH-06', 'NODE-06'], id, async () => {
-      api.take();
-      let services: string[];
-      try {
-        services = await grpcList({ 'x-auth-token': chainB.token }, id, recorder);
-      } catch (e) {
-        if (!(e instanceof GrpcCallError)) throw e;
+    const bareId = 'node.grpc[reflection-no-token]';
+    api.take();
+    const bare = await settle(() => grpcList({}, bareId, recorder));
+    const bareExchange = recorder.exchanges.at(-1);
+    if (!bare.ok && bareExchange) api.noteNon2xx(NO_TOKEN_CAUSE, bareExchange, undefined, `grpc ${bare.error.codeName}`);
+    if (!bare.ok && refusedStatus(bare.error.codeName)) {
+      check.pass('NAUTH-06', id, `x-auth-token metadata accepted: reflection ends UNIMPLEMENTED with it and ${bare.error.codeName} without it`, ev(recorder.exchanges.slice(-2)));
+      return;
+    }
+    const healthId = 'node.grpc.health[x-auth-token]';
+    api.take();
+    const withToken = await settle(() => grpcHealth(tokenMetadata, healthId, recorder));
+    const healthExchange = recorder.exchanges.at(-1);
+    if (!withToken.ok) {
+      if (healthExchange) api.noteNon2xx(UNEXPECTED_CAUSE, healthExchange, undefined, `grpc ${withToken.error.codeName}`);
+      if (refusedStatus(withToken.error.codeName)) check.fail('NAUTH-06', healthId, `x-auth-token metadata refused by the health check: ${withToken.error.message}`, ev(healthExchange, { expected: 'OK', actual: withToken.error.codeName }));
+      else check.error('NAUTH-06', id, `no call could show whether the token was accepted: reflection ends UNIMPLEMENTED with and without it, the health check ${withToken.error.codeName}`, ev(recorder.exchanges.slice(-3)));
+      return;
+    }
+    api.take();
+    const withoutId = 'node.grpc.health[no-token]';
+    const without = await settle(() => grpcHealth({}, withoutId, recorder));
+    const withoutExchange = recorder.exchanges.at(-1);
+    if (!without.ok && withoutExchange) api.noteNon2xx(NO_TOKEN_CAUSE, withoutExchange, undefined, `grpc ${without.error.codeName}`);
+    if (!without.ok && refusedStatus(without.error.codeName)) {
+      check.pass('NAUTH-06', healthId, `x-auth-token metadata accepted: the health check answers ${withToken.value} with it and ${without.error.codeName} without it`, ev([healthExchange, withoutExchange]));
+    } else {
+      const seen = without.ok ? `answers ${without.value}` : `ends ${without.error.codeName}`;
+      check.error('NAUTH-06', id, `no call could show whether the token was accepted: reflection ends UNIMPLEMENTED with and without it, and the health check ${seen} without a token too`, ev(recorder.exchanges.slice(-3)));
+    }
+  }
+
+  spec.contract(
+    'gRPC reflection',
+    ['NAUTH-06', 'NODE-06'],
+    async ({ api, check, recorder }) => {
+      const id = 'node.grpc[x-auth-token]';
+      const { isReflectionService } = await grpcClient();
+      await check.guard(['NAUTH-06', 'NODE-06'], id, async () => {
+        api.take();
+        const listed = await settle(() => grpcList(tokenMetadata, id, recorder));
         const exchange = recorder.exchanges.at(-1);
-        const refused = e.codeName === 'UNAUTHENTICATED' || e.codeName === 'PERMISSION_DENIED';
+        if (listed.ok) {
+          const services = listed.value;
+          check.pass('NAUTH-06', id, `x-auth-token metadata accepted: ${services.length} service(s) listed`, ev(exchange));
+          const own = services.filter((s) => !isReflectionService(s));
+          check.verdict(own.length > 0, 'NODE-06', id, `reflection lists ${own.join(', ')}`, `reflection lists only ${services.join(', ') || 'nothing'}`, ev(exchange, { expected: 'a service besides reflection', actual: services, observation: { services: [...services].sort() } }));
+          return;
+        }
+        const e = listed.error;
         if (exchange) api.noteNon2xx(UNEXPECTED_CAUSE, exchange, undefined, `grpc ${e.codeName}`);
-        if (refused) check.fail('NAUTH-06', id, `x-auth-token metadata refused: ${e.message}`, ev(exchange, { expected: 'OK', actual: e.codeName }));
+        const unimplemented = e.codeName === 'UNIMPLEMENTED';
+        // An answer from the reflection service itself (in the stream) or UNIMPLEMENTED (no such service): no list.
+        if (unimplemented || e.inBand) check.fail('NODE-06', id, `services not listed: ${e.message}`, ev(recorder.exchanges.slice(unimplemented ? -2 : -1), { expected: 'a list_services answer', actual: e.codeName }));
+        else check.error('NODE-06', id, `no service list: ${e.message}`, ev(exchange));
+        if (refusedStatus(e.codeName)) check.fail('NAUTH-06', id, `x-auth-token metadata refused: ${e.message}`, ev(exchange, { expected: 'OK', actual: e.codeName }));
+        else if (e.inBand) check.pass('NAUTH-06', id, `x-auth-token metadata accepted: the reflection service itself answered (${e.message})`, ev(exchange));
+        else if (unimplemented) await tokenShownWithoutReflection(check, api, recorder);
         else check.error('NAUTH-06', id, e.message, ev(exchange));
-        check.error('NODE-06', id, `no service list: ${e.message}`, ev(exchange));
-        return;
-      }
-      const exchange = recorder.exchanges.at(-1);
-      check.pass('NAUTH-06', id, `x-auth-token metadata accepted: ${services.length} service(s) listed`, ev(exchange));
-      const own = services.filter((s) => !isReflectionService(s));
-      check.verdict(own.length > 0, 'NODE-06', id, `reflection lists ${own.join(', ')}`, `reflection lists only ${services.join(', ') || 'nothing'}`, ev(exchange, { expected: 'a service besides reflection', actual: services, observation: { services: [...services].sort() } }));
-    });
-  });
+      });
+    },
+    { requests: 4 },
+  );
 
   spec.contract('gRPC without a token or with a wrong one', ['NAUTH-07'], async ({ api, check, recorder }) => {
     const { GrpcCallError } = await grpcClient();

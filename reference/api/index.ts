@@ -3,6 +3,7 @@
 import { createChain } from '../chain.js';
 import { closeServer, listen } from '../http/kit.js';
 import { datasetOf, NFT_NETWORK, NFT_PROTOCOL } from '../nft/dataset.js';
+import { publicEventId } from '../nft/views.js';
 import type { ReferenceOptions } from '../options.js';
 import { ADVERTISED_UNIVERSAL, NATIVE_NETWORKS, NATIVE_PROTOCOL } from './networks.js';
 import { createApiServer } from './server.js';
@@ -44,7 +45,7 @@ export async function startApiServers(opts: ReferenceOptions): Promise<ApiServer
       protocol: NFT_PROTOCOL,
       network: NFT_NETWORK,
       collectionId: dataset.main.id,
-      eventIds: dataset.events.slice(0, ADVERTISED_EVENTS).map((e) => e.id),
+      eventIds: dataset.events.slice(0, ADVERTISED_EVENTS).map((e) => publicEventId(e.id, opts)),
       ...(dataset.big ? { bigCollectionId: dataset.big.id } : {}),
     },
     close: async () => {

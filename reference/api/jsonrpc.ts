@@ -3,6 +3,7 @@
 // decided in one place. HTTP status is always 200 for an answer; "no answer" is for the caller
 // to render (204 by default).
 import { apiFault } from '../faults/api.js';
+import { apiVariant } from './variants.js';
 import type { ReferenceOptions } from '../options.js';
 import type { NativeNetwork } from './networks.js';
 
@@ -18,7 +19,7 @@ export const MAX_BATCH = 100;
 export interface RpcEnv {
   network: NativeNetwork;
   head: () => number;
-  opts: Pick<ReferenceOptions, 'faults'>;
+  opts: Pick<ReferenceOptions, 'faults' | 'variants'>;
 }
 
 /** `json`: send body with 200. `none`: every request was a notification, nothing to send. */
@@ -56,13 +57,21 @@ function echoId(id: Id, env: RpcEnv): Id {
 }
 
 function errorReply(error: { code: number; message: string }, id: Id, env: RpcEnv, data?: string): object {
-  return { jsonrpc: '2.0', id: echoId(id, env), error: data === undefined ? { ...error } : { ...error, data } };
+  const code: number | string = apiFault(env.opts, 'error-code-string') ? String(error.code) : error.code;
+  const err = { code, message: error.message, ...(data === undefined ? {} : { data }) };
+  return { jsonrpc: '2.0', id: echoId(id, env), error: err };
 }
 
 /** One request object; undefined means a notification (no reply). */
-function answerOne(req: unknown, env: RpcEnv): object | undefined {
-  if (!isObject(req)) return errorReply(RPC_ERRORS.invalidRequest, null, env, 'request must be an object');
+function answerOne(req: unknown, env: RpcEnv, inBatch: boolean): object | undefined {
+  if (!isObject(req)) {
+    const reply = errorReply(RPC_ERRORS.invalidRequest, null, env, 'request must be an object');
+    if (inBatch && apiFault(env.opts, 'batch-invalid-element-no-id')) delete (reply as { id?: Id }).id;
+    return reply;
+  }
   const hasId = Object.hasOwn(req, 'id');
+  // Fault notification-answered: a request without id is answered like a call, with id null.
+  const silent = !hasId && !apiFault(env.opts, 'notification-answered');
   const idValid = !hasId || isValidId(req.id);
   const id: Id = hasId && idValid ? (req.id as Id) : null;
   if (req.jsonrpc !== '2.0') return errorReply(RPC_ERRORS.invalidRequest, id, env, 'jsonrpc must be "2.0"');
@@ -78,14 +87,14 @@ function answerOne(req: unknown, env: RpcEnv): object | undefined {
   }
   const method = Object.hasOwn(METHODS, req.method) ? METHODS[req.method] : undefined;
   if (!method) {
-    if (!hasId) return undefined;
+    if (silent) return undefined;
     if (apiFault(env.opts, 'unknown-method-returns-result')) return { jsonrpc: '2.0', id: echoId(id, env), result: null };
     return errorReply(RPC_ERRORS.methodNotFound, id, env);
   }
   const argCount = Array.isArray(params) ? params.length : isObject(params) ? Object.keys(params).length : 0;
-  if (argCount > 0) return hasId ? errorReply(RPC_ERRORS.invalidParams, id, env, `too many arguments, want at most 0`) : undefined;
+  if (argCount > 0) return !silent ? errorReply(RPC_ERRORS.invalidParams, id, env, `too many arguments, want at most 0`) : undefined;
   const result = method(env);
-  if (!hasId) return undefined;
+  if (silent) return undefined;
   const version = apiFault(env.opts, 'rpc-wrong-jsonrpc-version') ? '1.0' : '2.0';
   return { jsonrpc: version, id: echoId(id, env), result };
 }
@@ -96,14 +105,18 @@ export function answerRpc(body: string, env: RpcEnv): RpcAnswer {
     parsed = JSON.parse(body);
   } catch {
     const id = apiFault(env.opts, 'parse-error-with-id') ? 0 : null;
-    return { kind: 'json', body: { jsonrpc: '2.0', id, error: { ...RPC_ERRORS.parse } } };
+    return { kind: 'json', body: errorReply(RPC_ERRORS.parse, id, env) };
   }
   if (!Array.isArray(parsed)) {
-    const one = answerOne(parsed, env);
+    const one = answerOne(parsed, env, false);
     return one ? { kind: 'json', body: one } : { kind: 'none' };
   }
-  if (parsed.length === 0) return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, 'empty batch') };
+  if (parsed.length === 0) {
+    if (apiFault(env.opts, 'empty-batch-array')) return { kind: 'json', body: [] };
+    return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, 'empty batch') };
+  }
+  if (apiVariant(env.opts, 'batches-not-served')) return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, 'batch requests are not supported') };
   if (parsed.length > MAX_BATCH) return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, `batch over ${MAX_BATCH} requests`) };
-  const replies = parsed.map((r) => answerOne(r, env)).filter((r): r is object => r !== undefined);
+  const replies = parsed.map((r) => answerOne(r, env, true)).filter((r): r is object => r !== undefined);
   return replies.length ? { kind: 'json', body: replies } : { kind: 'none' };
 }

@@ -27,7 +27,12 @@ const DEFS = [
   { name: 'unknown-method-returns-result', rule: 'RPC-05', family: 'native', description: 'an unknown method gets `result: null` and no error' },
   { name: 'parse-error-with-id', rule: 'RPC-06', family: 'native', description: 'the -32700 parse error carries `id: 0` instead of null' },
   { name: 'missing-method-wrong-code', rule: 'RPC-07', family: 'native', description: 'a request without `method` gets -32601 (method not found) instead of -32600' },
+  { name: 'notification-answered', rule: 'RPC-09', family: 'native', description: 'notifications are answered like calls, with a Response object carrying `id: null`' },
+  { name: 'empty-batch-array', rule: 'RPC-10', family: 'native', description: 'an empty batch `[]` is answered `[]` instead of a single -32600 error' },
+  { name: 'batch-invalid-element-no-id', rule: 'RPC-11', family: 'native', description: 'the -32600 errors for batch elements that are not Request objects carry no `id` member' },
+  { name: 'error-code-string', rule: 'RPC-12', family: 'native', description: 'error objects carry their code as a decimal string (`"-32601"`)' },
   // NFT data API
+  { name: 'event-ids-ulid', rule: 'NFT-01', family: 'nft', description: 'event ids are ULIDs (26 Crockford base32 characters), in answers, lookups and the target file' },
   { name: 'event-block-number-string', rule: 'NFT-01', family: 'nft', description: 'the event\'s `transaction.block_number` is a string of digits' },
   { name: 'event-wrong-id', rule: 'NFT-02', family: 'nft', description: 'the event lookup is off by one: a valid event, but the neighbour of the one asked for' },
   { name: 'payment-price-string', rule: 'NFT-04', family: 'nft', description: 'payment `price` is a decimal string ("0.85") instead of a number' },

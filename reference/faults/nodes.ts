@@ -16,4 +16,5 @@ export const NODE_FAULTS: readonly FaultDef[] = [
   { name: 'consensus-rpc-wrong-id', rule: 'NODE-04', family: 'nodes', description: 'The consensus RPC proxy rewrites request ids to its own counter and does not restore them in the response.' },
   { name: 'consensus-rest-500', rule: 'NODE-05', family: 'nodes', description: 'POST /consensus_rest/status answers 500 (the REST gateway only handles GET).' },
   { name: 'grpc-no-reflection', rule: 'NODE-06', family: 'nodes', description: 'gRPC server reflection lists only the reflection services themselves, not the node service.' },
+  { name: 'grpc-reflection-unimplemented', rule: 'NODE-06', family: 'nodes', description: 'The gRPC server has no reflection service: ServerReflectionInfo (v1 and v1alpha) ends UNIMPLEMENTED; the node service and the health check still answer.' },
 ];

@@ -53,6 +53,26 @@ export function uuidOf(seed: number, tag: string, index: number): string {
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Crockford's base32, as ULIDs spell them. */
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+export const ULID_RE = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i;
+
+/** The same 128 bits as a ULID (26 characters, 130 bits with the top two zero): one id, two spellings. */
+export function ulidOfUuid(uuid: string): string {
+  let n = BigInt(`0x${uuid.replace(/-/g, '')}`);
+  let out = '';
+  for (let i = 0; i < 26; i++, n >>= 5n) out = CROCKFORD[Number(n & 31n)]! + out;
+  return out;
+}
+
+/** The UUID spelling of a ULID's 128 bits (the inverse of ulidOfUuid). */
+export function uuidOfUlid(ulid: string): string {
+  let n = 0n;
+  for (const ch of ulid.toUpperCase()) n = (n << 5n) | BigInt(CROCKFORD.indexOf(ch));
+  const h = n.toString(16).padStart(32, '0');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 export const addressOf = (seed: number, tag: string, index: number): string => `0x${hexOf(seed, tag, index, 20)}`;
 export const hash256Of = (seed: number, tag: string, index: number): string => `0x${hexOf(seed, tag, index, 32)}`;
 

@@ -6,7 +6,7 @@ import type { ApiContext, Route } from '../api/context.js';
 import { UUID_RE } from './derive.js';
 import { assetIndexOf, NFT_NETWORK, NFT_PROTOCOL, type Collection } from './dataset.js';
 import { decodePageToken, encodePageToken, pageSizeOf, rarityPage } from './paging.js';
-import { assetView, collectionView, eventView, listItemView } from './views.js';
+import { assetView, collectionView, eventView, listItemView, storedEventId } from './views.js';
 
 export const PAGE_TOKEN_PARAM = 'page_token';
 export const PAGE_SIZE_PARAM = 'limit';
@@ -27,8 +27,8 @@ function malformed(ctx: ApiContext, what: string): Promise<void> {
 
 async function event(ctx: ApiContext): Promise<void> {
   if (!(await servesNft(ctx))) return;
-  const id = ctx.params.event_id!;
-  if (!UUID_RE.test(id)) return malformed(ctx, 'event_id');
+  const id = storedEventId(ctx.params.event_id!, ctx.opts);
+  if (id === undefined) return malformed(ctx, 'event_id');
   const { events } = ctx.dataset;
   let i = ctx.dataset.eventIndex(id);
   if (i === undefined) {

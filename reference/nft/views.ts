@@ -3,17 +3,28 @@
 import { apiFault } from '../faults/api.js';
 import { apiVariant } from '../api/variants.js';
 import type { ReferenceOptions } from '../options.js';
-import { uuidOf } from './derive.js';
+import { ULID_RE, ulidOfUuid, UUID_RE, uuidOf, uuidOfUlid } from './derive.js';
 import { NFT_PROTOCOL, type Collection, type Dataset, type StoredEvent } from './dataset.js';
 
 export type ViewEnv = Pick<ReferenceOptions, 'faults' | 'variants'>;
+
+/** An event's id as the service spells it: a UUID, or a ULID under fault event-ids-ulid. */
+export function publicEventId(storedId: string, env: Pick<ReferenceOptions, 'faults'>): string {
+  return apiFault(env, 'event-ids-ulid') ? ulidOfUuid(storedId) : storedId;
+}
+
+/** The stored (UUID) id an event_id path parameter names; undefined when it is malformed for this service. */
+export function storedEventId(param: string, env: Pick<ReferenceOptions, 'faults'>): string | undefined {
+  if (apiFault(env, 'event-ids-ulid')) return ULID_RE.test(param) ? uuidOfUlid(param) : undefined;
+  return UUID_RE.test(param) ? param : undefined;
+}
 
 export function eventView(e: StoredEvent, env: ViewEnv): Record<string, unknown> {
   // Default reading of the ambiguous payments rule: the indexing note (sales carry payments).
   const paidType = apiVariant(env, 'payments-on-transfer') ? 'transfer' : 'sale';
   const payments = e.event_type === paidType && !e.indexing ? [e.payment] : [];
   const view: Record<string, unknown> = {
-    id: e.id,
+    id: publicEventId(e.id, env),
     contract_address: e.contract_address,
     token_id: e.token_id,
     event_type: e.isMint && apiVariant(env, 'event-type-mint') ? 'mint' : e.event_type,

@@ -1,11 +1,14 @@
-// Chain B's gRPC endpoint: its own NodeService plus server reflection (v1 and v1alpha). A server
-// interceptor checks the token on every call before any handler runs, reflection's bidi stream
-// included, so an unauthenticated client learns nothing, not even the service names.
+// Chain B's gRPC endpoint: its own NodeService, the standard health check and server reflection
+// (v1 and v1alpha). A server interceptor checks the token on every call before any handler runs,
+// reflection's bidi stream included, so an unauthenticated client learns nothing, not even the
+// service names. (A method the server does not have ends UNIMPLEMENTED before any interceptor
+// runs, as grpc-js servers do: so without reflection only the health check shows the token.)
 import type { IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
+import { HEALTH_PROTO } from '../../src/clients/grpc-health.js';
 import { REFLECTION_SERVICES, reflectionProtoPath } from '../../src/clients/grpc-reflection.js';
 import type { ReferenceOptions } from '../options.js';
 import { decideToken, presentedTokens, refusalMessage, type NodeTokenForm, type TokenPolicy } from './token.js';
@@ -94,16 +97,19 @@ export async function startGrpcNode(opts: ReferenceOptions, token: string, data:
 
   // One definition holding the node service and the reflection schemas, so reflection lists
   // itself next to the node service, as production servers do.
-  const definition = protoLoader.loadSync([NODE_PROTO, reflectionProtoPath('v1'), reflectionProtoPath('v1alpha')], LOADER_OPTIONS);
+  const definition = protoLoader.loadSync([NODE_PROTO, HEALTH_PROTO, reflectionProtoPath('v1'), reflectionProtoPath('v1alpha')], LOADER_OPTIONS);
   const loaded = grpc.loadPackageDefinition(definition) as unknown as {
     chainb: { node: { v1: { NodeService: grpc.ServiceClientConstructor } } };
+    grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
   };
 
   const server = new grpc.Server({ interceptors: [authInterceptor(opts, policy)] });
   server.addService(loaded.chainb.node.v1.NodeService.service, nodeServiceHandlers(data));
+  server.addService(loaded.grpc.health.v1.Health.service, { Check: (_call: unknown, callback: grpc.sendUnaryData<object>) => callback(null, { status: 'SERVING' }) });
   // Fault grpc-no-reflection: reflection is set up with only its own services.
   const listed = opts.faults.has('grpc-no-reflection') ? { services: Object.values(REFLECTION_SERVICES) } : undefined;
-  new ReflectionService(definition, listed).addToServer(server);
+  // Fault grpc-reflection-unimplemented: no reflection service at all.
+  if (!opts.faults.has('grpc-reflection-unimplemented')) new ReflectionService(definition, listed).addToServer(server);
 
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),

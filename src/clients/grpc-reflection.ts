@@ -34,6 +34,8 @@ export class GrpcCallError extends Error {
     message: string,
     /** gRPC status code, when the call got one (undefined: no answer of the expected kind). */
     readonly code: number | undefined,
+    /** The server answered, in the stream, with an error instead of what was asked (reflection's error_response). */
+    readonly inBand = false,
   ) {
     super(message);
     this.name = 'GrpcCallError';
@@ -53,18 +55,22 @@ function oneLine(s: string, max = 200): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
-export interface ListServicesOptions {
+/** What every gRPC call of the suite's clients takes. */
+export interface GrpcCallOptions {
   /** host:port, no scheme. */
   address: string;
   tls: boolean;
   /** Sent as call metadata, e.g. `{ 'x-auth-token': token }`. Keys are lower-cased. */
   metadata?: Record<string, string>;
-  /** Bound on the whole listing, all versions tried included. */
+  /** Bound on the whole call (for a listing: all versions tried included). */
   deadlineMs: number;
-  /** Tried in order; the next one only when the server answers UNIMPLEMENTED. */
-  versions?: readonly ReflectionVersion[];
   recorder?: Recorder;
   purpose?: string;
+}
+
+export interface ListServicesOptions extends GrpcCallOptions {
+  /** Tried in order; the next one only when the server answers UNIMPLEMENTED. */
+  versions?: readonly ReflectionVersion[];
 }
 
 interface ReflectionResponse {
@@ -90,23 +96,37 @@ function reflectionClient(version: ReflectionVersion): ReflectionCtor {
   return ctor;
 }
 
-function metadataOf(pairs: Record<string, string> = {}): grpc.Metadata {
+export function channelCredentials(o: Pick<GrpcCallOptions, 'tls'>): grpc.ChannelCredentials {
+  return o.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+}
+
+export function metadataOf(pairs: Record<string, string> = {}): grpc.Metadata {
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(pairs)) md.set(k.toLowerCase(), v);
   return md;
 }
 
-interface Outcome {
-  services?: string[];
+/** How one call ended: the answer (as JSON for the record), or the error; the status when one came. */
+export interface GrpcOutcome {
+  responseBody?: string;
   error?: GrpcCallError;
   status?: { code: number; details: string };
+}
+
+interface Outcome extends GrpcOutcome {
+  services?: string[];
+}
+
+/** The call's status as a GrpcCallError, with its one-line message. */
+export function callError(where: string, err: grpc.ServiceError): GrpcOutcome {
+  const details = oneLine(err.details || err.message || '');
+  return { error: new GrpcCallError(`${where}: ${statusName(err.code)}${details ? `: ${details}` : ''}`, err.code), status: { code: err.code, details } };
 }
 
 /** One ServerReflectionInfo stream: send list_services, read the first answer, half-close. */
 function listOnce(version: ReflectionVersion, o: ListServicesOptions, deadline: number): Promise<Outcome> {
   const where = `gRPC reflection ${version} at ${o.address}`;
-  const creds = o.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
-  const client = new (reflectionClient(version))(o.address, creds);
+  const client = new (reflectionClient(version))(o.address, channelCredentials(o));
   return new Promise<Outcome>((resolve) => {
     let done = false;
     const finish = (out: Outcome) => {
@@ -126,23 +146,21 @@ function listOnce(version: ReflectionVersion, o: ListServicesOptions, deadline: 
     call.on('data', (resp: ReflectionResponse) => {
       if (resp.list_services_response) {
         const names = (resp.list_services_response.service ?? []).map((s) => s.name ?? '').filter(Boolean);
-        finish({ services: names, status: { code: grpc.status.OK, details: '' } });
+        finish({ services: names, responseBody: JSON.stringify({ list_services_response: { service: names.map((name) => ({ name })) } }), status: { code: grpc.status.OK, details: '' } });
       } else {
         const e = resp.error_response;
-        finish({ error: new GrpcCallError(`${where}: error response ${e?.error_code ?? '?'}: ${oneLine(e?.error_message ?? '')}`, e?.error_code) });
+        finish({ error: new GrpcCallError(`${where}: error response ${e?.error_code ?? '?'}: ${oneLine(e?.error_message ?? '')}`, e?.error_code, true) });
       }
     });
-    call.on('error', (err: grpc.ServiceError) => {
-      const details = oneLine(err.details || err.message || '');
-      finish({ error: new GrpcCallError(`${where}: ${statusName(err.code)}${details ? `: ${details}` : ''}`, err.code), status: { code: err.code, details } });
-    });
+    call.on('error', (err: grpc.ServiceError) => finish(callError(where, err)));
     call.on('end', () => finish({ error: new GrpcCallError(`${where}: stream ended without a list_services answer`, undefined) }));
     call.write({ host: '', list_services: '' });
     call.end();
   });
 }
 
-function record(o: ListServicesOptions, version: ReflectionVersion, sentAt: number, out: Outcome): Exchange | undefined {
+/** Records one call as an exchange: method GRPC, the status as grpc-status / grpc-message. */
+export function recordGrpcCall(o: GrpcCallOptions, path: string, requestBody: string, sentAt: number, out: GrpcOutcome): Exchange | undefined {
   if (!o.recorder) return undefined;
   const responseHeaders: Record<string, string> = {};
   if (out.status) {
@@ -151,11 +169,11 @@ function record(o: ListServicesOptions, version: ReflectionVersion, sentAt: numb
   }
   return o.recorder.record({
     method: 'GRPC',
-    url: `${o.tls ? 'grpcs' : 'grpc'}://${o.address}/${REFLECTION_SERVICES[version]}/${REFLECTION_METHOD}`,
+    url: `${o.tls ? 'grpcs' : 'grpc'}://${o.address}/${path}`,
     requestHeaders: o.metadata,
-    requestBody: JSON.stringify({ list_services: '' }),
+    requestBody,
     responseHeaders,
-    responseBody: out.services ? JSON.stringify({ list_services_response: { service: out.services.map((name) => ({ name })) } }) : undefined,
+    responseBody: out.responseBody,
     sentAt,
     receivedAt: Date.now(),
     error: out.error?.message,
@@ -171,13 +189,19 @@ export async function listServicesByReflection(o: ListServicesOptions): Promise<
   const deadline = Date.now() + o.deadlineMs;
   const versions = o.versions ?? (['v1', 'v1alpha'] as const);
   let last: GrpcCallError | undefined;
+  const tried: ReflectionVersion[] = [];
   for (const version of versions) {
     const sentAt = Date.now();
     const out = await listOnce(version, o, deadline);
-    record(o, version, sentAt, out);
+    recordGrpcCall(o, `${REFLECTION_SERVICES[version]}/${REFLECTION_METHOD}`, JSON.stringify({ list_services: '' }), sentAt, out);
     if (out.services) return out.services;
     last = out.error;
-    if (last?.code !== grpc.status.UNIMPLEMENTED) break;
+    tried.push(version);
+    if (last?.code !== grpc.status.UNIMPLEMENTED || last.inBand) break;
+  }
+  // Every version ended UNIMPLEMENTED: say so once, naming them all.
+  if (last && tried.length > 1 && tried.length === versions.length && last.code === grpc.status.UNIMPLEMENTED && !last.inBand) {
+    throw new GrpcCallError(`gRPC reflection at ${o.address}: UNIMPLEMENTED for ${tried.join(' and ')} (no reflection service)`, last.code);
   }
   throw last ?? new GrpcCallError(`gRPC reflection at ${o.address}: no reflection version to try`, undefined);
 }

@@ -81,6 +81,11 @@ export function describeErrors(errors: ErrorObject[]): string[] {
       case 'format':
         lines.add(`${at}: must be a ${(e.params as { format: string }).format}`);
         break;
+      case 'minLength': {
+        const limit = (e.params as { limit: number }).limit;
+        lines.add(`${at}: ${limit === 1 ? 'must not be empty' : `must be at least ${limit} characters`}`);
+        break;
+      }
       default:
         lines.add(`${at}: ${e.message ?? 'is invalid'}`);
     }

@@ -17,6 +17,10 @@ const ALSO_BREAKS: Partial<Record<ApiFaultName, string[]>> = {
   'collection-verified-string': ['RES-01'],
   'rarity-rank-number': ['RES-01'],
   'rarity-item-missing-image': ['RES-01'],
+  'event-ids-ulid': ['RES-01'],
+  // RPC-12 is the catch-all of the Response object: a wrong jsonrpc or a missing id breaks it too.
+  'rpc-wrong-jsonrpc-version': ['RPC-12'],
+  'batch-invalid-element-no-id': ['RPC-12'],
 };
 
 /** Probes run one after another: some faults (alternating replicas) depend on call order. */

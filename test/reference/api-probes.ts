@@ -30,6 +30,8 @@ export function fieldErrors(rec: unknown, spec: Record<string, Kind>, where: str
 }
 
 const first = (errs: string[]): string | undefined => errs[0];
+/** A JSON-RPC error's code as a number (a numeric string counts: its type is RPC-12's alone). */
+const codeOf = (j: any): number | undefined => (j?.error?.code === undefined || j.error.code === null ? undefined : Number(j.error.code));
 const is2xx = (a: Answer) => a.status >= 200 && a.status < 300;
 
 // ---- documented record shapes (RES-01 reads them all; NFT-xx probes read their own part)
@@ -214,15 +216,40 @@ export const RULE_PROBES: Record<string, Probe> = {
   },
   'RPC-05': async (f) => {
     const j = (await f.rpc('mainnet', rpcBody('no_suchMethod', 5))).json;
-    return j?.error?.code === -32601 && !('result' in j) ? undefined : JSON.stringify(j);
+    return codeOf(j) === -32601 && !('result' in j) ? undefined : JSON.stringify(j);
   },
   'RPC-06': async (f) => {
     const j = (await f.rpc('mainnet', '{"jsonrpc": "2.0", "id": 6, "method": ')).json;
-    return j?.error?.code === -32700 && 'id' in j && j.id === null ? undefined : JSON.stringify(j);
+    return codeOf(j) === -32700 && 'id' in j && j.id === null ? undefined : JSON.stringify(j);
   },
   'RPC-07': async (f) => {
     const j = (await f.rpc('mainnet', JSON.stringify({ jsonrpc: '2.0', id: 7, params: [] }))).json;
-    return j?.error?.code === -32600 ? undefined : JSON.stringify(j);
+    return codeOf(j) === -32600 ? undefined : JSON.stringify(j);
+  },
+  'RPC-09': async (f) => {
+    const a = await f.rpc('mainnet', JSON.stringify({ jsonrpc: '2.0', method: 'eth_blockNumber', params: [] }));
+    return a.text === '' ? undefined : `notification answered ${a.status} ${a.text}`;
+  },
+  'RPC-10': async (f) => {
+    const j = (await f.rpc('mainnet', '[]')).json;
+    return !Array.isArray(j) && codeOf(j) === -32600 && 'id' in j && j.id === null ? undefined : JSON.stringify(j);
+  },
+  'RPC-11': async (f) => {
+    const j = (await f.rpc('mainnet', '[1,2]')).json;
+    const ok = Array.isArray(j) && j.length === 2 && j.every((r) => codeOf(r) === -32600 && 'id' in r && r.id === null);
+    return ok ? undefined : JSON.stringify(j);
+  },
+  // Every Response object of a few answers, successes, errors and batch elements alike.
+  'RPC-12': async (f) => {
+    for (const body of [rpcBody('eth_blockNumber', 12), rpcBody('no_suchMethod', 12), '{', '[]', '[1,2]', `[${rpcBody('eth_chainId', 12)}]`]) {
+      const j = (await f.rpc('mainnet', body)).json;
+      for (const r of Array.isArray(j) ? j : [j]) {
+        const oneOf = 'result' in r !== 'error' in r;
+        const errorOk = !('error' in r) || (Number.isInteger(r.error?.code) && typeof r.error?.message === 'string');
+        if (r?.jsonrpc !== '2.0' || !('id' in r) || !oneOf || !errorOk) return `${body} -> ${JSON.stringify(r)}`;
+      }
+    }
+    return undefined;
   },
   'NFT-01': async (f) => {
     for (const a of await events(f)) {

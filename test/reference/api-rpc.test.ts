@@ -153,6 +153,48 @@ describe('native JSON-RPC', () => {
     }
   });
 
+  test('variant batches-not-served: any non-empty batch gets one -32600 error object; [] still does', async () => {
+    const g = await startFixture({ variants: new Set(['batches-not-served']) });
+    try {
+      for (const body of [`[${rpcBody('eth_chainId', 1)}]`, '[1,2]', '[]']) {
+        const j = (await g.rpc('mainnet', body)).json;
+        assert.ok(!Array.isArray(j), body);
+        assert.deepEqual([j.error.code, j.id], [-32600, null], body);
+      }
+    } finally {
+      await g.close();
+    }
+  });
+
+  /** What each JSON-RPC fault changes, shown on the answer it changes. */
+  const RPC_FAULT_ANSWERS: { fault: string; body: string; expect: (a: { status: number; text: string; json: any }) => void }[] = [
+    {
+      fault: 'notification-answered',
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'eth_chainId' }),
+      expect: (a) => assert.deepEqual(a.json, { jsonrpc: '2.0', id: null, result: '0x1' }),
+    },
+    { fault: 'empty-batch-array', body: '[]', expect: (a) => assert.deepEqual(a.json, []) },
+    {
+      fault: 'batch-invalid-element-no-id',
+      body: '[1,2]',
+      expect: (a) => {
+        assert.equal(a.json.length, 2);
+        for (const r of a.json) assert.deepEqual([r.error.code, 'id' in r], [-32600, false]);
+      },
+    },
+    { fault: 'error-code-string', body: rpcBody('eth_noSuchThing', 9), expect: (a) => assert.deepEqual(a.json.error, { code: '-32601', message: 'Method not found' }) },
+  ];
+  for (const c of RPC_FAULT_ANSWERS) {
+    test(`fault ${c.fault}`, async () => {
+      const g = await startFixture({ faults: new Set([c.fault]) });
+      try {
+        c.expect(await g.rpc('mainnet', c.body));
+      } finally {
+        await g.close();
+      }
+    });
+  }
+
   test('Content-Type is not enforced (observed, not required): text/plain and none still answer', async () => {
     const cases: Record<string, string>[] = [{ 'Content-Type': 'text/plain' }, {}];
     for (const headers of cases) {

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { datasetOf } from '../../reference/nft/dataset.js';
 import { assetView } from '../../reference/nft/views.js';
+import { ULID_RE, ulidOfUuid, uuidOfUlid } from '../../reference/nft/derive.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../reference/nft/paging.js';
 import { fieldErrors, RULE_PROBES, walkRarity } from './api-probes.js';
 import { startFixture, type Fixture } from './api-http.js';
@@ -83,6 +84,26 @@ describe('NFT endpoints', () => {
     const a = await f.nft(`/event/${id.toUpperCase()}`);
     assert.equal(a.status, 200);
     assert.equal(a.json.data.id, id);
+  });
+
+  test('fault event-ids-ulid: the advertised ids are ULIDs, each names the same event its UUID did, and UUIDs are now malformed', async () => {
+    const ds = datasetOf(f.opts.seed);
+    assert.equal(ulidOfUuid('00000000-0000-0000-0000-000000000000'), '0'.repeat(26));
+    assert.equal(ulidOfUuid('ffffffff-ffff-ffff-ffff-ffffffffffff'), `7${'Z'.repeat(25)}`);
+    for (const e of ds.events.slice(0, 20)) assert.equal(uuidOfUlid(ulidOfUuid(e.id)), e.id);
+    const g = await startFixture({ faults: new Set(['event-ids-ulid']) });
+    try {
+      for (const [k, id] of g.s.nft.eventIds.entries()) {
+        assert.match(id, ULID_RE);
+        const a = await g.nft(`/event/${id}`);
+        assert.equal(a.status, 200);
+        assert.equal(a.json.data.id, id);
+        assert.equal(a.json.data.token_id, ds.events[k]!.token_id);
+      }
+      assert.equal((await g.nft(`/event/${ds.events[0]!.id}`)).status, 400);
+    } finally {
+      await g.close();
+    }
   });
 
   test('every collection is served with its documented fields', async () => {

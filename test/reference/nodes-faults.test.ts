@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyForm, type FormId } from '../../src/auth/forms.js';
+import { checkHealth } from '../../src/clients/grpc-health.js';
 import { GrpcCallError, isReflectionService, listServicesByReflection } from '../../src/clients/grpc-reflection.js';
 import { probeWebSocket } from '../../src/clients/websocket.js';
 import { ruleById } from '../../src/rules/catalogue.js';
@@ -51,6 +52,14 @@ const ws = (env: Env, headers: Record<string, string>, url = env.chainB.websocke
 const reflect = async (env: Env, metadata: Record<string, string>): Promise<string[] | string> => {
   try {
     return await listServicesByReflection({ address: env.chainB.grpcAddress, tls: false, metadata, deadlineMs: 2000 });
+  } catch (e) {
+    return e instanceof GrpcCallError ? e.codeName : String(e);
+  }
+};
+
+const health = async (env: Env, metadata: Record<string, string>): Promise<string> => {
+  try {
+    return await checkHealth({ address: env.chainB.grpcAddress, tls: false, metadata, deadlineMs: 2000 });
   } catch (e) {
     return e instanceof GrpcCallError ? e.codeName : String(e);
   }
@@ -146,8 +155,18 @@ const CASES: FaultCase[] = [
       const names = await reflect(env, { 'x-auth-token': env.opts.credentials.chainBToken });
       return Array.isArray(names) ? { reflection: names.some(isReflectionService), others: names.filter((n) => !isReflectionService(n)) } : names;
     },
-    conformant: { reflection: true, others: ['chainb.node.v1.NodeService'] },
+    conformant: { reflection: true, others: ['chainb.node.v1.NodeService', 'grpc.health.v1.Health'] },
     faulty: { reflection: true, others: [] },
+  },
+  {
+    fault: 'grpc-reflection-unimplemented',
+    observe: async (env) => {
+      const token = { 'x-auth-token': env.opts.credentials.chainBToken };
+      const listed = await reflect(env, token);
+      return { reflection: Array.isArray(listed) ? 'listed' : listed, health: await health(env, token), healthWithoutToken: await health(env, {}) };
+    },
+    conformant: { reflection: 'listed', health: 'SERVING', healthWithoutToken: 'UNAUTHENTICATED' },
+    faulty: { reflection: 'UNIMPLEMENTED', health: 'SERVING', healthWithoutToken: 'UNAUTHENTICATED' },
   },
 ];
 

@@ -55,7 +55,7 @@ const BAD: { name: string; raw: unknown; env?: Record<string, string>; line: str
   { name: 'required field', raw: { nodes: { blockRest: { token: 'x' } } }, line: 'nodes.blockRest.endpoint: is required' },
   { name: 'not a URL', raw: { api: { baseUrl: 'api.example.invalid' } }, line: 'api.baseUrl: must be an absolute http(s) URL' },
   { name: 'URL that passes the pattern but does not parse', raw: { nodes: { chainB: node({ endpoint: 'https://node-b.example.invalid:99999' }) } }, line: 'nodes.chainB.endpoint: must be an absolute http(s) URL' },
-  { name: 'not a UUID', raw: { api: { nft: { protocol: 'a', network: 'b', eventIds: ['e-1'] } } }, line: 'api.nft.eventIds[0]: must be a uuid' },
+  { name: 'empty id', raw: { api: { nft: { protocol: 'a', network: 'b', eventIds: ['01HZX3V7K8Q9R2S4T6V8W0Y2Z4', ''] } } }, line: 'api.nft.eventIds[1]: must not be empty' },
   { name: 'below minimum', raw: { nodes: { horizon: node({ hourlyLimit: 0 }) } }, line: 'nodes.horizon.hourlyLimit: must be >= 1' },
   { name: 'not an object at all', raw: [], line: '(root): must be an object' },
 ];

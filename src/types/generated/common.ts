@@ -32,7 +32,7 @@ export type NonNegativeIntegerHeader = string;
 /**
  * A JSON-RPC 2.0 id: a number, a string, or null (a response to a request whose id could not be read).
  *
- * Source: JSON-RPC 2.0 specification, section 5 (Response object). Rules: RPC-01, RPC-04.
+ * Source: JSON-RPC 2.0 specification, section 5 (Response object). Rules: RPC-01, RPC-04, RPC-12.
  */
 export type RpcId = number | string | null;
 

@@ -7,7 +7,7 @@ import type { JsonRpcError } from "./jsonrpc-error.js";
 /**
  * A JSON-RPC 2.0 error response: jsonrpc, the id (null when the request id could not be read), an error object, and no result member.
  *
- * Source: JSON-RPC 2.0 specification, section 5. Rules: RPC-05, RPC-06, RPC-07.
+ * Source: JSON-RPC 2.0 specification, section 5. Rules: RPC-05, RPC-06, RPC-07, RPC-10, RPC-11, RPC-12.
  */
 export interface JsonRpcErrorResponse {
   /**

@@ -4,7 +4,7 @@
 /**
  * The error object of a JSON-RPC 2.0 error response.
  *
- * Source: JSON-RPC 2.0 specification, section 5.1. Rules: RPC-05, RPC-06, RPC-07.
+ * Source: JSON-RPC 2.0 specification, section 5.1. Rules: RPC-05, RPC-06, RPC-07, RPC-10, RPC-11, RPC-12.
  */
 export interface JsonRpcError {
   /**

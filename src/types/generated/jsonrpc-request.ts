@@ -4,7 +4,7 @@
 import type { DocumentedString } from "./common.js";
 
 /**
- * A JSON-RPC 2.0 request to POST {base_url}/{protocol}/{network}/native (sent with Content-Type: application/json). A request without id is a notification, sent only to observe it (RPC-08).
+ * A JSON-RPC 2.0 request to POST {base_url}/{protocol}/{network}/native (sent with Content-Type: application/json). A request without id is a notification, which gets no Response object (RPC-09).
  *
  * Source: Endpoints / Native JSON-RPC. Rules: RPC-01.
  */

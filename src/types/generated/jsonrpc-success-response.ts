@@ -6,7 +6,7 @@ import type { RpcId } from "./common.js";
 /**
  * A JSON-RPC 2.0 success response of the native endpoint: jsonrpc, the echoed id and a result, and no error member.
  *
- * Source: Endpoints / Native JSON-RPC; JSON-RPC 2.0 specification, section 5. Rules: RPC-01.
+ * Source: Endpoints / Native JSON-RPC; JSON-RPC 2.0 specification, section 5. Rules: RPC-01, RPC-12.
  */
 export interface JsonRpcSuccessResponse {
   /**

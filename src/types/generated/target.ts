@@ -60,7 +60,13 @@ export interface NativeSection {
 export interface NftSection {
   protocol: string;
   network: string;
+  /**
+   * Event ids as the service has them. The description documents UUIDs; the suite judges that (NFT-01, NFT-02) instead of refusing the target file.
+   */
   eventIds?: string[];
+  /**
+   * The collection id as the service has it. The description documents a UUID; the suite judges that (NFT-05) instead of refusing the target file.
+   */
   collectionId?: string;
   pageTokenParam?: string;
   maxPages?: number;
