@@ -11,6 +11,7 @@ import type { ResolvedTarget } from '../src/target/types.js';
 import { UNEXPECTED_CAUSE, type ApiClient, type CallResult } from './api.js';
 import { ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
+import { parseCause } from '../src/net/causes.js';
 import { Spec } from './fixtures.js';
 import { unknownKeyLike } from './matrix.js';
 import { bodyShape, isJsonMedia, mediaType } from './shape.js';
@@ -115,11 +116,13 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
     rules,
     async ({ api, check }) => {
       let judged = false;
+      let answered = false;
       for (const u of usages) {
         const id = `node.${path}[${u.form}]`;
         const requestId = randomInt(1_000_000, 2_000_000_000);
         await check.guard(judged ? [u.rule] : [u.rule, def.rule], id, async () => {
           const res = await restCall(api, def, node, u.form, node.token, id, u.expect === 'open' ? OPEN_FORM_CAUSE : undefined, def.method, requestId);
+          answered = true;
           const refused = AUTH_REFUSALS.includes(res.status);
           const observation = { status: res.status, accepted: res.ok };
           const what = `${def.label}, token as ${u.form}`;
@@ -134,7 +137,8 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
           }
         });
       }
-      if (!judged) check.error(def.rule, `node.${path}`, `${def.label}: every documented token form was refused, so the answer could not be judged`);
+      // No answer at all: the path's rule already carries the cause (the guard above), not "refused".
+      if (!judged && answered) check.error(def.rule, `node.${path}`, `${def.label}: every documented token form was refused, so the answer could not be judged`);
       if (path === 'feeStats') {
         const id = 'node.feeStats[head]';
         await check.guard('NODE-07', id, async () => {
@@ -235,7 +239,8 @@ if (chainB) {
         if (!(e instanceof GrpcCallError)) throw e;
         const exchange = recorder.exchanges.at(-1);
         const refused = e.codeName === 'UNAUTHENTICATED' || e.codeName === 'PERMISSION_DENIED';
-        if (exchange) api.noteNon2xx(UNEXPECTED_CAUSE, exchange, undefined, `grpc ${e.codeName}`);
+        // A call that never connected (refused, TLS) is no answer of the target, so not ERR-01 material.
+        if (exchange && !parseCause(e.message)) api.noteNon2xx(UNEXPECTED_CAUSE, exchange, undefined, `grpc ${e.codeName}`);
         if (refused) check.fail('NAUTH-06', id, `x-auth-token metadata refused: ${e.message}`, ev(exchange, { expected: 'OK', actual: e.codeName }));
         else check.error('NAUTH-06', id, e.message, ev(exchange));
         check.error('NODE-06', id, `no service list: ${e.message}`, ev(exchange));

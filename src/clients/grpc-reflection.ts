@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { Exchange, Recorder } from '../record/recorder.js';
+import { causeOfFailure, knownCause } from '../net/causes.js';
+import { grpcCredentials } from '../tls/grpc.js';
 
 export type ReflectionVersion = 'v1' | 'v1alpha';
 
@@ -105,7 +107,7 @@ interface Outcome {
 /** One ServerReflectionInfo stream: send list_services, read the first answer, half-close. */
 function listOnce(version: ReflectionVersion, o: ListServicesOptions, deadline: number): Promise<Outcome> {
   const where = `gRPC reflection ${version} at ${o.address}`;
-  const creds = o.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+  const creds = grpcCredentials(o.tls);
   const client = new (reflectionClient(version))(o.address, creds);
   return new Promise<Outcome>((resolve) => {
     let done = false;
@@ -134,7 +136,11 @@ function listOnce(version: ReflectionVersion, o: ListServicesOptions, deadline: 
     });
     call.on('error', (err: grpc.ServiceError) => {
       const details = oneLine(err.details || err.message || '');
-      finish({ error: new GrpcCallError(`${where}: ${statusName(err.code)}${details ? `: ${details}` : ''}`, err.code), status: { code: err.code, details } });
+      // UNAVAILABLE before any answer may be our side of the wire (refused, DNS, TLS): then its cause line.
+      // (grpc-js says so with these words; a proxy's UNAVAILABLE answer is the target's, and stays one.)
+      const ours = err.code === grpc.status.UNAVAILABLE && /No connection established|Name resolution failed|DNS resolution failed/i.test(err.details ?? '');
+      const cause = ours ? causeOfFailure(err.details, o.address) : undefined;
+      finish({ error: new GrpcCallError(cause?.line ?? `${where}: ${statusName(err.code)}${details ? `: ${details}` : ''}`, err.code), status: { code: err.code, details } });
     });
     call.on('end', () => finish({ error: new GrpcCallError(`${where}: stream ended without a list_services answer`, undefined) }));
     call.write({ host: '', list_services: '' });
@@ -168,6 +174,8 @@ function record(o: ListServicesOptions, version: ReflectionVersion, sentAt: numb
  * servers list it). Throws GrpcCallError (one-line message, gRPC code) when no list came back.
  */
 export async function listServicesByReflection(o: ListServicesOptions): Promise<string[]> {
+  const known = knownCause(o.address);
+  if (known) throw new GrpcCallError(known.line, grpc.status.UNAVAILABLE);
   const deadline = Date.now() + o.deadlineMs;
   const versions = o.versions ?? (['v1', 'v1alpha'] as const);
   let last: GrpcCallError | undefined;

@@ -4,6 +4,8 @@
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import type { Exchange, Recorder } from '../record/recorder.js';
+import { causeOfFailure, knownCause, whereOf } from '../net/causes.js';
+import { tlsConnectOptions } from '../tls/trust.js';
 
 export interface WebSocketProbeOptions {
   url: string;
@@ -89,8 +91,12 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       finish(`timeout: ${stage} within ${o.timeoutMs} ms`);
     }, o.timeoutMs);
 
+    const known = knownCause(whereOf(o.url));
     try {
+      // An address known to be unreachable is not tried again: same line, at once (see finish()).
+      if (known) throw Object.assign(new Error(known.line), { known: true });
       ws = new WebSocket(o.url, {
+        ...tlsConnectOptions(),
         headers: o.headers,
         handshakeTimeout: o.timeoutMs + GRACE_MS,
         followRedirects: false,
@@ -101,7 +107,7 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       // Bad URL: ws throws synchronously. Keep the promise contract (resolve, one line).
       clearTimeout(timer);
       done = true;
-      resolve({ ...result, error: oneLine(`invalid WebSocket URL: ${(e as Error).message}`) });
+      resolve({ ...result, error: oneLine(known ? known.line : `invalid WebSocket URL: ${(e as Error).message}`) });
       return;
     }
 
@@ -150,6 +156,6 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       result.closedByServer = code;
       finish(result.upgraded ? `closed by the server (code ${code}) before the probe was done` : undefined);
     });
-    ws.on('error', (e) => finish(e.message));
+    ws.on('error', (e) => finish(result.upgraded ? e.message : (causeOfFailure(e, whereOf(o.url))?.line ?? e.message)));
   });
 }

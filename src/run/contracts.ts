@@ -17,6 +17,7 @@ import { FAMILIES } from '../select.js';
 import { secretsOf } from '../target/load.js';
 import type { CheckResult } from '../verdict.js';
 import type { ContractsOutcome, RunContext } from './types.js';
+import { groupCauses } from '../net/causes.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CONFIG = join(ROOT, 'contracts', 'playwright.config.ts');
@@ -164,7 +165,10 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   // ERR-01 is built here from every family's non-2xx answers; "none met" only from a whole run.
   if (selected.includes('ERR-01')) {
     const hasOwn = checks.some((c) => c.rule === 'ERR-01');
-    if (collected.non2xx.length > 0 || (!hasOwn && !stopReason && exitCode !== null)) checks.push(...errorChecks(collected.non2xx));
+    // "None met" needs answers: a run whose requests all failed to connect met nothing, it says why.
+    const noAnswer = collected.non2xx.length === 0 && checks.every((c) => c.verdict === 'error' || c.verdict === 'skipped') ? groupCauses(checks)[0] : undefined;
+    if (noAnswer) checks.push({ id: 'errors.non2xx[no-answer]', rule: 'ERR-01', verdict: 'error', message: `could not check: ${noAnswer.line}`, evidence: { cause: noAnswer.line } });
+    else if (collected.non2xx.length > 0 || (!hasOwn && !stopReason && exitCode !== null)) checks.push(...errorChecks(collected.non2xx));
   }
 
   // Rules that got no check: say why, in one line, without a secret.
