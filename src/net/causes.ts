@@ -141,14 +141,19 @@ export function classify(e: unknown, where: string): ConnectionCause | undefined
   return undefined;
 }
 
-/** The cause line inside a longer message (a check's "could not check: ..."), if there is one. */
-export function parseCause(text: string | undefined): ConnectionCause | undefined {
-  if (!text) return undefined;
+/** Every cause line inside a longer message (a check's "could not check: ..."), in order. */
+export function parseCauses(text: string | undefined): ConnectionCause[] {
+  if (!text) return [];
+  const found: { at: number; cause: ConnectionCause }[] = [];
   for (const def of CAUSES) {
-    const m = def.parse.exec(text);
-    if (m) return { kind: def.kind, where: m[1]!, line: m[0] };
+    for (const m of text.matchAll(new RegExp(def.parse.source, 'g'))) found.push({ at: m.index ?? 0, cause: { kind: def.kind, where: m[1]!, line: m[0] } });
   }
-  return undefined;
+  return found.sort((a, b) => a.at - b.at).map((f) => f.cause);
+}
+
+/** The first cause line inside a longer message, if there is one. */
+export function parseCause(text: string | undefined): ConnectionCause | undefined {
+  return parseCauses(text)[0];
 }
 
 export function isTlsCause(c: ConnectionCause): boolean {
@@ -160,16 +165,34 @@ export function isTlsCause(c: ConnectionCause): boolean {
 // briefly (TTL), so a long-lived process (a test runner) that later opens that port is not misled.
 
 const KNOWN_TTL_MS = 15_000;
-const known = new Map<string, { cause: ConnectionCause; at: number }>();
+const known = new Map<string, { cause: ConnectionCause; at: number; ttl: number }>();
 
-export function noteCause(cause: ConnectionCause): void {
-  known.set(cause.where, { cause, at: Date.now() });
+export function noteCause(cause: ConnectionCause, ttl = KNOWN_TTL_MS): void {
+  known.set(cause.where, { cause, at: Date.now(), ttl });
+}
+
+/** Where the run hands its preflight's causes to the contract workers. */
+export const KNOWN_CAUSES_ENV = 'CHAINPROBE_KNOWN_CAUSES';
+
+/** The causes known now, as text for a child process's environment (see importCauses). */
+export function exportCauses(): string {
+  return JSON.stringify([...known.keys()].map(knownCause).filter(Boolean));
+}
+
+/** Causes found by the parent's preflight: known for the whole life of a contract worker. */
+export function importCauses(text: string | undefined): void {
+  if (!text) return;
+  try {
+    for (const c of JSON.parse(text) as ConnectionCause[]) if (c && typeof c.where === 'string' && typeof c.line === 'string') noteCause(c, Infinity);
+  } catch {
+    // not ours: nothing known
+  }
 }
 
 export function knownCause(where: string): ConnectionCause | undefined {
   const k = known.get(where);
   if (!k) return undefined;
-  if (Date.now() - k.at > KNOWN_TTL_MS) {
+  if (Date.now() - k.at > k.ttl) {
     known.delete(where);
     return undefined;
   }
@@ -210,12 +233,14 @@ export function groupCauses(checks: readonly CheckLike[]): CauseGroup[] {
   const groups = new Map<string, CauseGroup>();
   for (const c of checks) {
     if (c.verdict !== 'error') continue;
-    const cause = parseCause(typeof c.evidence?.cause === 'string' ? c.evidence.cause : undefined) ?? parseCause(c.message);
-    if (!cause) continue;
-    const g = groups.get(cause.line) ?? { line: cause.line, kind: cause.kind, where: cause.where, checks: 0, rules: [] };
-    g.checks++;
-    if (!g.rules.includes(c.rule)) g.rules.push(c.rule);
-    groups.set(cause.line, g);
+    const causes = parseCauses(c.message);
+    const fromEvidence = typeof c.evidence?.cause === 'string' ? parseCauses(c.evidence.cause) : [];
+    for (const cause of new Map([...fromEvidence, ...causes].map((x) => [x.line, x])).values()) {
+      const g = groups.get(cause.line) ?? { line: cause.line, kind: cause.kind, where: cause.where, checks: 0, rules: [] };
+      g.checks++;
+      if (!g.rules.includes(c.rule)) g.rules.push(c.rule);
+      groups.set(cause.line, g);
+    }
   }
   return [...groups.values()].sort((a, b) => b.checks - a.checks || a.line.localeCompare(b.line));
 }

@@ -17,7 +17,7 @@ import { FAMILIES } from '../select.js';
 import { secretsOf } from '../target/load.js';
 import type { CheckResult } from '../verdict.js';
 import type { ContractsOutcome, RunContext } from './types.js';
-import { groupCauses } from '../net/causes.js';
+import { groupCauses, KNOWN_CAUSES_ENV } from '../net/causes.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CONFIG = join(ROOT, 'contracts', 'playwright.config.ts');
@@ -102,6 +102,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       [ENV.deadline]: String(ctx.deadline),
       [ENV.checksFile]: checksFile,
       [ENV.workers]: String(opts.workers ?? 2),
+      ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
       ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -162,11 +163,12 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
 
   const collected = readChecksFile(checksFile);
   const checks = [...collected.checks];
+  // No answer at all, and a connection cause to say why: it explains the rules left without evidence too.
+  const noAnswer = collected.non2xx.length === 0 && checks.every((c) => c.verdict === 'error' || c.verdict === 'skipped') ? groupCauses(checks)[0] : undefined;
   // ERR-01 is built here from every family's non-2xx answers; "none met" only from a whole run.
   if (selected.includes('ERR-01')) {
     const hasOwn = checks.some((c) => c.rule === 'ERR-01');
     // "None met" needs answers: a run whose requests all failed to connect met nothing, it says why.
-    const noAnswer = collected.non2xx.length === 0 && checks.every((c) => c.verdict === 'error' || c.verdict === 'skipped') ? groupCauses(checks)[0] : undefined;
     if (noAnswer) checks.push({ id: 'errors.non2xx[no-answer]', rule: 'ERR-01', verdict: 'error', message: `could not check: ${noAnswer.line}`, evidence: { cause: noAnswer.line } });
     else if (collected.non2xx.length > 0 || (!hasOwn && !stopReason && exitCode !== null)) checks.push(...errorChecks(collected.non2xx));
   }
@@ -184,7 +186,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
           : collected.fatal[0]
             ? `the contract runner failed: ${collected.fatal[0]}`
             : exitCode === 0
-              ? 'no evidence: every answer this rule reads from failed or was refused (see the other checks of its family)'
+              ? noAnswer?.line ?? 'no evidence: every answer this rule reads from failed or was refused (see the other checks of its family)'
               : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
     const line = redactor.text(reason).replace(/\s+/g, ' ').trim().slice(0, 300);
     for (const rule of missing) {

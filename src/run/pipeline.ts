@@ -15,7 +15,8 @@ import { runContracts } from './contracts.js';
 import { runProbes } from '../../load/run.js';
 import { writeReports } from '../../reports/write.js';
 import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../../reports/baseline.js';
-import { groupCauses, parseCause, whereOf } from '../net/causes.js';
+import { exportCauses, groupCauses, parseCause, whereOf } from '../net/causes.js';
+import { preflight } from '../net/preflight.js';
 import { tlsRecord, useTls } from '../tls/trust.js';
 
 export interface RunOptions {
@@ -102,7 +103,12 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     );
 
   try {
-    if (RULES.some((r) => CONTRACT_SECTIONS.has(r.section) && ctx.selected(r.id)) && !ctx.signal.aborted) {
+    // One connection per address first: a target none of whose addresses answers is not tried 60 times.
+    const pre = await preflight(opts.target, Math.min(opts.target.limits.timeoutMs, 10_000));
+    ctx.knownCauses = exportCauses();
+    const nothingReachable = pre.addresses.length > 0 && pre.causes.length === pre.addresses.length;
+    if (nothingReachable) checks.push(...notRun(ctx.selected, checks, [...new Set(pre.causes.map((c) => c.line))].join('; ')));
+    else if (RULES.some((r) => CONTRACT_SECTIONS.has(r.section) && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runContracts(ctx);
         checks.push(...outcome.checks);
@@ -112,8 +118,11 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       }
     }
     // A horizon node the contracts could not reach at all is not probed: its rules get that cause.
-    const horizonCause = opts.target.nodes.horizon && unreachable(checks, whereOf(opts.target.nodes.horizon.endpoint));
-    if (horizonCause) checks.push(...notRun((id) => ctx.selected(id) && id.startsWith('RL-'), checks, horizonCause));
+    const horizonWhere = opts.target.nodes.horizon && whereOf(opts.target.nodes.horizon.endpoint);
+    const horizonCause = horizonWhere && (pre.causes.find((c) => c.where === horizonWhere)?.line ?? unreachable(checks, horizonWhere));
+    if (nothingReachable) {
+      // every selected rule already has its cause
+    } else if (horizonCause) checks.push(...notRun((id) => ctx.selected(id) && id.startsWith('RL-'), checks, horizonCause));
     else if (RULES.some((r) => r.section === 'RL' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runProbes(ctx);
