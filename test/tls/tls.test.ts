@@ -1,0 +1,103 @@
+// TLS the way production is reached (issue 17): the reference behind Debian's nginx terminating
+// TLS with a throwaway private CA, every HTTP node, the WebSocket upgrade and gRPC (http2 +
+// grpc_pass). The node contracts run through the CLI as a user runs them: trusted by --ca, by
+// NODE_EXTRA_CA_CERTS (also with GRPC_DEFAULT_SSL_ROOTS_FILE_PATH pointing at the system bundle,
+// which grpc-js would otherwise use instead of every other root), and with --insecure: each rule's
+// verdict equals the plain-HTTP run's. Without the CA: one cause line naming host and port, no
+// fail, exit 1, within 5 s.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { ResultsFile } from '../../src/results.js';
+import { runCli, type CliRun } from '../safety/support/cli.js';
+import { startWatchedReference, type WatchedReference } from '../safety/support/reference.js';
+import { nginxSkip } from '../support/nginx.js';
+import { makePki, opensslSkip, startTlsFront, type Pki, type TlsFront } from '../support/tls.js';
+
+const skip = nginxSkip() || opensslSkip();
+const SELECTION = 'node';
+const SYSTEM_BUNDLE = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'].find((p) => existsSync(p));
+
+let ref: WatchedReference;
+let pki: Pki;
+let front: TlsFront;
+let tlsTarget: string;
+let plain: ResultsFile;
+
+function results(out: string): ResultsFile {
+  return JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+}
+
+async function run(name: string, target: string, extra: string[] = [], env: Record<string, string> = {}): Promise<{ r: CliRun; results: ResultsFile | undefined; out: string }> {
+  const out = join(ref.dir, name);
+  const r = await runCli(['--target', target, '--only', SELECTION, '--out', out, ...extra], { killAfterMs: 120_000, env });
+  return { r, out, results: existsSync(join(out, 'results.json')) ? results(out) : undefined };
+}
+
+/** Rules whose verdict differs from the plain run's, as "RULE plain->tls (first message)". */
+function differences(a: ResultsFile, b: ResultsFile): string[] {
+  return Object.keys(a.rules)
+    .filter((rule) => a.rules[rule] !== b.rules[rule])
+    .map((rule) => `${rule} ${a.rules[rule]}->${b.rules[rule]} (${b.checks.find((c) => c.rule === rule && c.verdict === b.rules[rule])?.message ?? ''})`);
+}
+
+before(async () => {
+  if (skip) return;
+  ref = await startWatchedReference();
+  pki = makePki();
+  front = await startTlsFront(ref.target, pki);
+  tlsTarget = ref.writeTarget((t) => Object.assign(t, structuredClone(front.target)));
+  const p = await run('plain', ref.writeTarget());
+  assert.ok(p.results, `plain run wrote no results: ${p.r.stderr.slice(-400)}`);
+  plain = p.results;
+  assert.ok(plain.summary.pass > 10, `the plain run passed only ${plain.summary.pass} checks`);
+});
+
+after(async () => {
+  await front?.nginx.stop();
+  pki?.close();
+  await ref?.close();
+});
+
+for (const [name, extra, env] of [
+  ['--ca', () => ['--ca', pki.caCert], () => ({})],
+  ['NODE_EXTRA_CA_CERTS', () => [], () => ({ NODE_EXTRA_CA_CERTS: pki.caCert })],
+  ['NODE_EXTRA_CA_CERTS with GRPC_DEFAULT_SSL_ROOTS_FILE_PATH at the system bundle', () => [], () => ({ NODE_EXTRA_CA_CERTS: pki.caCert, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: SYSTEM_BUNDLE ?? '/nonexistent' })],
+] as const) {
+  test(`over TLS trusted by ${name}: every rule's verdict equals the plain-HTTP run's`, { skip }, async () => {
+    const { r, results: tls } = await run(name.replace(/\W+/g, '-'), tlsTarget, extra(), env());
+    assert.ok(tls, `no results (exit ${r.code}): ${r.stderr.slice(-400)}`);
+    assert.deepEqual(differences(plain, tls), [], front.nginx.errorLog().slice(-400));
+    assert.equal(r.code, plain.summary.fail || plain.summary.error ? 1 : 0);
+    assert.ok(tls.checks.some((c) => c.rule === 'NODE-06' && c.verdict === 'pass'), 'gRPC reflection over TLS did not pass');
+    assert.doesNotMatch(r.stdout, /TLS verification OFF/);
+  });
+}
+
+test('over TLS without the CA: one cause line naming host and port first, no fail, exit 1, within 5 s', { skip }, async () => {
+  const { r, results: tls } = await run('untrusted', tlsTarget);
+  assert.equal(r.code, 1, r.stderr.slice(-400));
+  assert.ok(r.wallMs < 5_000, `took ${Math.round(r.wallMs)} ms`);
+  assert.ok(tls);
+  assert.equal(tls.summary.fail, 0);
+  const lines = r.stdout.split('\n').filter((l) => l.includes('TLS: certificate of'));
+  assert.ok(lines.length >= 1 && lines.length <= Object.keys(front.ports).length, r.stdout);
+  for (const l of lines) assert.match(l, /TLS: certificate of 127\.0\.0\.1:\d+ not trusted \(.+\); give the CA with --ca or NODE_EXTRA_CA_CERTS: \d+ checks? could not run/);
+  // Causes come before the counts, and no rule is listed one by one for the same reason.
+  assert.ok(r.stdout.indexOf('TLS: certificate of') < r.stdout.indexOf('pass '), r.stdout);
+  assert.doesNotMatch(r.stdout, /^\s+ERROR /m);
+  assert.doesNotMatch(JSON.stringify(tls.checks), /token form was refused|event types seen: none/);
+  const html = readFileSync(join(ref.dir, 'untrusted', 'index.html'), 'utf8');
+  assert.match(html, /<title>[^<]*could not test[^<]*errors?\)/);
+  assert.match(html, /data-cause="tls-untrusted"/);
+});
+
+test('over TLS with --insecure: verdicts equal the plain run\'s, and the terminal, report and results.json say verification was off', { skip }, async () => {
+  const { r, results: tls, out } = await run('insecure', tlsTarget, ['--insecure']);
+  assert.ok(tls, r.stderr.slice(-400));
+  assert.deepEqual(differences(plain, tls), []);
+  assert.match(r.stdout, /TLS verification OFF/);
+  assert.deepEqual(tls.tls, { insecure: true, ca: [], clientCertificate: false });
+  assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /data-tls="insecure"/);
+});
