@@ -174,10 +174,15 @@ function record(o: ListServicesOptions, version: ReflectionVersion, sentAt: numb
  * servers list it). Throws GrpcCallError (one-line message, gRPC code) when no list came back.
  */
 export async function listServicesByReflection(o: ListServicesOptions): Promise<string[]> {
-  const known = knownCause(o.address);
-  if (known) throw new GrpcCallError(known.line, grpc.status.UNAVAILABLE);
-  const deadline = Date.now() + o.deadlineMs;
   const versions = o.versions ?? (['v1', 'v1alpha'] as const);
+  const known = knownCause(o.address);
+  if (known) {
+    // Not tried again; still one recorded exchange, so the check's evidence is this call's.
+    const error = new GrpcCallError(known.line, grpc.status.UNAVAILABLE);
+    record(o, versions[0] ?? 'v1', Date.now(), { error });
+    throw error;
+  }
+  const deadline = Date.now() + o.deadlineMs;
   let last: GrpcCallError | undefined;
   for (const version of versions) {
     const sentAt = Date.now();

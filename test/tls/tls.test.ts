@@ -101,3 +101,50 @@ test('over TLS with --insecure: verdicts equal the plain run\'s, and the termina
   assert.deepEqual(tls.tls, { insecure: true, ca: [], clientCertificate: false });
   assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /data-tls="insecure"/);
 });
+
+test('only gRPC behind an untrusted certificate: its checks error with the cause, the rest equal the plain run, ERR-01 counts no handshake as an answer', { skip }, async () => {
+  const grpcOnly = ref.writeTarget((t) => {
+    t.nodes!.chainB!.grpcAddress = front.target.nodes!.chainB!.grpcAddress;
+    t.nodes!.chainB!.grpcTls = true;
+  });
+  const out = join(ref.dir, 'grpc-untrusted');
+  const r = await runCli(['--target', grpcOnly, '--only', `${SELECTION},ERR-01`, '--out', out], { killAfterMs: 120_000, env: {} });
+  const res = results(out);
+  const grpcRules = new Set(['NODE-06', 'NAUTH-06', 'NAUTH-07']);
+  assert.deepEqual(differences(plain, res).filter((d) => !grpcRules.has(d.split(' ')[0]!) && !d.startsWith('ERR-01')), []);
+  const line = `TLS: certificate of ${front.target.nodes!.chainB!.grpcAddress} not trusted`;
+  for (const rule of ['NODE-06', 'NAUTH-06']) assert.equal(res.rules[rule], 'error', rule);
+  assert.ok(res.checks.filter((c) => grpcRules.has(c.rule) && c.verdict === 'error').every((c) => c.message.includes(line)));
+  assert.equal(res.summary.fail, 0);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout.split('\n').find((l) => l.includes('could not run')) ?? '', new RegExp(`${line.replace(/\./g, '\\.')}.*: \\d+ checks? could not run`));
+  const err01 = res.checks.filter((c) => c.rule === 'ERR-01');
+  assert.ok(err01.length > 0);
+  assert.doesNotMatch(JSON.stringify(err01), /grpc UNAVAILABLE/);
+});
+
+test('the probe engine uses the same trust: --ca reaches the node, no CA gives the cause line, insecure reaches it', { skip }, async () => {
+  const { NodeEngine } = await import('../../load/engine/node.js');
+  const { useTls } = await import('../../src/tls/trust.js');
+  const horizon = front.target.nodes!.horizon!;
+  const once = async () => {
+    const engine = new NodeEngine({ endpoint: horizon.endpoint, token: ref.target.nodes!.horizon!.token, timeoutMs: 5000 });
+    try {
+      return await engine.send('GET');
+    } finally {
+      await engine.close();
+    }
+  };
+  try {
+    useTls({ ca: [pki.caCert], insecure: false });
+    assert.equal((await once()).status, 200);
+    useTls(undefined);
+    const untrusted = await once();
+    assert.equal(untrusted.status, undefined);
+    assert.match(untrusted.error ?? '', /^TLS: certificate of 127\.0\.0\.1:\d+ not trusted \(unable to verify the first certificate\); give the CA/);
+    useTls({ ca: [], insecure: true });
+    assert.equal((await once()).status, 200);
+  } finally {
+    useTls(undefined);
+  }
+});
