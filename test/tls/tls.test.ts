@@ -1,6 +1,6 @@
 // TLS the way production is reached (issue 17): the reference behind Debian's nginx terminating
 // TLS with a throwaway private CA, every HTTP node, the WebSocket upgrade and gRPC (http2 +
-// grpc_pass). The node contracts run through the CLI as a user runs them: trusted by --ca, by
+// grpc_pass). The contracts run through the CLI as a user runs them: trusted by --ca, by
 // NODE_EXTRA_CA_CERTS (also with GRPC_DEFAULT_SSL_ROOTS_FILE_PATH pointing at the system bundle,
 // which grpc-js would otherwise use instead of every other root), and with --insecure: each rule's
 // verdict equals the plain-HTTP run's. Without the CA: one cause line naming host and port, no
@@ -16,7 +16,8 @@ import { nginxSkip } from '../support/nginx.js';
 import { makePki, opensslSkip, startTlsFront, type Pki, type TlsFront } from '../support/tls.js';
 
 const skip = nginxSkip() || opensslSkip();
-const SELECTION = 'node';
+// Every contract family: the node part (HTTP nodes, WebSocket, gRPC) and the API behind the same nginx.
+const SELECTION = 'contracts';
 const SYSTEM_BUNDLE = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'].find((p) => existsSync(p));
 
 let ref: WatchedReference;
@@ -75,10 +76,15 @@ for (const [name, extra, env] of [
   });
 }
 
-test('over TLS without the CA: one cause line naming host and port first, no fail, exit 1, within 5 s', { skip }, async () => {
+test('over TLS without the CA: one cause line naming host and port first, no fail, exit 1, within 5 s', { skip }, async (t) => {
+  // The bound is on the run, not on starting node and tsx: on a loaded machine the bare start of
+  // the CLI (a usage error, exit 2) alone can take seconds, so it is measured alongside.
+  const bare = await runCli(['--no-such-flag'], { killAfterMs: 60_000 });
   const { r, results: tls } = await run('untrusted', tlsTarget);
+  t.diagnostic(`untrusted run: exit ${r.code} in ${Math.round(r.wallMs)} ms; a bare CLI start: ${Math.round(bare.wallMs)} ms`);
+  assert.equal(bare.code, 2);
   assert.equal(r.code, 1, r.stderr.slice(-400));
-  assert.ok(r.wallMs < 5_000, `took ${Math.round(r.wallMs)} ms`);
+  assert.ok(r.wallMs < 5_000 + bare.wallMs, `took ${Math.round(r.wallMs)} ms (bare start ${Math.round(bare.wallMs)} ms)`);
   assert.ok(tls);
   assert.equal(tls.summary.fail, 0);
   const lines = r.stdout.split('\n').filter((l) => l.includes('TLS: certificate of'));
