@@ -91,10 +91,15 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       finish(`timeout: ${stage} within ${o.timeoutMs} ms`);
     }, o.timeoutMs);
 
+    // An address known to be unreachable is not tried again: its line, at once.
     const known = knownCause(whereOf(o.url));
+    if (known) {
+      clearTimeout(timer);
+      done = true;
+      resolve({ ...result, error: known.line });
+      return;
+    }
     try {
-      // An address known to be unreachable is not tried again: same line, at once (see finish()).
-      if (known) throw Object.assign(new Error(known.line), { known: true });
       ws = new WebSocket(o.url, {
         ...tlsConnectOptions(),
         headers: o.headers,
@@ -107,7 +112,7 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       // Bad URL: ws throws synchronously. Keep the promise contract (resolve, one line).
       clearTimeout(timer);
       done = true;
-      resolve({ ...result, error: oneLine(known ? known.line : `invalid WebSocket URL: ${(e as Error).message}`) });
+      resolve({ ...result, error: oneLine(`invalid WebSocket URL: ${(e as Error).message}`) });
       return;
     }
 
