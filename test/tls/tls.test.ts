@@ -154,3 +154,24 @@ test('the probe engine uses the same trust: --ca reaches the node, no CA gives t
     useTls(undefined);
   }
 });
+
+test('the rate-limit probes over TLS (--ca) give the plain run\'s verdicts: each on a fresh reference', { skip }, async (t) => {
+  const { QUICK_PROBES } = await import('../safety/support/reference.js');
+  const refs = [await startWatchedReference(QUICK_PROBES), await startWatchedReference(QUICK_PROBES)];
+  const probeFront = await startTlsFront(refs[1]!.target, pki);
+  try {
+    // One after the other: the probes' timing model should not compete with a second run for the CPU.
+    const runs = [
+      await runCli(['--target', refs[0]!.writeTarget(), '--only', 'load', '--out', join(refs[0]!.dir, 'plain')], { killAfterMs: 240_000 }),
+      await runCli(['--target', refs[1]!.writeTarget((tf) => Object.assign(tf, structuredClone(probeFront.target))), '--only', 'load', '--ca', pki.caCert, '--out', join(refs[1]!.dir, 'tls')], { killAfterMs: 240_000 }),
+    ] as const;
+    t.diagnostic(`plain: exit ${runs[0].code} in ${Math.round(runs[0].wallMs)} ms; TLS: exit ${runs[1].code} in ${Math.round(runs[1].wallMs)} ms`);
+    const [a, b] = [results(join(refs[0]!.dir, 'plain')), results(join(refs[1]!.dir, 'tls'))];
+    assert.ok(Object.keys(b.rules).filter((r) => r.startsWith('RL-')).every((r) => b.rules[r] !== 'error' && b.rules[r] !== 'skipped'), JSON.stringify(b.rules));
+    assert.deepEqual(differences(a, b), []);
+    assert.equal(b.summary.fail, 0);
+  } finally {
+    await probeFront.nginx.stop();
+    for (const r of refs) await r.close();
+  }
+});
