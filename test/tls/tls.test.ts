@@ -4,7 +4,7 @@
 // NODE_EXTRA_CA_CERTS (also with GRPC_DEFAULT_SSL_ROOTS_FILE_PATH pointing at the system bundle,
 // which grpc-js would otherwise use instead of every other root), and with --insecure: each rule's
 // verdict equals the plain-HTTP run's. Without the CA: one cause line naming host and port, no
-// fail, exit 1, within 5 s.
+// fail, exit 1, within 5 s. The rate-limit probes through nginx give the plain run's verdicts too.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
