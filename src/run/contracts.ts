@@ -79,6 +79,16 @@ function readChecksFile(file: string): Collected {
   return out;
 }
 
+const NO_EVIDENCE = 'no evidence: every answer this rule reads from failed or was refused (see the other checks of its family)';
+
+/** The connection cause of a rule's family when none of its checks got an answer: why the rule had no evidence. */
+function familyCause(checks: readonly CheckResult[], rule: string): string | undefined {
+  const sections = Object.values(FAMILIES).find((s) => (s as readonly string[]).includes(rule.split('-')[0]!)) as readonly string[] | undefined;
+  const mine = checks.filter((c) => sections?.includes(c.rule.split('-')[0]!));
+  if (mine.some((c) => c.verdict !== 'error' && c.verdict !== 'skipped')) return undefined;
+  return groupCauses(mine)[0]?.line;
+}
+
 export async function runContracts(ctx: RunContext, opts: ContractsOptions = {}): Promise<ContractsOutcome> {
   const selected = CONTRACT_RULES.filter((id) => ctx.selected(id));
   if (selected.length === 0) return { checks: [] };
@@ -186,10 +196,10 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
           : collected.fatal[0]
             ? `the contract runner failed: ${collected.fatal[0]}`
             : exitCode === 0
-              ? noAnswer?.line ?? 'no evidence: every answer this rule reads from failed or was refused (see the other checks of its family)'
+              ? NO_EVIDENCE
               : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
-    const line = redactor.text(reason).replace(/\s+/g, ' ').trim().slice(0, 300);
     for (const rule of missing) {
+      const line = redactor.text(reason === NO_EVIDENCE ? (familyCause(checks, rule) ?? reason) : reason).replace(/\s+/g, ' ').trim().slice(0, 300);
       checks.push({ id: `${rule.toLowerCase()}.not-run`, rule, verdict: 'error', message: `not run: ${line}`, evidence: { cause: line } });
     }
   }

@@ -46,3 +46,28 @@ for (const [name, make] of [
     assert.ok(readFileSync(join(out, 'index.html'), 'utf8').includes('data-cause='));
   });
 }
+
+test('one address unreachable (api.baseUrl): its checks error with one cause line, the rest run, NFT-03 is no evidence-less observation', async (t) => {
+  const { startWatchedReference } = await import('./support/reference.js');
+  const ref = await startWatchedReference();
+  try {
+    const port = await freePort();
+    const target = ref.writeTarget((tf) => {
+      tf.api!.baseUrl = `http://127.0.0.1:${port}`;
+    });
+    const out = join(ref.dir, 'partial');
+    const r = await runCli(['--target', target, '--only', 'nft,node', '--out', out], { killAfterMs: 120_000 });
+    t.diagnostic(`exit ${r.code} in ${Math.round(r.wallMs)} ms`);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+    const line = `cannot reach 127.0.0.1:${port} (connection refused)`;
+    assert.equal(results.summary.fail, 0);
+    assert.ok(results.summary.pass > 10, 'the reachable nodes were not tested');
+    for (const rule of ['NFT-01', 'NFT-03', 'NFT-04', 'RES-02']) assert.equal(results.rules[rule], 'error', rule);
+    assert.ok(results.checks.filter((c) => c.verdict === 'error').every((c) => c.message.includes(line)), 'an error without the cause');
+    const summary = r.stdout.slice(r.stdout.indexOf('chainprobe 0.'));
+    assert.match(summary.split('\n')[1]!, new RegExp(`^  ${line.replace(/[.()]/g, '\\$&')}: \\d+ checks could not run$`));
+    assert.doesNotMatch(summary, /^\s+ERROR /m);
+  } finally {
+    await ref.close();
+  }
+});
