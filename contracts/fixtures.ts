@@ -8,6 +8,8 @@ import { closeHttp } from '../src/http/client.js';
 import { Recorder } from '../src/record/recorder.js';
 import { Redactor } from '../src/record/redact.js';
 import { secretsOf } from '../src/target/load.js';
+import { useTls } from '../src/tls/trust.js';
+import { importCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
 import type { ResolvedTarget } from '../src/target/types.js';
 import { ApiClient } from './api.js';
 import { Checks } from './checks.js';
@@ -37,7 +39,7 @@ export interface ContractFixtures {
 const base = playwright._baseTest ?? playwright.test;
 
 export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>({
-  suite: [async ({}, use) => use(suiteEnv()), { scope: 'worker' }],
+  suite: [async ({}, use) => { const env = suiteEnv(); useTls(env.target.tls); importCauses(process.env[KNOWN_CAUSES_ENV]); await use(env); }, { scope: 'worker' }],
   budget: [
     async ({ suite }, use) => {
       const budget = new Budget({ maxRequests: suite.target.limits.maxRequests, deadline: suite.deadline, counterFile: suite.budgetFile });

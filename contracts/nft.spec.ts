@@ -100,6 +100,12 @@ if (nft && typeof access !== 'string') {
         }
         const sorted = (s: Set<string>) => [...s].sort();
         const others = sorted(types).filter((t) => t !== 'sale' && t !== 'transfer');
+        // Nothing read, nothing observed: the cause the event reads met, not "event types seen: none".
+        if (types.size === 0) {
+          const why = check.results.findLast((c) => c.verdict === 'error')?.evidence?.cause;
+          for (const rule of ['NFT-03', 'NFT-04']) check.error(rule, `nft.event.${rule.toLowerCase()}`, typeof why === 'string' ? why : 'no event carried an event_type');
+          return;
+        }
         check.observe('NFT-03', 'nft.event.types', others.length ? `event types beyond sale and transfer: ${others.join(', ')}` : `event types seen: ${sorted(types).join(', ') || 'none'}`, { eventTypes: sorted(types), beyondShown: others }, exchanges.slice(0, 2));
         check.observe(
           'NFT-04',

@@ -12,6 +12,7 @@ import type { ResolvedTarget } from '../src/target/types.js';
 import { UNEXPECTED_CAUSE, type ApiClient, type CallResult } from './api.js';
 import { ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
+import { parseCause } from '../src/net/causes.js';
 import { Spec } from './fixtures.js';
 import { unknownKeyLike } from './matrix.js';
 import { bodyShape, isJsonMedia, mediaType } from './shape.js';
@@ -119,11 +120,13 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
     rules,
     async ({ api, check }) => {
       let judged = false;
+      let answered = false;
       for (const u of usages) {
         const id = `node.${path}[${u.form}]`;
         const requestId = randomInt(1_000_000, 2_000_000_000);
         await check.guard(judged ? [u.rule] : [u.rule, def.rule], id, async () => {
           const res = await restCall(api, def, node, u.form, node.token, id, u.expect === 'open' ? OPEN_FORM_CAUSE : undefined, def.method, requestId);
+          answered = true;
           const refused = AUTH_REFUSALS.includes(res.status);
           const observation = { status: res.status, accepted: res.ok };
           const what = `${def.label}, token as ${u.form}`;
@@ -138,7 +141,8 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
           }
         });
       }
-      if (!judged) check.error(def.rule, `node.${path}`, `${def.label}: every documented token form was refused, so the answer could not be judged`);
+      // No answer at all: the path's rule already carries the cause (the guard above), not "refused".
+      if (!judged && answered) check.error(def.rule, `node.${path}`, `${def.label}: every documented token form was refused, so the answer could not be judged`);
       if (path === 'feeStats') {
         const id = 'node.feeStats[head]';
         await check.guard('NODE-07', id, async () => {
@@ -300,7 +304,8 @@ if (chainB) {
           return;
         }
         const e = listed.error;
-        if (exchange) api.noteNon2xx(UNEXPECTED_CAUSE, exchange, undefined, `grpc ${e.codeName}`);
+        // A call that never connected (refused, TLS) is no answer of the target, so not ERR-01 material.
+        if (exchange && !parseCause(e.message)) api.noteNon2xx(UNEXPECTED_CAUSE, exchange, undefined, `grpc ${e.codeName}`);
         const unimplemented = e.codeName === 'UNIMPLEMENTED';
         // An answer from the reflection service itself (in the stream) or UNIMPLEMENTED (no such service): no list.
         if (unimplemented || e.inBand) check.fail('NODE-06', id, `services not listed: ${e.message}`, ev(recorder.exchanges.slice(unimplemented ? -2 : -1), { expected: 'a list_services answer', actual: e.codeName }));

@@ -13,6 +13,7 @@ import { limiterSection } from './limiter.js';
 import { flattenObservation } from './observation.js';
 import { brief, esc, formatDuration, safeRelativeHref, show } from './text.js';
 import { REPORT_CSS } from './style.js';
+import { reportTitle, runBanners } from './causes.js';
 
 export interface HtmlInputs {
   results: ResultsFile;
@@ -26,7 +27,7 @@ export interface HtmlInputs {
 /** Full request/response detail is kept for checks a person must act on; the rest link to results.json. */
 const DETAILED: ReadonlySet<Verdict> = new Set(['fail', 'error']);
 const MAX_EXCHANGES = 5;
-const STANDARD_FIELDS = new Set(['tool', 'target', 'startedAt', 'finishedAt', 'summary', 'rules', 'checks', 'limiter']);
+const STANDARD_FIELDS = new Set(['tool', 'target', 'startedAt', 'finishedAt', 'summary', 'rules', 'checks', 'limiter', 'causes']);
 const EVIDENCE_FIELDS = new Set(['exchanges', 'expected', 'actual', 'path', 'observation', 'cause']);
 
 const KIND_LABEL: Record<RuleDef['kind'], string> = { must: 'must', std: 'std', observe: 'observe' };
@@ -203,6 +204,7 @@ function summaryHeader(inputs: HtmlInputs, byRule: Map<string, CheckResult[]>): 
   return `<header id="summary" data-overall="${overall}">
 <h1>chainprobe report: <span data-field="target">${esc(results.target)}</span></h1>
 <p class="meta">started <time data-field="startedAt">${esc(results.startedAt)}</time> · finished <time data-field="finishedAt">${esc(results.finishedAt)}</time>${Number.isFinite(finished - started) ? ` (${esc(formatDuration(finished - started))})` : ''} · <span data-field="tool">${esc(results.tool?.name)} ${esc(results.tool?.version)}</span></p>
+${runBanners(results)}
 ${results.interrupted === true ? '<p class="banner">This run was interrupted: checks that did not run are marked error.</p>' : ''}
 <ul class="counts">${VERDICTS.map((v) => `<li class="c-${v}" data-count="${v}"><b>${esc(s?.[v] ?? 0)}</b> ${v}</li>`).join('')}</ul>
 <p class="rulecount">${byRule.size} rules checked of ${RULES.length}; ${failingRules.length} failing${failingRules.length ? ` (${failingRules.length - stdFailing} break the description, ${stdFailing} break a standard)` : ''}, ${errorRules.length} could not be tested.</p>
@@ -233,7 +235,7 @@ export function renderHtml(inputs: HtmlInputs): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="referrer" content="no-referrer">
-<title>chainprobe: ${esc(results.target)} - ${results.summary?.fail ? `${esc(results.summary.fail)} failing` : 'no failures'}</title>
+<title>${esc(reportTitle(results))}</title>
 <style>${REPORT_CSS}</style>
 </head>
 <body data-filter="all">

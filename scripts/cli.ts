@@ -1,6 +1,7 @@
 // `npm start` - the main job. Without --target it tests the embedded reference service.
 //   npm start -- [--target <file.json>] [--only <selectors>] [--out <dir>] [--baseline <results.json>]
 //   npm start -- --node horizon|blockRest|chainB --endpoint <url> --token-env <VAR> [--customer dedicated|shared] [--hourly-limit N]
+//   npm start -- ... [--ca <file.pem>] [--insecure]   (TLS: trust a private CA besides the system roots; or verify nothing, staging only)
 //   npm start -- --fault <name> ... --variant <name> ...   (embedded reference only: switch a fault or
 //   an open-behaviour variant on)
 // Exit: 0 no fail/error, 1 a check failed or errored, 2 the run could not start.
@@ -8,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadTargetFile, resolveTarget, secretsOf } from '../src/target/load.js';
+import { withTlsFlags } from '../src/target/tls-flags.js';
+import { coveredByCause, groupLine, type CauseGroup } from '../src/net/causes.js';
 import type { ResolvedTarget } from '../src/target/types.js';
 import { parseSelectors, type Selection } from '../src/select.js';
 import { runChainprobe, summarizeBaseline } from '../src/run/pipeline.js';
@@ -35,6 +38,8 @@ interface Cli {
   hourlyLimit?: string;
   faults: string[];
   variants: string[];
+  ca: string[];
+  insecure: boolean;
 }
 
 function parseCli(argv: string[]): Cli {
@@ -55,6 +60,8 @@ function parseCli(argv: string[]): Cli {
         'hourly-limit': { type: 'string' },
         fault: { type: 'string', multiple: true },
         variant: { type: 'string', multiple: true },
+        ca: { type: 'string', multiple: true },
+        insecure: { type: 'boolean', default: false },
       },
       strict: true,
     });
@@ -80,6 +87,8 @@ function parseCli(argv: string[]): Cli {
     hourlyLimit: v['hourly-limit'],
     faults: (v.fault ?? []).flatMap((f) => f.split(',')).filter(Boolean),
     variants: (v.variant ?? []).flatMap((f) => f.split(',')).filter(Boolean),
+    ca: v.ca ?? [],
+    insecure: v.insecure ?? false,
   };
 }
 
@@ -108,9 +117,13 @@ function printSummary(results: ResultsFile, outDir: string, baselineLines: strin
   const failing = Object.entries(results.rules).filter(([, v]) => v === 'fail' || v === 'error');
   const out = process.stdout;
   out.write(`\nchainprobe ${results.tool.version} - target "${results.target}"\n`);
+  // Causes first: one line per host that could not be reached, instead of one per check.
+  for (const g of (results.causes as CauseGroup[] | undefined) ?? []) out.write(`  ${groupLine(g)}\n`);
+  if ((results.tls as { insecure?: boolean } | undefined)?.insecure) out.write('  TLS verification OFF (--insecure): certificates were not checked\n');
   out.write(`  pass ${s.pass}  fail ${s.fail}  observed ${s.observed}  skipped ${s.skipped}  error ${s.error}\n`);
   for (const [rule, verdict] of failing) {
-    const first = results.checks.find((c) => c.rule === rule && c.verdict === verdict);
+    const first = results.checks.find((c) => c.rule === rule && c.verdict === verdict && !coveredByCause(c));
+    if (!first) continue;
     out.write(`  ${verdict.toUpperCase().padEnd(5)} ${rule.padEnd(8)} ${first?.message ?? ''}\n`);
   }
   if (baselineLines.length) {
@@ -147,6 +160,7 @@ async function main(): Promise<number> {
     extra.reference = { faults: cli.faults, variants: cli.variants };
   }
 
+  target = withTlsFlags(target, cli.ca, cli.insecure);
   const redactor = new Redactor(secretsOf(target));
   redactLine = (s) => redactor.text(s);
   const controller = new AbortController();

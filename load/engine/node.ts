@@ -6,6 +6,8 @@ import type { Engine, EngineResponse, PacingStats, ProbeMethod } from './types.j
 import { feeStatsUrl } from './types.js';
 import { PacingRecorder } from './stats.js';
 import { headerRecord } from '../../src/http/headers.js';
+import { causeOfFailure, whereOf } from '../../src/net/causes.js';
+import { tlsConnectOptions } from '../../src/tls/trust.js';
 
 export interface NodeEngineOptions {
   endpoint: string;
@@ -44,7 +46,7 @@ export class NodeEngine implements Engine {
       pipelining: 1,
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
-      connect: { timeout: opts.timeoutMs },
+      connect: { timeout: opts.timeoutMs, ...tlsConnectOptions() },
     });
     opts.signal?.addEventListener('abort', () => {
       for (const c of this.inflight) c.abort();
@@ -106,7 +108,7 @@ export class NodeEngine implements Engine {
       const receivedAt = this.now();
       const err = e as Error & { code?: string };
       const poolTimeout = err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT';
-      const why = timedOut || poolTimeout ? `timeout after ${this.opts.timeoutMs} ms` : this.aborted ? 'interrupted' : `${err.code ?? err.name}: ${err.message}`;
+      const why = timedOut || poolTimeout ? `timeout after ${this.opts.timeoutMs} ms` : this.aborted ? 'interrupted' : (causeOfFailure(e, whereOf(this.url))?.line ?? `${err.code ?? err.name}: ${err.message}`);
       return { sentAt, receivedAt, headers: {}, error: why, request };
     } finally {
       clearTimeout(timer);

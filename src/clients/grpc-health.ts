@@ -51,7 +51,7 @@ export function checkHealth(o: GrpcCallOptions): Promise<string> {
     // The call deadline ends the call; this guard only covers a call that never settles at all.
     const guard = setTimeout(() => finish({ error: new GrpcCallError(`${where}: no answer within ${o.deadlineMs} ms`, grpc.status.DEADLINE_EXCEEDED) }), o.deadlineMs + 1000);
     client.Check({ service: '' }, metadataOf(o.metadata), { deadline: sentAt + o.deadlineMs }, (err, res) => {
-      if (err) return finish(callError(where, err));
+      if (err) return finish(callError(where, err, o.address));
       const status = res?.status ?? 'UNKNOWN';
       finish({ responseBody: JSON.stringify({ status }), status: { code: grpc.status.OK, details: '' } }, status);
     });

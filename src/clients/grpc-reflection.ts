@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { Exchange, Recorder } from '../record/recorder.js';
+import { causeOfFailure, knownCause } from '../net/causes.js';
+import { grpcCredentials } from '../tls/grpc.js';
 
 export type ReflectionVersion = 'v1' | 'v1alpha';
 
@@ -97,7 +99,7 @@ function reflectionClient(version: ReflectionVersion): ReflectionCtor {
 }
 
 export function channelCredentials(o: Pick<GrpcCallOptions, 'tls'>): grpc.ChannelCredentials {
-  return o.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+  return grpcCredentials(o.tls);
 }
 
 export function metadataOf(pairs: Record<string, string> = {}): grpc.Metadata {
@@ -118,9 +120,13 @@ interface Outcome extends GrpcOutcome {
 }
 
 /** The call's status as a GrpcCallError, with its one-line message. */
-export function callError(where: string, err: grpc.ServiceError): GrpcOutcome {
+export function callError(where: string, err: grpc.ServiceError, address: string): GrpcOutcome {
   const details = oneLine(err.details || err.message || '');
-  return { error: new GrpcCallError(`${where}: ${statusName(err.code)}${details ? `: ${details}` : ''}`, err.code), status: { code: err.code, details } };
+  // UNAVAILABLE before any answer may be our side of the wire (refused, DNS, TLS): then its cause line.
+  // (grpc-js says so with these words; a proxy's UNAVAILABLE answer is the target's, and stays one.)
+  const ours = err.code === grpc.status.UNAVAILABLE && /No connection established|Name resolution failed|DNS resolution failed/i.test(err.details ?? '');
+  const cause = ours ? causeOfFailure(err.details, address) : undefined;
+  return { error: new GrpcCallError(cause?.line ?? `${where}: ${statusName(err.code)}${details ? `: ${details}` : ''}`, err.code), status: { code: err.code, details } };
 }
 
 /** One ServerReflectionInfo stream: send list_services, read the first answer, half-close. */
@@ -152,7 +158,7 @@ function listOnce(version: ReflectionVersion, o: ListServicesOptions, deadline: 
         finish({ error: new GrpcCallError(`${where}: error response ${e?.error_code ?? '?'}: ${oneLine(e?.error_message ?? '')}`, e?.error_code, true) });
       }
     });
-    call.on('error', (err: grpc.ServiceError) => finish(callError(where, err)));
+    call.on('error', (err: grpc.ServiceError) => finish(callError(where, err, o.address)));
     call.on('end', () => finish({ error: new GrpcCallError(`${where}: stream ended without a list_services answer`, undefined) }));
     call.write({ host: '', list_services: '' });
     call.end();
@@ -186,8 +192,15 @@ export function recordGrpcCall(o: GrpcCallOptions, path: string, requestBody: st
  * servers list it). Throws GrpcCallError (one-line message, gRPC code) when no list came back.
  */
 export async function listServicesByReflection(o: ListServicesOptions): Promise<string[]> {
-  const deadline = Date.now() + o.deadlineMs;
   const versions = o.versions ?? (['v1', 'v1alpha'] as const);
+  const known = knownCause(o.address);
+  if (known) {
+    // Not tried again; still one recorded exchange, so the check's evidence is this call's.
+    const error = new GrpcCallError(known.line, grpc.status.UNAVAILABLE);
+    recordGrpcCall(o, `${REFLECTION_SERVICES[versions[0] ?? 'v1']}/${REFLECTION_METHOD}`, JSON.stringify({ list_services: '' }), Date.now(), { error });
+    throw error;
+  }
+  const deadline = Date.now() + o.deadlineMs;
   let last: GrpcCallError | undefined;
   const tried: ReflectionVersion[] = [];
   for (const version of versions) {

@@ -4,6 +4,8 @@
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import type { Exchange, Recorder } from '../record/recorder.js';
+import { causeOfFailure, knownCause, whereOf } from '../net/causes.js';
+import { tlsConnectOptions } from '../tls/trust.js';
 
 export interface WebSocketProbeOptions {
   url: string;
@@ -89,8 +91,17 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       finish(`timeout: ${stage} within ${o.timeoutMs} ms`);
     }, o.timeoutMs);
 
+    // An address known to be unreachable is not tried again: its line, at once.
+    const known = knownCause(whereOf(o.url));
+    if (known) {
+      clearTimeout(timer);
+      done = true;
+      resolve({ ...result, error: known.line });
+      return;
+    }
     try {
       ws = new WebSocket(o.url, {
+        ...tlsConnectOptions(),
         headers: o.headers,
         handshakeTimeout: o.timeoutMs + GRACE_MS,
         followRedirects: false,
@@ -150,6 +161,6 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       result.closedByServer = code;
       finish(result.upgraded ? `closed by the server (code ${code}) before the probe was done` : undefined);
     });
-    ws.on('error', (e) => finish(e.message));
+    ws.on('error', (e) => finish(result.upgraded ? e.message : (causeOfFailure(e, whereOf(o.url))?.line ?? e.message)));
   });
 }

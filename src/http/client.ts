@@ -4,6 +4,8 @@
 // Playwright's request API buffers whole bodies and has no size cap, hence undici here.
 import { Agent, request, type Dispatcher } from 'undici';
 import { headerRecord } from './headers.js';
+import { causeOfFailure, knownCause, whereOf } from '../net/causes.js';
+import { currentTls, tlsConnectOptions } from '../tls/trust.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -43,10 +45,13 @@ export interface HttpResponse {
 }
 
 let shared: Agent | undefined;
+let sharedTls: unknown;
 
-/** One keep-alive pool per process: the suite talks to few hosts, many times. */
+/** One keep-alive pool per process: the suite talks to few hosts, many times. Rebuilt when the trust changes. */
 function dispatcher(): Dispatcher {
-  return (shared ??= new Agent({ keepAliveTimeout: 4_000, connections: 16, pipelining: 1 }));
+  if (shared && sharedTls !== currentTls()) void closeHttp();
+  sharedTls = currentTls();
+  return (shared ??= new Agent({ keepAliveTimeout: 4_000, connections: 16, pipelining: 1, connect: tlsConnectOptions() }));
 }
 
 function causeOf(e: unknown): string {
@@ -57,6 +62,9 @@ function causeOf(e: unknown): string {
 }
 
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
+  // An address already known to be unreachable fails at once with the same line (no DNS wait, no handshake).
+  const known = knownCause(whereOf(req.url));
+  if (known) throw new HttpFailure('network', known.line);
   const max = req.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), req.timeoutMs);
@@ -67,7 +75,9 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     if (e instanceof HttpFailure) return e;
     if (req.signal?.aborted) return new HttpFailure('aborted', 'aborted: the run was interrupted', partial);
     if (timer.signal.aborted) return new HttpFailure('timeout', `timeout: no complete answer within ${req.timeoutMs} ms`, partial);
-    return new HttpFailure('network', `network: ${causeOf(e)}`, partial);
+    // Before any answer, a connection cause (refused, DNS, TLS) is the whole story: its one line.
+    const cause = partial ? undefined : causeOfFailure(e, whereOf(req.url));
+    return new HttpFailure('network', cause?.line ?? `network: ${causeOf(e)}`, partial);
   };
   try {
     let res: Dispatcher.ResponseData;

@@ -17,6 +17,7 @@ import { FAMILIES } from '../select.js';
 import { secretsOf } from '../target/load.js';
 import type { CheckResult } from '../verdict.js';
 import type { ContractsOutcome, RunContext } from './types.js';
+import { groupCauses, KNOWN_CAUSES_ENV } from '../net/causes.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CONFIG = join(ROOT, 'contracts', 'playwright.config.ts');
@@ -78,6 +79,16 @@ function readChecksFile(file: string): Collected {
   return out;
 }
 
+const NO_EVIDENCE = 'no evidence: every answer this rule reads from failed or was refused (see the other checks of its family)';
+
+/** The connection cause of a rule's family when none of its checks got an answer: why the rule had no evidence. */
+function familyCause(checks: readonly CheckResult[], rule: string): string | undefined {
+  const sections = Object.values(FAMILIES).find((s) => (s as readonly string[]).includes(rule.split('-')[0]!)) as readonly string[] | undefined;
+  const mine = checks.filter((c) => sections?.includes(c.rule.split('-')[0]!));
+  if (mine.some((c) => c.verdict !== 'error' && c.verdict !== 'skipped')) return undefined;
+  return groupCauses(mine)[0]?.line;
+}
+
 export async function runContracts(ctx: RunContext, opts: ContractsOptions = {}): Promise<ContractsOutcome> {
   const selected = CONTRACT_RULES.filter((id) => ctx.selected(id));
   if (selected.length === 0) return { checks: [] };
@@ -101,6 +112,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       [ENV.deadline]: String(ctx.deadline),
       [ENV.checksFile]: checksFile,
       [ENV.workers]: String(opts.workers ?? 2),
+      ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
       ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -161,10 +173,14 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
 
   const collected = readChecksFile(checksFile);
   const checks = [...collected.checks];
+  // No answer at all, and a connection cause to say why: it explains the rules left without evidence too.
+  const noAnswer = collected.non2xx.length === 0 && checks.every((c) => c.verdict === 'error' || c.verdict === 'skipped') ? groupCauses(checks)[0] : undefined;
   // ERR-01 is built here from every family's non-2xx answers; "none met" only from a whole run.
   if (selected.includes('ERR-01')) {
     const hasOwn = checks.some((c) => c.rule === 'ERR-01');
-    if (collected.non2xx.length > 0 || (!hasOwn && !stopReason && exitCode !== null)) checks.push(...errorChecks(collected.non2xx));
+    // "None met" needs answers: a run whose requests all failed to connect met nothing, it says why.
+    if (noAnswer) checks.push({ id: 'errors.non2xx[no-answer]', rule: 'ERR-01', verdict: 'error', message: `could not check: ${noAnswer.line}`, evidence: { cause: noAnswer.line } });
+    else if (collected.non2xx.length > 0 || (!hasOwn && !stopReason && exitCode !== null)) checks.push(...errorChecks(collected.non2xx));
   }
 
   // Rules that got no check: say why, in one line, without a secret.
@@ -180,10 +196,10 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
           : collected.fatal[0]
             ? `the contract runner failed: ${collected.fatal[0]}`
             : exitCode === 0
-              ? 'no evidence: every answer this rule reads from failed or was refused (see the other checks of its family)'
+              ? NO_EVIDENCE
               : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
-    const line = redactor.text(reason).replace(/\s+/g, ' ').trim().slice(0, 300);
     for (const rule of missing) {
+      const line = redactor.text(reason === NO_EVIDENCE ? (familyCause(checks, rule) ?? reason) : reason).replace(/\s+/g, ' ').trim().slice(0, 300);
       checks.push({ id: `${rule.toLowerCase()}.not-run`, rule, verdict: 'error', message: `not run: ${line}`, evidence: { cause: line } });
     }
   }

@@ -15,6 +15,9 @@ import { runContracts } from './contracts.js';
 import { runProbes } from '../../load/run.js';
 import { writeReports } from '../../reports/write.js';
 import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../../reports/baseline.js';
+import { exportCauses, groupCauses, parseCause, whereOf } from '../net/causes.js';
+import { preflight } from '../net/preflight.js';
+import { tlsRecord, useTls } from '../tls/trust.js';
 
 export interface RunOptions {
   target: ResolvedTarget;
@@ -51,8 +54,22 @@ function notRun(selected: (id: string) => boolean, checks: CheckResult[], reason
   }));
 }
 
+/** The cause line when a check that went to `where` could not connect (refused, DNS, TLS: none heals within a run). */
+function unreachable(checks: readonly CheckResult[], where: string): string | undefined {
+  const mine = checks.map((c) => parseCause(typeof c.evidence?.cause === 'string' ? c.evidence.cause : c.message)).filter((c) => c?.where === where);
+  return mine[0]?.line;
+}
+
+/** results.json's optional `causes` (grouped connection failures) and `tls` (how trust was set). */
+function causesAndTls(checks: readonly CheckResult[], target: ResolvedTarget): Record<string, unknown> {
+  const causes = groupCauses(checks);
+  const tls = tlsRecord(target.tls);
+  return { ...(causes.length && { causes }), ...(tls && { tls }) };
+}
+
 export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   const startedAt = new Date();
+  useTls(opts.target.tls);
   const redactor = new Redactor(secretsOf(opts.target));
   const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-'));
   const budgetFile = join(workDir, 'budget.count');
@@ -86,7 +103,12 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     );
 
   try {
-    if (RULES.some((r) => CONTRACT_SECTIONS.has(r.section) && ctx.selected(r.id)) && !ctx.signal.aborted) {
+    // One connection per address first: a target none of whose addresses answers is not tried 60 times.
+    const pre = await preflight(opts.target, Math.min(opts.target.limits.timeoutMs, 10_000));
+    ctx.knownCauses = exportCauses();
+    const nothingReachable = pre.addresses.length > 0 && pre.causes.length === pre.addresses.length;
+    if (nothingReachable) checks.push(...notRun(ctx.selected, checks, [...new Set(pre.causes.map((c) => c.line))].join('; ')));
+    else if (RULES.some((r) => CONTRACT_SECTIONS.has(r.section) && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runContracts(ctx);
         checks.push(...outcome.checks);
@@ -95,7 +117,13 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
         checks.push(...stageError('contracts', e));
       }
     }
-    if (RULES.some((r) => r.section === 'RL' && ctx.selected(r.id)) && !ctx.signal.aborted) {
+    // A horizon node the contracts could not reach at all is not probed: its rules get that cause.
+    const horizonWhere = opts.target.nodes.horizon && whereOf(opts.target.nodes.horizon.endpoint);
+    const horizonCause = horizonWhere && (pre.causes.find((c) => c.where === horizonWhere)?.line ?? unreachable(checks, horizonWhere));
+    if (nothingReachable) {
+      // every selected rule already has its cause
+    } else if (horizonCause) checks.push(...notRun((id) => ctx.selected(id) && id.startsWith('RL-'), checks, horizonCause));
+    else if (RULES.some((r) => r.section === 'RL' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runProbes(ctx);
         checks.push(...outcome.checks);
@@ -114,7 +142,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       finishedAt: new Date(),
       checks,
       limiter,
-      extra: { selection: opts.selection.text, interrupted, ...opts.extra },
+      extra: { selection: opts.selection.text, interrupted, ...causesAndTls(checks, opts.target), ...opts.extra },
     });
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);

@@ -22,6 +22,8 @@ export interface RunContext {
   signal: AbortSignal;
   /** Progress lines for the terminal (TTY) or CI log. */
   progress: (event: ProgressEvent) => void;
+  /** Connection causes the preflight found (src/net/causes.ts exportCauses), for the contract workers. */
+  knownCauses?: string;
 }
 
 export type ProgressEvent =

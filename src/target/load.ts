@@ -1,11 +1,13 @@
 // Loads a target file: ${NAME} substitution, schema validation, defaults.
 // Every problem becomes one line "<json path>: <what is wrong>"; secret values never appear.
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { createAjv, type ErrorObject, type ValidateFunction } from '../schemas/ajv.js';
 import { dottedPath, pointerSegments } from '../schemas/paths.js';
 import type { TargetFile } from '../types/generated/target.js';
 import { DEFAULT_HOURLY_LIMIT, type ResolvedTarget } from './types.js';
+import { checkTlsSettings } from '../tls/trust.js';
 
 const require = createRequire(import.meta.url);
 const targetSchema = require('../../schemas/target.schema.json') as object;
@@ -162,6 +164,10 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
       perSecondCap: nodes.horizon.perSecondCap ?? 20,
     };
   }
+  if (file.tls) {
+    const ca = file.tls.ca === undefined ? [] : typeof file.tls.ca === 'string' ? [file.tls.ca] : [...file.tls.ca];
+    resolved.tls = { ca, insecure: file.tls.insecure ?? false, ...(file.tls.cert && { cert: file.tls.cert }), ...(file.tls.key && { key: file.tls.key }) };
+  }
   return resolved;
 }
 
@@ -175,7 +181,7 @@ const URL_FIELDS = [
 ];
 
 /** Parses, substitutes and validates an in-memory target; throws TargetError listing every problem. */
-export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName = 'target'): ResolvedTarget {
+export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName = 'target', baseDir = process.cwd()): ResolvedTarget {
   const problems: string[] = [];
   const substituted = substituteEnv(raw, env, '', problems);
   // A field whose variable is unset is reported once, as the unset variable.
@@ -188,7 +194,14 @@ export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName
     return typeof v === 'string' && !URL.canParse(v);
   });
   if (unparsable.length) throw new TargetError(unparsable.map((path) => `${path.join('.')}: must be an absolute ${path.at(-1) === 'websocketUrl' ? 'ws(s)' : 'http(s)'} URL`));
-  return withDefaults(substituted as TargetFile, fallbackName);
+  const resolved = withDefaults(substituted as TargetFile, fallbackName);
+  if (resolved.tls) {
+    // Paths are read relative to the target file; the files are checked now, before any request.
+    const checked = checkTlsSettings(resolved.tls, baseDir, { ca: 'tls.ca', cert: 'tls.cert', key: 'tls.key' });
+    if (checked.problems.length) throw new TargetError(checked.problems);
+    resolved.tls = checked.settings;
+  }
+  return resolved;
 }
 
 export function loadTargetFile(path: string, env: Env = process.env): ResolvedTarget {
@@ -207,7 +220,7 @@ export function loadTargetFile(path: string, env: Env = process.env): ResolvedTa
     throw new TargetError([`${path}: not valid JSON (${reason})`]);
   }
   const base = path.split('/').pop()!.replace(/\.json$/, '');
-  return resolveTarget(raw, env, base);
+  return resolveTarget(raw, env, base, dirname(resolve(path)));
 }
 
 /** Every credential value the target holds: the redactor's list. */

@@ -1,5 +1,6 @@
 // The target after loading: variables substituted, validated, defaults filled.
 // Checks read only this shape, never the raw file.
+import type { TlsSettings } from '../tls/trust.js';
 
 export type Customer = 'dedicated' | 'shared';
 
@@ -68,6 +69,8 @@ export interface ResolvedTarget {
     horizon?: ResolvedHorizon;
   };
   limits: ResolvedLimits;
+  /** Trust for every client (tls section, --ca, --insecure); absent: node's defaults. */
+  tls?: TlsSettings;
 }
 
 export const DEFAULT_HOURLY_LIMIT: Record<Customer, number> = { dedicated: 3600, shared: 2000 };

@@ -47,7 +47,7 @@ describe('probeWebSocket', () => {
     const t0 = performance.now();
     const r = await probeWebSocket({ url: `ws://127.0.0.1:${deadPort}/websocket`, timeoutMs: 2000 });
     assert.equal(r.upgraded, false);
-    assert.match(r.error ?? '', /ECONNREFUSED/);
+    assert.match(r.error ?? '', /cannot reach 127\.0\.0\.1:\d+ \(connection refused\)/);
     assert.ok(!r.error?.includes('\n'));
     assert.ok(performance.now() - t0 < 1500);
   });

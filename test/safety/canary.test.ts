@@ -12,6 +12,8 @@ import type { ResultsFile } from '../../src/results.js';
 import { runCli, stackTraceLines, type CliRun } from './support/cli.js';
 import { canaryCredentials, QUICK_PROBES, startWatchedReference } from './support/reference.js';
 import { describeHit, emptyReport, scanBlob, scanTree, secretForms, unzip, zipOf, type ScanReport } from './support/scan.js';
+import { nginxSkip } from '../support/nginx.js';
+import { makePki, opensslSkip, startTlsFront } from '../support/tls.js';
 
 const RUN_LIMIT_MS = 180_000;
 
@@ -101,8 +103,8 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     assert.equal(r3.code, 2);
     assert.match(r3.stderr, /not valid JSON/);
     assert.equal(r4.code, 1);
-    // The failures were recorded (with the URL that carried the token), so the scan below saw them.
-    assert.match(readFileSync(join(ref.dir, 'run4', 'timeline.json'), 'utf8'), /ECONNREFUSED/);
+    // The refusal was found before any request (no URL with the token was ever built) and said once.
+    assert.match(r4.stdout, /cannot reach 127\.0\.0\.1:1 \(connection refused\): \d+ checks? could not run/);
 
     const report: ScanReport = emptyReport();
     for (const out of [out1, out2, join(ref.dir, 'run4')]) scanTree(out, secrets, report);
@@ -128,6 +130,45 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     assert.ok(all.includes(masked) || all.includes(maskedEncoded), `no masked credential (${masked}) in the reports`);
     assert.deepEqual(leftovers, [], 'the run left temporary folders behind');
   } finally {
+    await ref.close();
+  }
+});
+
+test('a TLS run with a client certificate (mutual TLS, nginx, private CA) leaks neither the canary credentials nor any key material', { skip: nginxSkip() || opensslSkip() }, async (t) => {
+  const creds = canaryCredentials();
+  const ref = await startWatchedReference({ credentials: creds });
+  const pki = makePki();
+  const front = await startTlsFront(ref.target, pki, { mtls: true });
+  try {
+    const target = ref.writeTarget((tf) => Object.assign(tf, structuredClone(front.target), { tls: { ca: pki.caCert, cert: pki.clientCert, key: pki.clientKey } }));
+    const out = join(ref.dir, 'tls');
+    const r = await runCli(['--target', target, '--only', 'node', '--out', out], { killAfterMs: RUN_LIMIT_MS, env: {} });
+    // The same target without the client certificate: nginx completes the handshake and answers 400
+    // ("No required SSL certificate was sent"), so there are failure messages and exchanges to scan too.
+    const noCert = ref.writeTarget((tf) => Object.assign(tf, structuredClone(front.target), { tls: { ca: pki.caCert } }));
+    const r2 = await runCli(['--target', noCert, '--only', 'node', '--out', join(ref.dir, 'tls-no-cert')], { killAfterMs: RUN_LIMIT_MS, env: {} });
+    t.diagnostic(`mTLS run: exit ${r.code} in ${Math.round(r.wallMs)} ms; without the client certificate: exit ${r2.code} in ${Math.round(r2.wallMs)} ms`);
+    const results = readResults(out);
+    // The client certificate was used: nginx refuses every handshake without it.
+    assert.ok(results.checks.some((c) => c.rule === 'NODE-06' && c.verdict === 'pass'), r.stdout);
+    assert.ok(results.summary.pass > 10, `only ${results.summary.pass} passed`);
+    assert.deepEqual(results.tls, { insecure: false, ca: ['ca.pem'], clientCertificate: true });
+    assert.ok(existsSync(join(ref.dir, 'tls-no-cert', 'results.json')), r2.stderr);
+
+    // Key material: every line of both private keys' PEM bodies, and the keys' DER in base64 as one run.
+    const keyLines = [pki.clientKey, pki.serverKey].flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l.length >= 16 && !l.startsWith('-----')));
+    const secrets = [...Object.values(creds), ...keyLines];
+    const report: ScanReport = emptyReport();
+    for (const dir of [out, join(ref.dir, 'tls-no-cert')]) scanTree(dir, secrets, report);
+    [r, r2].forEach((x, i) => {
+      scanBlob(x.stdout, `tls run ${i + 1} stdout`, secrets, report);
+      scanBlob(x.stderr, `tls run ${i + 1} stderr`, secrets, report);
+    });
+    assert.deepEqual(report.hits.map((h) => describeHit(h, [...Object.keys(creds), ...keyLines.map((_l, i) => `key line ${i}`)])), [], 'a credential or key leaked');
+    assert.deepEqual(stackTraceLines(r.stderr + r.stdout + r2.stderr + r2.stdout), []);
+  } finally {
+    await front.nginx.stop();
+    pki.close();
     await ref.close();
   }
 });

@@ -24,6 +24,7 @@ export interface TargetFile {
   api?: ApiSection;
   nodes?: NodesSection;
   limits?: Limits;
+  tls?: TlsSection;
 }
 /**
  * {base_url} and {legacy_base_url} of the service (service-interface.md: Authentication, Endpoints).
@@ -118,4 +119,27 @@ export interface Limits {
   maxRequests?: number;
   maxSeconds?: number;
   timeoutMs?: number;
+}
+/**
+ * How every client (HTTP, WebSocket, gRPC) verifies the target's certificates. Relative paths are read from the target file's folder. NODE_EXTRA_CA_CERTS is honoured as well, for gRPC too.
+ */
+export interface TlsSection {
+  /**
+   * PEM file(s) of CA certificates trusted in addition to the system roots (a private or company CA). Same as --ca.
+   *
+   * @minItems 1
+   */
+  ca?: string | [string, ...string[]];
+  /**
+   * PEM client certificate (chain) for mutual TLS; needs key.
+   */
+  cert?: string;
+  /**
+   * PEM private key of the client certificate; needs cert. Only the path travels; the key never appears in any output.
+   */
+  key?: string;
+  /**
+   * Skip certificate verification (staging only). Same as --insecure; the report's headline and results.json say so.
+   */
+  insecure?: boolean;
 }

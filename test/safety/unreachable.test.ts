@@ -1,0 +1,73 @@
+// A target that cannot be reached (issue 14): a closed port and a host name that does not resolve
+// each give one cause line first in the terminal and at the top of the report, every selected rule
+// `error` with that cause (never fail), exit 1, and no request tried once per check.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { ResultsFile } from '../../src/results.js';
+import { freePort } from '../support/nginx.js';
+import { ROOT, runCli } from './support/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'chainprobe-unreachable-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The example target with every address moved to `base` (http) and `host:port` (gRPC, WebSocket). */
+function targetAt(httpBase: string, hostPort: string, name: string): string {
+  const text = readFileSync(join(ROOT, 'targets', 'example.json'), 'utf8')
+    .replace(/https:\/\/[a-z0-9.-]+\.invalid/g, httpBase)
+    .replace(/wss:\/\/[a-z0-9.-]+\.invalid:8443/, `ws://${hostPort}`)
+    .replace(/node-b\.example\.invalid:443/, hostPort)
+    .replace(/"\$\{[A-Z_]+\}"/g, '"unreachable-test-token"');
+  const path = join(dir, `${name}.json`);
+  writeFileSync(path, text);
+  return path;
+}
+
+for (const [name, make] of [
+  ['a closed port', async () => { const p = await freePort(); return { file: targetAt(`http://127.0.0.1:${p}`, `127.0.0.1:${p}`, 'closed'), line: `cannot reach 127.0.0.1:${p} (connection refused)` }; }],
+  ['a host name that does not resolve', async () => ({ file: targetAt('http://chainprobe-unreachable.invalid:8080', 'chainprobe-unreachable.invalid:8080', 'dns'), line: 'cannot reach chainprobe-unreachable.invalid:8080 (host name does not resolve: ' })],
+] as const) {
+  test(`${name}: one cause line first, every rule error with it, exit 1`, async (t) => {
+    const { file, line } = await make();
+    const out = join(dir, name.replace(/\W+/g, '-'));
+    const r = await runCli(['--target', file, '--out', out], { killAfterMs: 120_000 });
+    t.diagnostic(`exit ${r.code} in ${Math.round(r.wallMs)} ms`);
+    assert.equal(r.code, 1, r.stderr.slice(-400));
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+    assert.equal(results.summary.fail, 0);
+    assert.equal(results.summary.error, results.checks.length);
+    assert.ok(results.checks.every((c) => c.message.includes(line)), 'a check without the cause');
+    const summary = r.stdout.slice(r.stdout.indexOf('chainprobe 0.'));
+    const lines = summary.split('\n').map((l) => l.trim()).filter(Boolean);
+    assert.ok(lines[1]!.startsWith(line) && lines[1]!.endsWith(`: ${results.checks.length} checks could not run`), summary);
+    assert.equal(lines.filter((l) => /^(ERROR|FAIL) /.test(l)).length, 0, summary);
+    assert.ok(readFileSync(join(out, 'index.html'), 'utf8').includes('data-cause='));
+  });
+}
+
+test('one address unreachable (api.baseUrl): its checks error with one cause line, the rest run, NFT-03 is no evidence-less observation', async (t) => {
+  const { startWatchedReference } = await import('./support/reference.js');
+  const ref = await startWatchedReference();
+  try {
+    const port = await freePort();
+    const target = ref.writeTarget((tf) => {
+      tf.api!.baseUrl = `http://127.0.0.1:${port}`;
+    });
+    const out = join(ref.dir, 'partial');
+    const r = await runCli(['--target', target, '--only', 'nft,node', '--out', out], { killAfterMs: 120_000 });
+    t.diagnostic(`exit ${r.code} in ${Math.round(r.wallMs)} ms`);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+    const line = `cannot reach 127.0.0.1:${port} (connection refused)`;
+    assert.equal(results.summary.fail, 0);
+    assert.ok(results.summary.pass > 10, 'the reachable nodes were not tested');
+    for (const rule of ['NFT-01', 'NFT-03', 'NFT-04', 'RES-02']) assert.equal(results.rules[rule], 'error', rule);
+    assert.ok(results.checks.filter((c) => c.verdict === 'error').every((c) => c.message.includes(line)), 'an error without the cause');
+    const summary = r.stdout.slice(r.stdout.indexOf('chainprobe 0.'));
+    assert.match(summary.split('\n')[1]!, new RegExp(`^  ${line.replace(/[.()]/g, '\\$&')}: \\d+ checks could not run$`));
+    assert.doesNotMatch(summary, /^\s+ERROR /m);
+  } finally {
+    await ref.close();
+  }
+});
