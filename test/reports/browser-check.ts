@@ -1,7 +1,8 @@
-// Opens a written index.html in Chromium (through Playwright; test/support/chromium.ts finds it) with the network blocked
-// and checks what a person would look for: every rule in the matrix, failing rules expanded,
-// charts drawn, the page's own script working, nothing fetched, nothing injected. Used by the
-// synthetic browser test here and, against a real run's output, by the run's integration tests.
+// Opens a written index.html in Chromium (through Playwright; test/support/chromium.ts finds it)
+// with the network blocked and checks what a person would look for: every rule in the matrix,
+// failing rules expanded, charts drawn, the page's own script working, nothing fetched, nothing
+// injected. Used by the synthetic browser test here and, against a real run's output, by the run's
+// integration tests.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
