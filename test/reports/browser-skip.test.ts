@@ -5,20 +5,28 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { dirname } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BROWSER_TEST = fileURLToPath(new URL('./browser.test.ts', import.meta.url));
 
 function browserTestWithout(extra: Record<string, string>): Promise<{ code: number; out: string }> {
   // Only what the child needs: no inherited CHAINPROBE_REQUIRE_BROWSER or CHAINPROBE_REPORT_HTML.
   const env = { PATH: dirname(process.execPath), HOME: process.env.HOME ?? '/', CHROMIUM_PATH: '/nowhere/chromium', ...extra };
+  // Its own working folder: what it writes under test-results/ must not touch the real browser
+  // test's files, which may be running beside it.
+  const cwd = mkdtempSync(join(tmpdir(), 'chainprobe-browser-skip-'));
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', '--test-reporter=tap', 'test/reports/browser.test.ts'],
-      { cwd: ROOT, env, timeout: 60_000, maxBuffer: 4 << 20 },
-      (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+      ['--import', import.meta.resolve('tsx'), '--test-reporter=tap', BROWSER_TEST],
+      { cwd, env, timeout: 60_000, maxBuffer: 4 << 20 },
+      (err, stdout, stderr) => {
+        rmSync(cwd, { recursive: true, force: true });
+        done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr });
+      },
     );
   });
 }
