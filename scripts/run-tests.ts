@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { browserRequired, findChromium, skipLine } from '../test/support/chromium.js';
 
 function run(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { stdio: 'inherit' });
@@ -28,4 +29,8 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files]);
+const tests = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+// The browser tests' skip line, once more below the summary where a user looks.
+const browserless = skipLine(findChromium());
+if (browserless && !browserRequired() && files.some((f) => f.startsWith(join('test', 'reports')))) console.log(`\n${browserless}`);
+process.exit(tests.status ?? 1);

@@ -1,15 +1,16 @@
-// Opens a written index.html in Debian's Chromium (through Playwright) with the network blocked
-// and checks what a person would look for: every rule in the matrix, failing rules expanded,
-// charts drawn, the page's own script working, nothing fetched, nothing injected. Used by the
-// synthetic browser test here and, against a real run's output, by the run's integration tests.
+// Opens a written index.html in Chromium (through Playwright; test/support/chromium.ts finds it)
+// with the network blocked and checks what a person would look for: every rule in the matrix,
+// failing rules expanded, charts drawn, the page's own script working, nothing fetched, nothing
+// injected. Used by the synthetic browser test here and, against a real run's output, by the run's
+// integration tests.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from '@playwright/test';
 import { RULES } from '../../src/rules/catalogue.js';
+import { CHROMIUM_FLAGS, chromiumPath } from '../support/chromium.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
 export const CHART_IDS = ['remaining', 'reset', 'rate', 'retry-after'] as const;
 
 // The callbacks below run inside the page. The project compiles without the DOM library, so they
@@ -59,13 +60,8 @@ export interface BrowserFindings {
   screenshot: string;
 }
 
-export function assertChromium(): void {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Debian's Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" (CI installs it) to run the report browser test`);
-}
-
 export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckOptions): Promise<BrowserFindings> {
-  assertChromium();
+  const executablePath = chromiumPath();
   const file = resolve(htmlFile);
   assert.ok(existsSync(file), `no report at ${file}`);
   const resultsFile = join(dirname(file), 'results.json');
@@ -77,10 +73,7 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
           .map(([k]) => k)
       : undefined);
 
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS });
   try {
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, serviceWorkers: 'block' });
     const blocked: string[] = [];

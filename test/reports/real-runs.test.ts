@@ -1,5 +1,5 @@
 // The reports of real runs against the embedded reference, as users meet them: the HTML report in
-// Chromium (a clean run and a run with faults), a baseline that notices an observed behaviour
+// Chromium where there is one (a clean run and a run with faults), a baseline that notices an observed behaviour
 // changing, and the ad hoc node command. The limiter runs at 7200/h with burst 30 so the probes
 // take seconds; every rule they judge still applies (T = 0.5 s, Limit 31 > the 20/s cap).
 import { after, before, test } from 'node:test';
@@ -14,6 +14,7 @@ import type { ReferenceOptions } from '../../reference/options.js';
 import type { ResultsFile } from '../../src/results.js';
 import { RULES } from '../../src/rules/catalogue.js';
 import { checkReportInBrowser, CHART_IDS } from './browser-check.js';
+import { skipWithoutBrowser } from '../support/chromium.js';
 import { runCli } from '../safety/support/cli.js';
 
 const OUT = resolve('test-results/real-runs');
@@ -30,29 +31,33 @@ async function runAgainst(options: Partial<ReferenceOptions>, only: string | und
 
 before(() => rmSync(OUT, { recursive: true, force: true }));
 
-test('a clean run: report in Chromium shows every rule, none failing, the limiter charts drawn', { timeout: 120_000 }, async () => {
+test('a clean run: report in Chromium shows every rule, none failing, the limiter charts drawn', { timeout: 120_000 }, async (t) => {
   const out = join(OUT, 'clean');
   const run = await runAgainst({}, undefined, out);
   assert.equal(run.results.summary.fail, 0, JSON.stringify(run.results.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.rule} ${c.message}`)));
-  const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'clean.png') });
-  assert.deepEqual(found.rules.map((r) => r.id).sort(), RULES.map((r) => r.id).sort());
-  assert.deepEqual(found.failingRules, []);
-  // A clean run never sees retry-after on the model's "accepted" side, but it always sees 429s.
-  for (const id of CHART_IDS) assert.ok(found.charts[id]!.drawnCoordinates > 0, `chart ${id} is empty`);
-  assert.deepEqual(found.blockedRequests, []);
+  await t.test('in Chromium', { skip: skipWithoutBrowser() }, async () => {
+    const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'clean.png') });
+    assert.deepEqual(found.rules.map((r) => r.id).sort(), RULES.map((r) => r.id).sort());
+    assert.deepEqual(found.failingRules, []);
+    // A clean run never sees retry-after on the model's "accepted" side, but it always sees 429s.
+    for (const id of CHART_IDS) assert.ok(found.charts[id]!.drawnCoordinates > 0, `chart ${id} is empty`);
+    assert.deepEqual(found.blockedRequests, []);
+  });
 });
 
-test('a run with faults: the failing rules are expanded with their evidence', { timeout: 120_000 }, async () => {
+test('a run with faults: the failing rules are expanded with their evidence', { timeout: 120_000 }, async (t) => {
   const out = join(OUT, 'faults');
   const run = await runAgainst({ faults: new Set(['xapikey-case-sensitive', 'hex-leading-zero', 'rl-cap-25']) }, 'auth,native,load', out);
   const failing = Object.entries(run.results.rules).filter(([, v]) => v === 'fail').map(([id]) => id);
   for (const rule of ['AUTH-03', 'RPC-02', 'RL-10']) assert.ok(failing.includes(rule), `${rule} not failing: ${failing.join(', ')}`);
-  const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'faults.png') });
-  assert.deepEqual([...found.failingRules].sort(), [...failing].sort());
-  for (const rule of failing) {
-    const row = found.rules.find((r) => r.id === rule)!;
-    assert.ok(row.open && row.visible, `${rule} is not expanded and visible`);
-  }
+  await t.test('in Chromium', { skip: skipWithoutBrowser() }, async () => {
+    const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'faults.png') });
+    assert.deepEqual([...found.failingRules].sort(), [...failing].sort());
+    for (const rule of failing) {
+      const row = found.rules.find((r) => r.id === rule)!;
+      assert.ok(row.open && row.visible, `${rule} is not expanded and visible`);
+    }
+  });
 });
 
 test('a baseline notices an observed behaviour that changed (missing credentials: 401 -> 403)', { timeout: 120_000 }, async () => {
