@@ -1,6 +1,6 @@
 // The target after loading: variables substituted, validated, defaults filled.
 // Checks read only this shape, never the raw file.
-import type { TlsSettings } from '../tls/trust.js';
+import type { TlsSettings } from '../tls/settings.js';
 
 export type Customer = 'dedicated' | 'shared';
 

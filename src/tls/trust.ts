@@ -7,22 +7,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { createPrivateKey } from 'node:crypto';
 import * as tls from 'node:tls';
 
-export interface TlsSettings {
-  /** Absolute paths of PEM files with CA certificates, trusted in addition to the system roots. */
-  ca: string[];
-  /** Absolute paths of the client certificate and its key (mutual TLS). */
-  cert?: string;
-  key?: string;
-  /** Verification off (staging only): said in the headline and in results.json. */
-  insecure: boolean;
-}
-
-/** What results.json records about trust (file names of CAs, never a key or its path). */
-export interface TlsRecord {
-  insecure: boolean;
-  ca: string[];
-  clientCertificate: boolean;
-}
+export type { TlsSettings, TlsRecord } from './settings.js';
+import type { TlsSettings, TlsRecord } from './settings.js';
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
 
