@@ -51,6 +51,7 @@ export function parseSelectors(spec: string | undefined): Selection {
         `--only: unknown selector "${raw}" (use ${['contracts', ...Object.keys(FAMILIES)].join(', ')}, a section such as NFT, or a rule id such as NFT-09)`,
       );
   }
+  if (wanted.size === 0) throw new SelectorError('--only: no selector given (use contracts, load, a section such as NFT or a rule id such as NFT-09)');
   const rule = (id: string) => wanted.has(id) || wanted.has(id.split('-')[0]!);
   return {
     rule,

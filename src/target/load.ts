@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createAjv, type ErrorObject, type ValidateFunction } from '../schemas/ajv.js';
 import { dottedPath, pointerSegments } from '../schemas/paths.js';
+import { didYouMean, nearest } from '../cli/suggest.js';
 import type { TargetFile } from '../types/generated/target.js';
 import { DEFAULT_HOURLY_LIMIT, type ResolvedTarget } from './types.js';
 
@@ -25,7 +26,7 @@ export function substituteEnv(value: unknown, env: Env, path = '', problems: str
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
       const v = env[name];
       if (v === undefined || v === '') {
-        problems.push(`${path || '(root)'}: environment variable ${name} is not set`);
+        problems.push(`${path || '(root)'}: environment variable ${name} ${v === undefined ? 'is not set' : 'is empty'}`);
         return '';
       }
       return v;
@@ -42,7 +43,8 @@ export function substituteEnv(value: unknown, env: Env, path = '', problems: str
 
 let validator: ValidateFunction | undefined;
 function validateTarget(data: unknown): ErrorObject[] {
-  const validate = (validator ??= createAjv().compile(targetSchema));
+  // verbose: an unknown field's error carries its object's schema, whose names the suggestion comes from.
+  const validate = (validator ??= createAjv({ verbose: true }).compile(targetSchema));
   return validate(data) ? [] : [...(validator.errors ?? [])];
 }
 
@@ -50,16 +52,34 @@ function dotted(instancePath: string): string {
   return dottedPath(pointerSegments(instancePath));
 }
 
-/** One line per schema error, wording a person can act on, never echoing a value. */
+/** What a pattern means, by the field it constrains. */
+const PATTERN_WORDS: Record<string, string> = {
+  websocketUrl: 'must be an absolute ws(s) URL',
+  grpcAddress: 'must be host:port',
+};
+
+/** One line per cause, wording a person can act on, never echoing a value. */
 export function describeErrors(errors: ErrorObject[]): string[] {
   const lines = new Set<string>();
+  // A misspelt field is one cause: its "unknown" line names the field it was meant to be, whose
+  // "is required" line would only repeat it.
+  const meant = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword !== 'additionalProperties') continue;
+    const extra = (e.params as { additionalProperty: string }).additionalProperty;
+    const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const guess = nearest(extra, known);
+    if (guess) meant.add(`${e.instancePath}/${guess}`);
+  }
   for (const e of errors) {
     const at = dotted(e.instancePath);
     switch (e.keyword) {
       case 'additionalProperties': {
         const extra = (e.params as { additionalProperty: string }).additionalProperty;
         const where = at === '(root)' ? extra : `${at}.${extra}`;
-        lines.add(`${where}: unknown ${at === '(root)' ? 'section' : 'field'} (not in the target schema)`);
+        const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+        const hint = didYouMean(extra, known) || ' (not in the target schema)';
+        lines.add(`${where}: unknown ${at === '(root)' ? 'section' : 'field'}${hint}`);
         break;
       }
       case 'enum': {
@@ -73,10 +93,11 @@ export function describeErrors(errors: ErrorObject[]): string[] {
         break;
       }
       case 'required':
+        if (meant.has(`${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`)) break;
         lines.add(`${at === '(root)' ? '' : `${at}.`}${(e.params as { missingProperty: string }).missingProperty}: is required`);
         break;
       case 'pattern':
-        lines.add(`${at}: ${/url|endpoint/i.test(at) ? 'must be an absolute http(s) URL' : `must match ${(e.params as { pattern: string }).pattern}`}`);
+        lines.add(`${at}: ${PATTERN_WORDS[at.split('.').pop()!] ?? (/url|endpoint/i.test(at) ? 'must be an absolute http(s) URL' : `must match ${(e.params as { pattern: string }).pattern}`)}`);
         break;
       case 'format':
         lines.add(`${at}: must be a ${(e.params as { format: string }).format}`);
