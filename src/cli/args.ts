@@ -91,14 +91,22 @@ function helpLine(name: string, d: FlagDef): { left: string; right: string } {
   return { left, right: notes.length ? `${d.help} (${notes.join('; ')})` : d.help };
 }
 
-/** The text `--help` prints. */
-export function helpText(c: CommandDef): string {
+/** One row per flag (positionals first, the built-in flags last): `left` is how it is written, `right` what it does. */
+export function flagRows(c: CommandDef): { left: string; right: string }[] {
   const rows = [...Object.entries(c.flags), ...Object.entries(BUILT_IN)].map(([n, d]) => helpLine(n, d));
   if (c.positionals) rows.unshift({ left: `    ${c.positionals.value}`, right: c.positionals.help });
+  return rows;
+}
+
+export const usageLine = (c: CommandDef): string => `${c.invocation} [options]${c.positionals ? ` ${c.positionals.value}` : ''}`;
+
+/** The text `--help` prints. */
+export function helpText(c: CommandDef): string {
+  const rows = flagRows(c);
   const width = Math.min(34, Math.max(...rows.map((r) => r.left.length)) + 2);
   const table = rows.map((r) => (r.left.length + 2 > width ? `  ${r.left}\n  ${' '.repeat(width)}${r.right}` : `  ${r.left.padEnd(width)}${r.right}`));
   const parts = [
-    `Usage: ${c.invocation} [options]${c.positionals ? ` ${c.positionals.value}` : ''}`,
+    `Usage: ${usageLine(c)}`,
     '',
     c.summary,
     '',
