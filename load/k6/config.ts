@@ -59,6 +59,7 @@ export function k6Config(env: Record<string, string | undefined>): K6Config {
       customer,
       hourlyLimit: positiveInt(env, K6_ENV.hourlyLimit, DEFAULT_HOURLY_LIMIT[customer]),
       perSecondCap: positiveInt(env, K6_ENV.perSecondCap, 20),
+      ...(!env[K6_ENV.customer] && !env[K6_ENV.hourlyLimit] && { planAssumed: true }),
     },
     limits: {
       maxRequests: positiveInt(env, K6_ENV.maxRequests, 1000),

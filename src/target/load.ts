@@ -176,6 +176,7 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
       customer,
       hourlyLimit: nodes.horizon.hourlyLimit ?? DEFAULT_HOURLY_LIMIT[customer],
       perSecondCap: nodes.horizon.perSecondCap ?? 20,
+      ...(nodes.horizon.customer === undefined && nodes.horizon.hourlyLimit === undefined && { planAssumed: true }),
     };
   }
   return resolved;

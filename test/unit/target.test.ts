@@ -178,8 +178,15 @@ test('defaults are filled as interfaces.md states', () => {
     grpcTls: true,
     consensusRpcMethod: 'status',
   });
-  assert.deepEqual(t.nodes.horizon, { endpoint: 'https://node.example.invalid', token: SECRETS.BAS_NODE_C_TOKEN, customer: 'dedicated', hourlyLimit: 3600, perSecondCap: 20 });
+  assert.deepEqual(t.nodes.horizon, { endpoint: 'https://node.example.invalid', token: SECRETS.BAS_NODE_C_TOKEN, customer: 'dedicated', hourlyLimit: 3600, perSecondCap: 20, planAssumed: true });
   assert.deepEqual(t.limits, { maxRequests: 1000, maxSeconds: 300, timeoutMs: 10000 });
+});
+
+test('a horizon node without customer or hourlyLimit has an assumed plan (RL-09 then names the plan it sees)', () => {
+  const horizon = (extra: object) => resolveTarget({ nodes: { horizon: node(extra) } }, SECRETS).nodes.horizon!;
+  assert.equal(horizon({}).planAssumed, true);
+  assert.equal(horizon({ customer: 'dedicated' }).planAssumed, undefined);
+  assert.equal(horizon({ hourlyLimit: 5000 }).planAssumed, undefined);
 });
 
 test('hourlyLimit defaults by customer kind; a stated value wins', () => {
