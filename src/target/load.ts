@@ -208,12 +208,15 @@ export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName
   return withDefaults(substituted as TargetFile, fallbackName);
 }
 
+const READ_ERRORS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a folder', ENOTDIR: 'a part of the path is a file' };
+
 export function loadTargetFile(path: string, env: Env = process.env): ResolvedTarget {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new TargetError([`${path}: cannot read the target file (${(e as NodeJS.ErrnoException).code ?? 'error'})`]);
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    throw new TargetError([`${path}: cannot read the target file (${READ_ERRORS[code] ?? code})`]);
   }
   let raw: unknown;
   try {

@@ -123,10 +123,10 @@ test('an unreadable file and bad JSON each give one line naming the file', () =>
     const missing = join(dir, 'missing.json');
     assert.throws(() => loadTargetFile(missing, SECRETS), (e: unknown) => {
       assert.ok(e instanceof TargetError);
-      assert.deepEqual(e.problems, [`${missing}: cannot read the target file (ENOENT)`]);
+      assert.deepEqual(e.problems, [`${missing}: cannot read the target file (no such file)`]);
       return true;
     });
-    assert.throws(() => loadTargetFile(dir, SECRETS), (e: unknown) => e instanceof TargetError && e.problems.length === 1 && e.problems[0]!.startsWith(`${dir}: cannot read the target file (EISDIR)`));
+    assert.throws(() => loadTargetFile(dir, SECRETS), (e: unknown) => e instanceof TargetError && e.problems.length === 1 && e.problems[0]!.startsWith(`${dir}: cannot read the target file (it is a folder)`));
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"name": "x",\n  "limits": }');
     assert.throws(() => loadTargetFile(bad, SECRETS), (e: unknown) => {
