@@ -35,7 +35,7 @@ export const START = defineCommand({
     endpoint: { type: 'string', value: '<url>', help: "with --node: the node's endpoint URL" },
     'token-env': { type: 'string', value: '<VARIABLE>', help: "with --node: the environment variable holding the node's token (never the token itself)" },
     customer: { type: 'string', choices: ['dedicated', 'shared'], help: "with --node horizon or the embedded reference: the node's plan (without it, RL-09 reports which plan the measured rate matches)" },
-    'hourly-limit': { type: 'string', integer: [1, 10_000_000], help: "with --node horizon: the plan's requests per hour, when raised above the default" },
+    'hourly-limit': { type: 'string', integer: [1, 10_000_000], help: "with --node horizon or the embedded reference: the plan's requests per hour, when raised above the default" },
     'websocket-url': { type: 'string', value: '<ws(s)://...>', help: "with --node chainB: the node's WebSocket URL (default wss://<host>:8443/websocket)" },
     'grpc-address': { type: 'string', value: '<host:port>', help: "with --node chainB: the node's gRPC address (default <host>:443)" },
     'grpc-insecure': { type: 'boolean', help: 'with --node chainB: gRPC without TLS (a local or test node)' },
@@ -60,7 +60,6 @@ function checkCombinations(v: Cli): void {
   const withNode: [keyof Cli, NodeKind[]][] = [
     ['endpoint', ['horizon', 'blockRest', 'chainB']],
     ['token-env', ['horizon', 'blockRest', 'chainB']],
-    ['hourly-limit', ['horizon']],
     ['websocket-url', ['chainB']],
     ['grpc-address', ['chainB']],
     ['grpc-insecure', ['chainB']],
@@ -70,8 +69,16 @@ function checkCombinations(v: Cli): void {
     if (!v.node) throw new UsageError(`--${flag} goes with --node ${kinds.join('|')}`);
     if (!kinds.includes(v.node as NodeKind)) throw new UsageError(`--${flag} goes with --node ${kinds.join('|')}, not --node ${v.node}`);
   }
-  if (v.customer && v.node && v.node !== 'horizon') throw new UsageError(`--customer goes with --node horizon, not --node ${v.node}`);
-  if (v.customer && v.target) throw new UsageError('--customer: the plan of a target file is its nodes.horizon.customer');
+  for (const flag of ['customer', 'hourly-limit'] as const) {
+    if (v[flag] === undefined) continue;
+    if (v.node && v.node !== 'horizon') throw new UsageError(`--${flag} goes with --node horizon, not --node ${v.node}`);
+    if (v.target) throw new UsageError(`--${flag}: a target file states the plan in nodes.horizon (customer, hourlyLimit)`);
+  }
+  const tokenEnv = v['token-env'];
+  // A token pasted where the variable's name belongs must not be echoed back in an error line.
+  if (tokenEnv !== undefined && (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv) || (process.env[tokenEnv] === undefined && !/^[A-Z_][A-Z0-9_]{0,63}$/.test(tokenEnv)))) {
+    throw new UsageError('--token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); what was given is not one, and is not shown in case it is the token itself');
+  }
   if ((v.fault.length || v.variant.length) && (v.target || v.node)) throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
   if (v['fail-on-drift'] && !v.baseline) throw new UsageError('--fail-on-drift needs --baseline <results.json>');
 }
@@ -156,6 +163,7 @@ async function main(): Promise<number> {
     try {
       reference = await startReference({
         ...(customer && { customer, hourlyLimit: customer === 'shared' ? 2000 : 3600 }),
+        ...(cli['hourly-limit'] !== undefined && { hourlyLimit: cli['hourly-limit'] }),
         ...(cli.fault.length && { faults: new Set(cli.fault) }),
         ...(cli.variant.length && { variants: new Set(cli.variant) }),
       });

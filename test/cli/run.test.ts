@@ -118,13 +118,15 @@ test('a relative --target is taken from the folder npm was run from, and a missi
   }
 });
 
-test('a flag with a bad value names the flag, not a target-file path; an empty variable says it is empty', async () => {
+test('a flag with a bad value names the flag, not a target-file path; an empty variable says it is empty; a token given as --token-env is not echoed', async () => {
   const cases: [string[], Record<string, string>, string][] = [
     [['--node', 'horizon', '--endpoint', 'node-c.example', '--token-env', 'TOK'], { TOK: TOKEN }, 'chainprobe: --endpoint: must be an absolute http(s) URL\n'],
     [['--node', 'chainB', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'TOK', '--grpc-address', '127.0.0.1'], { TOK: TOKEN }, 'chainprobe: --grpc-address: must be host:port\n'],
     [['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'TOK'], { TOK: '' }, 'chainprobe: --token-env: environment variable TOK is empty\n'],
     [['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'TOK', '--customer', 'premium'], { TOK: TOKEN }, 'chainprobe: --customer: must be dedicated or shared, not "premium"\n'],
     [['--only', ''], {}, 'chainprobe: --only: is empty; expected <selectors>\n'],
+    [['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'a1b2c3d4e5f6-node-token'], {}, 'chainprobe: --token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); what was given is not one, and is not shown in case it is the token itself\n'],
+    [['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'MY_NODE_TOKEN'], {}, 'chainprobe: --token-env: environment variable MY_NODE_TOKEN is not set\n'],
   ];
   for (const [argv, env, line] of cases) {
     const r = await runCli(argv, { env, killAfterMs: 60_000 });
