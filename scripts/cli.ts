@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadTargetFile, resolveTarget, secretsOf, TargetError } from '../src/target/load.js';
 import type { ResolvedTarget } from '../src/target/types.js';
-import { parseSelectors, type Selection } from '../src/select.js';
+import { FAMILIES, parseSelectors, type Selection } from '../src/select.js';
 import type { ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
@@ -27,7 +27,7 @@ export const START = defineCommand({
     'Tests a deployment of the blockchain access service against its description: the contract checks, then the rate-limit probes. Without --target or --node it tests the embedded reference service.',
   flags: {
     target: { type: 'string', value: '<file.json>', path: true, help: 'the target file describing the deployment to test (see docs/target-file.md)' },
-    only: { type: 'string', value: '<selectors>', help: 'run a subset: contracts, load, auth, universal, native, nft, node, errors, a section (NFT) or a rule id (NFT-09), comma-separated' },
+    only: { type: 'string', value: '<selectors>', help: `run a subset, comma-separated: ${['contracts', ...Object.keys(FAMILIES)].join(', ')}, a section (NFT) or a rule id (NFT-09)` },
     out: { type: 'string', value: '<dir>', path: true, default: 'reports/latest', help: 'where the reports go: index.html, results.json, junit.xml' },
     baseline: { type: 'string', value: '<results.json>', path: true, help: 'an earlier results.json: report what changed in the observations' },
     'fail-on-drift': { type: 'boolean', help: 'with --baseline: exit 1 when an observation changed' },

@@ -7,6 +7,7 @@ import { SELFCHECK } from './selfcheck.js';
 import { BENCH } from './bench.js';
 import { GENERATE } from './generate-types.js';
 import { STABILITY } from './stability.js';
+import { TEST } from './run-tests.js';
 
 export interface CommandEntry {
   /** The file that runs it, relative to the repository root. */
@@ -20,5 +21,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { script: 'scripts/selfcheck.ts', def: SELFCHECK },
   { script: 'scripts/bench.ts', def: BENCH },
   { script: 'scripts/generate-types.ts', def: GENERATE },
+  { script: 'scripts/run-tests.ts', def: TEST },
   { script: 'scripts/stability.ts', def: STABILITY },
 ];
