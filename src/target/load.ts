@@ -193,10 +193,17 @@ const URL_FIELDS = [
 
 /** Parses, substitutes and validates an in-memory target; throws TargetError listing every problem. */
 export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName = 'target'): ResolvedTarget {
-  const problems: string[] = [];
-  const substituted = substituteEnv(raw, env, '', problems);
-  // A field whose variable is unset is reported once, as the unset variable.
-  const unsetAt = new Set(problems.map((p) => p.slice(0, p.indexOf(':'))));
+  const unset: string[] = [];
+  const substituted = substituteEnv(raw, env, '', unset);
+  // A field whose variable is unset is reported once, as the unset variable; a variable used in
+  // several fields is one cause, so one line naming them all.
+  const unsetAt = new Set(unset.map((p) => p.slice(0, p.indexOf(':'))));
+  const fieldsByCause = new Map<string, string[]>();
+  for (const p of unset) {
+    const cause = p.slice(p.indexOf(': ') + 2);
+    fieldsByCause.set(cause, [...(fieldsByCause.get(cause) ?? []), p.slice(0, p.indexOf(':'))]);
+  }
+  const problems = [...fieldsByCause].map(([cause, fields]) => `${fields.join(', ')}: ${cause}`);
   problems.push(...describeErrors(validateTarget(substituted)).filter((line) => !unsetAt.has(line.slice(0, line.indexOf(':')))));
   if (problems.length) throw new TargetError(problems);
   // The schema's URL pattern lets through a few strings URL cannot parse (a port above 65535, ...).

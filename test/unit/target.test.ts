@@ -45,6 +45,12 @@ const BAD: { name: string; raw: unknown; env?: Record<string, string>; line: str
     env: { BAS_NODE_C_TOKEN: '' },
     line: 'nodes.horizon.token: environment variable BAS_NODE_C_TOKEN is empty',
   },
+  {
+    name: 'one variable in two fields is one cause',
+    raw: { api: { baseUrl: 'https://api.example.invalid', apiKey: '${BAS_API_KEY}', legacyApiKey: '${BAS_API_KEY}' } },
+    env: {},
+    line: 'api.apiKey, api.legacyApiKey: environment variable BAS_API_KEY is not set',
+  },
   { name: 'wrong enum', raw: { nodes: { horizon: node({ customer: 'premium' }) } }, line: 'nodes.horizon.customer: must be "dedicated" or "shared"' },
   { name: 'wrong type (integer)', raw: { limits: { maxRequests: '1000' } }, line: 'limits.maxRequests: must be an integer' },
   { name: 'wrong type (boolean)', raw: { nodes: { chainB: { ...node(), grpcTls: 'yes' } } }, line: 'nodes.chainB.grpcTls: must be a boolean' },
