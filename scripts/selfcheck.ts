@@ -86,7 +86,7 @@ export const SELFCHECK = defineCommand({
     out: { type: 'string', value: '<dir>', path: true, default: 'reports/selfcheck', help: "where index.html, results.json and each run's reports go" },
     'skip-fault-free': { type: 'boolean', help: 'leave out the run without any fault' },
   },
-  examples: ['npm run selfcheck', 'npm run selfcheck -- --subset', 'npm run selfcheck -- --only-faults rl-wrong-hourly-rate,nft-missing-field'],
+  examples: ['npm run selfcheck', 'npm run selfcheck -- --subset', 'npm run selfcheck -- --only-faults rl-wrong-hourly-rate,event-wrong-id'],
   exit: ['0  every fault caught on its own rule and the fault-free run clean', '1  otherwise', '2  bad flag'],
 });
 

@@ -100,6 +100,19 @@ export function flagRows(c: CommandDef): { left: string; right: string }[] {
 
 export const usageLine = (c: CommandDef): string => `${c.invocation} [options]${c.positionals ? ` ${c.positionals.value}` : ''}`;
 
+/** Words wrapped into lines of at most `width` characters. */
+function wrap(text: string, width = 100): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join('\n');
+}
+
 /** The text `--help` prints. */
 export function helpText(c: CommandDef): string {
   const rows = flagRows(c);
@@ -108,7 +121,7 @@ export function helpText(c: CommandDef): string {
   const parts = [
     `Usage: ${usageLine(c)}`,
     '',
-    c.summary,
+    wrap(c.summary),
     '',
     'Options:',
     ...table,
@@ -195,6 +208,11 @@ export function parseCommand<F extends FlagTable>(c: CommandDef<F>, argv: readon
 
 /** For a command's main(): prints help or version and exits 0, or returns the parsed flags. */
 export function commandLine<F extends FlagTable>(c: CommandDef<F>, argv: readonly string[] = process.argv.slice(2)): Parsed<F> {
+  // `... --list-faults | head` closes the pipe early: that ends the output, it is not a crash.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
   const r = parseCommand(c, argv);
   if ('show' in r) {
     process.stdout.write(r.text);
