@@ -2,7 +2,7 @@
 // and refuses a flag it does not know with exit 2 and one line. Run as a person runs them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../scripts/commands.js';
@@ -52,4 +52,14 @@ test('package.json runs exactly the commands the list knows (a new script gets -
     const script = /tsx (scripts\/\S+\.ts)/.exec(cmd)?.[1];
     assert.ok(script && COMMANDS.some((c) => c.script === script), `npm run ${name} (${cmd}) is in scripts/commands.ts`);
   }
+});
+
+test('output piped into a reader that stops early (| head) ends the command quietly, with no stack trace', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/reference.ts', '--list-faults'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout.destroy(); // the reader is gone before the first line
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
 });
