@@ -148,11 +148,12 @@ async function main(): Promise<number> {
   const selection: Selection = parseSelectors(cli.only ?? (cli.node ? NODE_KINDS[cli.node as NodeKind] : undefined));
   const baseline = cli.baseline ? loadBaseline(cli.baseline) : undefined;
 
+  // First, before the first request and before the target's schema is compiled: a report that
+  // cannot be written must not cost a node's quota, nor keep the user waiting to learn it.
+  prepareOutDir(cli.out);
   let target: ResolvedTarget | undefined;
   if (cli.node) target = nodeTarget(cli);
   else if (cli.target) target = loadTargetFile(cli.target);
-  // Before the first request: a report that cannot be written must not cost a node's quota.
-  prepareOutDir(cli.out);
 
   // The run's heavy modules load only once the command line and the target are known good.
   const [{ runChainprobe, summarizeBaseline }, { startReference }] = await Promise.all([import('../src/run/pipeline.js'), import('../reference/start.js')]);
