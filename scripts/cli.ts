@@ -24,7 +24,7 @@ export const START = defineCommand({
   invocation: 'npm start --',
   prefix: 'chainprobe',
   summary:
-    'Tests a deployment of the blockchain access service against its description: the contract checks, then the rate-limit probes. Without --target or --node it tests the embedded reference service.',
+    'Tests a deployment of the blockchain access service against its description (docs/rules.md): the contract checks, then the rate-limit probes. Without --target or --node it tests the embedded reference service.',
   flags: {
     target: { type: 'string', value: '<file.json>', path: true, help: 'the target file describing the deployment to test (see docs/target-file.md)' },
     only: { type: 'string', value: '<selectors>', help: `run a subset, comma-separated: ${['contracts', ...Object.keys(FAMILIES)].join(', ')}, a section (NFT) or a rule id (NFT-09)` },
@@ -48,7 +48,7 @@ export const START = defineCommand({
     'npm start -- --node horizon --endpoint https://node-c.example --token-env MY_TOKEN --customer shared',
     'npm start -- --node chainB --endpoint http://127.0.0.1:8080 --token-env MY_TOKEN --websocket-url ws://127.0.0.1:8081/websocket --grpc-address 127.0.0.1:9090 --grpc-insecure',
   ],
-  exit: ['0  no check failed or errored', '1  a check failed or errored (or, with --fail-on-drift, an observation changed)', '2  the run could not start (bad flag, bad target file, unset variable, unusable --out)', '130  interrupted (partial reports written)'],
+  exit: ['0  no check failed or errored', '1  a check failed or errored (or, with --fail-on-drift, an observation changed)', '2  the run could not start (bad flag, bad target file, unset or empty variable, unusable --out)', '130  interrupted (partial reports written)'],
 });
 
 type Cli = FlagValues<typeof START.flags>;

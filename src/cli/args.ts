@@ -88,7 +88,7 @@ function helpLine(name: string, d: FlagDef): { left: string; right: string } {
     d.integer && `${d.integer[0]} to ${d.integer[1]}`,
     d.default !== undefined && `default ${d.default}`,
   ].filter(Boolean);
-  return { left, right: notes.length ? `${d.help} (${notes.join('; ')})` : d.help };
+  return { left, right: notes.length ? `${d.help} [${notes.join('; ')}]` : d.help };
 }
 
 /** One row per flag (positionals first, the built-in flags last): `left` is how it is written, `right` what it does. */

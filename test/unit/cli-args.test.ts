@@ -101,7 +101,7 @@ test('the help lists every flag of the table with its placeholder, choices, rang
   for (const name of Object.keys(DEMO.flags)) assert.match(help, new RegExp(`--${name}\\b`));
   assert.match(help, /--target <file\.json>\s+the file/);
   assert.match(help, /--customer dedicated\|shared\s+the plan/);
-  assert.match(help, /--runs <n>\s+how many \(2 to 100; default 10\)/);
+  assert.match(help, /--runs <n>\s+how many \[2 to 100; default 10\]/);
   assert.match(help, /-h, --help/);
   assert.match(help, /--version/);
 });
