@@ -1,9 +1,13 @@
-// The shared flag table: what it accepts, how a bad value is worded, and that --help is made from it.
+// The shared flag table: what it accepts, how a bad value is worded, and that --help is made from
+// it; and the output folder check every command with --out makes before it starts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { defineCommand, helpText, parseCommand } from '../../src/cli/args.js';
 import { UsageError } from '../../src/cli/fatal.js';
+import { prepareOutDir } from '../../src/cli/outdir.js';
 import { nearest } from '../../src/cli/suggest.js';
 
 const DEMO = defineCommand({
@@ -112,4 +116,21 @@ test('suggestions: only plausible typos, never a far-fetched name', () => {
   assert.equal(nearest('grpcAdress', ['grpcAddress', 'grpcTls']), 'grpcAddress');
   assert.equal(nearest('settings', ['name', 'api', 'nodes', 'limits']), undefined);
   assert.equal(nearest('x', ['api']), undefined);
+});
+
+test('the output folder: missing levels are made, a file in the way or an unmakeable folder is one line naming the flag', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-out-'));
+  try {
+    const nested = join(dir, 'a', 'b', 'c');
+    prepareOutDir(nested);
+    assert.ok(statSync(nested).isDirectory());
+    assert.deepEqual(readdirSync(nested), [], 'the write test leaves nothing behind');
+    prepareOutDir(nested); // an existing folder is fine
+    writeFileSync(join(dir, 'f'), '');
+    assert.throws(() => prepareOutDir(join(dir, 'f', 'x')), { message: `--out ${join(dir, 'f', 'x')}: ${join(dir, 'f')} is a file, not a folder` });
+    assert.throws(() => prepareOutDir(join(dir, 'f'), '--out-dir'), { message: `--out-dir ${join(dir, 'f')}: is a file, not a folder` });
+    assert.throws(() => prepareOutDir('/proc/chainprobe-nope/x'), { message: '--out /proc/chainprobe-nope/x: a folder cannot be made there' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
