@@ -9,6 +9,7 @@ import { defineCommand, helpText, parseCommand } from '../../src/cli/args.js';
 import { UsageError } from '../../src/cli/fatal.js';
 import { prepareOutDir } from '../../src/cli/outdir.js';
 import { nearest } from '../../src/cli/suggest.js';
+import { parseSelectors } from '../../src/select.js';
 
 const DEMO = defineCommand({
   invocation: 'demo --',
@@ -133,4 +134,20 @@ test('the output folder: missing levels are made, a file in the way or an unmake
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('--only: a misspelt selector gets the nearest one, nothing after the commas is an error', () => {
+  const problemOf = (spec: string) => {
+    try {
+      parseSelectors(spec);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'accepted';
+  };
+  assert.equal(problemOf('nftt'), '--only: unknown selector "nftt" (did you mean nft?)');
+  assert.equal(problemOf('auth,NFT-9'), '--only: unknown selector "NFT-9" (did you mean NFT-09?)');
+  assert.match(problemOf('xyz'), /^--only: unknown selector "xyz" \(use contracts, auth, .* a rule id such as NFT-09\)$/);
+  assert.match(problemOf(' , '), /^--only: no selector given/);
+  assert.equal(parseSelectors('').all, true, 'no --only at all runs everything');
 });
