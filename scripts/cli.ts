@@ -53,10 +53,13 @@ export const START = defineCommand({
 
 type Cli = FlagValues<typeof START.flags>;
 
+/** Whether a flag was given: a repeatable flag counts when it has a value (so --target can become repeatable). */
+const given = (v: unknown): boolean => (Array.isArray(v) ? v.length > 0 : v !== undefined && v !== false);
+
 /** Rules between flags the table cannot express. */
 function checkCombinations(v: Cli): void {
-  if (v.node && v.target) throw new UsageError('--node and --target exclude each other');
-  if (v.node && (!v.endpoint || !v['token-env'])) throw new UsageError('--node needs --endpoint <url> and --token-env <VARIABLE>');
+  if (given(v.node) && given(v.target)) throw new UsageError('--node and --target exclude each other');
+  if (given(v.node) && (!given(v.endpoint) || !given(v['token-env']))) throw new UsageError('--node needs --endpoint <url> and --token-env <VARIABLE>');
   const withNode: [keyof Cli, NodeKind[]][] = [
     ['endpoint', ['horizon', 'blockRest', 'chainB']],
     ['token-env', ['horizon', 'blockRest', 'chainB']],
@@ -65,22 +68,22 @@ function checkCombinations(v: Cli): void {
     ['grpc-insecure', ['chainB']],
   ];
   for (const [flag, kinds] of withNode) {
-    if (!v[flag]) continue;
+    if (!given(v[flag])) continue;
     if (!v.node) throw new UsageError(`--${flag} goes with --node ${kinds.join('|')}`);
     if (!kinds.includes(v.node as NodeKind)) throw new UsageError(`--${flag} goes with --node ${kinds.join('|')}, not --node ${v.node}`);
   }
   for (const flag of ['customer', 'hourly-limit'] as const) {
-    if (v[flag] === undefined) continue;
+    if (!given(v[flag])) continue;
     if (v.node && v.node !== 'horizon') throw new UsageError(`--${flag} goes with --node horizon, not --node ${v.node}`);
-    if (v.target) throw new UsageError(`--${flag}: a target file states the plan in nodes.horizon (customer, hourlyLimit)`);
+    if (given(v.target)) throw new UsageError(`--${flag}: a target file states the plan in nodes.horizon (customer, hourlyLimit)`);
   }
   const tokenEnv = v['token-env'];
   // A token pasted where the variable's name belongs must not be echoed back in an error line.
   if (tokenEnv !== undefined && (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv) || (process.env[tokenEnv] === undefined && !/^[A-Z_][A-Z0-9_]{0,63}$/.test(tokenEnv)))) {
     throw new UsageError('--token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); what was given is not one, and is not shown in case it is the token itself');
   }
-  if ((v.fault.length || v.variant.length) && (v.target || v.node)) throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
-  if (v['fail-on-drift'] && !v.baseline) throw new UsageError('--fail-on-drift needs --baseline <results.json>');
+  if ((given(v.fault) || given(v.variant)) && (given(v.target) || given(v.node))) throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
+  if (v['fail-on-drift'] && !given(v.baseline)) throw new UsageError('--fail-on-drift needs --baseline <results.json>');
 }
 
 /** The ad hoc node target: built in memory, the token read from the environment. */
