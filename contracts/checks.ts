@@ -38,6 +38,8 @@ export function ev(exchanges: (Exchange | undefined)[] | Exchange | undefined, e
 
 export class Checks {
   readonly results: CheckResult[] = [];
+  /** The last could-not-test cause, of any rule (selected or not): what an empty observation reports. */
+  private lastCause?: string;
 
   constructor(
     private readonly redactor: Redactor,
@@ -66,9 +68,24 @@ export class Checks {
     this.add(rule, id, 'fail', message, evidence);
   }
 
-  /** `observed`: what the target does where the description leaves it open. */
+  /**
+   * `observed`: what the target does where the description leaves it open. `exchanges`, when
+   * given, are the answers the observation rests on: if none of them was answered, nothing was
+   * observed, and the check is an `error` with the cause rather than an observation of nothing.
+   */
   observe(rule: string, id: string, message: string, observation: Record<string, unknown>, exchanges?: (Exchange | undefined)[] | Exchange): void {
+    const basis = exchanges === undefined ? undefined : (Array.isArray(exchanges) ? exchanges : [exchanges]).filter((x): x is Exchange => x !== undefined);
+    if (basis && !basis.some((x) => x.status !== undefined)) {
+      const cause = this.causeOfSilence(basis);
+      this.add(rule, id, 'error', `could not check: nothing observed (${cause})`, ev(basis, { cause }));
+      return;
+    }
     this.add(rule, id, 'observed', message, ev(exchanges, { observation }));
+  }
+
+  /** Why no answer came: the requests' own error, else the last could-not-test cause recorded. */
+  private causeOfSilence(basis: Exchange[]): string {
+    return basis.find((x) => x.error)?.error ?? this.lastCause ?? 'no request it rests on was answered';
   }
 
   skip(rule: string, id: string, reason: string): void {
@@ -77,6 +94,7 @@ export class Checks {
 
   error(rule: string, id: string, cause: string, evidence: Evidence = {}): void {
     const line = oneLine(this.redactor.text(cause));
+    this.lastCause = line;
     this.add(rule, id, 'error', `could not check: ${line}`, { ...evidence, cause: line });
   }
 

@@ -112,6 +112,7 @@ if (nft && typeof access !== 'string') {
           'nft.event.payments-by-type',
           `non-empty payments on: ${sorted(withPayments).join(', ') || 'no event'}; empty on: ${sorted(withoutPayments).join(', ') || 'no event'}`,
           { typesWithPayments: sorted(withPayments), typesWithoutPayments: sorted(withoutPayments) },
+          exchanges.slice(0, 2),
         );
       },
       { requests: n.eventIds.length + 1 },

@@ -84,6 +84,7 @@ export function limiterBlock(a: Analysis, plan: PlanOutcome, engine: Engine, hor
     emissionIntervalTolerance: RATE_TOLERANCE,
     customer: horizon.customer,
     hourlyLimit: horizon.hourlyLimit,
+    planStated: !horizon.planAssumed,
     declaredPerSecondCap: horizon.perSecondCap,
     perSecondCapSource: seenCap === undefined ? 'declared (no burst above the cap was sent)' : 'most requests accepted in one second during the burst',
     capRejectionsUseQuota: a.capQuotaUse,
@@ -102,6 +103,6 @@ export async function runSuite(input: SuiteInput): Promise<ProbesOutcome> {
   const plan = await runPlan(session, { ...DEFAULT_PLAN, cap, declaredT, selected: input.selected });
   input.progress('analysis', 0, session.samples.length);
   const a = analyze(plan.samples, cap, { declaredT });
-  const checks = evaluate({ a, plan, cap, customer: input.horizon.customer, hourlyLimit: input.horizon.hourlyLimit, t0 }, input.selected);
+  const checks = evaluate({ a, plan, cap, customer: input.horizon.customer, hourlyLimit: input.horizon.hourlyLimit, planAssumed: input.horizon.planAssumed, t0 }, input.selected);
   return { checks, limiter: limiterBlock(a, plan, input.engine, input.horizon), timeline: timelineOf(a, t0) };
 }

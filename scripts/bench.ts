@@ -1,12 +1,11 @@
 // `npm run bench` - the benchmarks, written to reports/bench/ (results.json, index.html, table.md).
-//   npm run bench -- [--quick] [--only throughput,pacing,probes,contracts,scale,validation,stability] [--out dir]
-// --quick: fewer repetitions, shorter runs, no stability section. Exit 0 when every figure that has
-// a target meets it, 1 otherwise, 2 bad usage.
+// Flags: BENCH below (also `--help`).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
+import { commandLine, defineCommand } from '../src/cli/args.js';
+import { prepareOutDir } from '../src/cli/outdir.js';
 import { figure, missingFigure, textTable, type Figure } from './bench/figures.js';
 import { benchHtml, benchMarkdown, machine, type BenchReport } from './bench/report.js';
 import { benchThroughput } from './bench/throughput.js';
@@ -58,18 +57,27 @@ const SECTIONS: readonly Section[] = [
   },
 ];
 
+export const BENCH = defineCommand({
+  invocation: 'npm run bench --',
+  prefix: 'chainprobe bench',
+  summary: 'The benchmarks: each figure a median over repeated runs with min and max, written to results.json, index.html and table.md.',
+  flags: {
+    quick: { type: 'boolean', help: 'fewer repetitions, shorter runs, no stability section' },
+    only: { type: 'string', value: `<${SECTIONS.map((s) => s.key).join(',')}>`, help: 'run only these sections, comma-separated' },
+    out: { type: 'string', value: '<dir>', path: true, default: 'reports/bench', help: 'where the benchmark report goes' },
+  },
+  examples: ['npm run bench', 'npm run bench -- --quick', 'npm run bench -- --only pacing,probes'],
+  exit: ['0  every figure that has a target meets it', '1  otherwise', '2  bad flag'],
+});
+
 function parseCli(argv: string[]): { quick: boolean; only?: Set<string>; outRoot: string } {
-  let v;
-  try {
-    v = parseArgs({ args: argv, options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string', default: 'reports/bench' } }, strict: true }).values;
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, ''));
-  }
+  const v = commandLine(BENCH, argv).values;
   const keys = SECTIONS.map((s) => s.key);
   const only = v.only?.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = only?.filter((k) => !keys.includes(k)) ?? [];
   if (unknown.length) throw new UsageError(`--only: unknown section ${unknown.map((k) => `"${k}"`).join(', ')} (use ${keys.join(', ')})`);
-  return { quick: v.quick!, ...(only?.length && { only: new Set(only) }), outRoot: resolve(v.out!) };
+  prepareOutDir(v.out);
+  return { quick: v.quick, ...(only?.length && { only: new Set(only) }), outRoot: v.out };
 }
 
 export async function runBench(o: { quick: boolean; only?: ReadonlySet<string>; outRoot: string; log: (l: string) => void }): Promise<BenchReport> {
@@ -119,6 +127,6 @@ async function main(): Promise<number> {
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
   main().then(
     (code) => process.exit(code),
-    (e) => exitWith('chainprobe bench', e),
+    (e) => exitWith(BENCH.prefix, e),
   );
 }

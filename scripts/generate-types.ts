@@ -1,6 +1,7 @@
 // `npm run generate`: TypeScript types from every schema of schemas/ into src/types/generated/,
-// one module per schema plus index.ts. `--check` generates in memory and exits 1 when the files on
-// disk differ (npm test runs it), so the committed types never drift from the schemas.
+// one module per schema plus index.ts, and the generated pages of docs/ (the rule catalogue and
+// the commands, from src/rules/catalogue.ts and the commands' flag tables). `--check` generates in
+// memory and exits 1 when the files on disk differ (npm test runs it), so neither drifts.
 //
 // A $ref to another schema file becomes a type import instead of being inlined, so each type is
 // declared once, in the module of the schema that defines it.
@@ -9,6 +10,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { isSchemaNode, mapSchema, type SchemaNode as Json } from '../src/schemas/walk.js';
+import { commandLine, defineCommand } from '../src/cli/args.js';
+import { exitWith } from '../src/cli/fatal.js';
+
+export const GENERATE = defineCommand({
+  invocation: 'npm run generate --',
+  prefix: 'chainprobe generate',
+  summary: 'Regenerates src/types/generated/ from schemas/, and docs/rules.md and docs/commands.md from the rule catalogue and the flag tables.',
+  flags: {
+    check: { type: 'boolean', help: 'write nothing; exit 1 when a generated file on disk is out of date (npm test runs this)' },
+  },
+  exit: ['0  written, or (--check) up to date', '1  --check found a file out of date', '2  bad flag'],
+});
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCHEMA_DIR = join(ROOT, 'schemas');
@@ -131,32 +144,57 @@ function onDisk(): Map<string, string> {
   );
 }
 
+interface Drift {
+  drifted: string[];
+  missing: string[];
+  extra: string[];
+}
+
+function compare(wanted: Map<string, string>, have: Map<string, string>, removeExtra: boolean): Drift {
+  return {
+    drifted: [...wanted].filter(([f, text]) => have.has(f) && have.get(f) !== text).map(([f]) => f),
+    missing: [...wanted.keys()].filter((f) => !have.has(f)),
+    extra: removeExtra ? [...have.keys()].filter((f) => !wanted.has(f)) : [],
+  };
+}
+
+function readAll(dir: string, files: Iterable<string>): Map<string, string> {
+  return new Map([...files].filter((f) => existsSync(join(dir, f))).map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+}
+
 async function main(): Promise<void> {
-  const check = process.argv.includes('--check');
-  const wanted = await generate();
-  const have = onDisk();
-  const drifted = [...wanted].filter(([f, text]) => have.has(f) && have.get(f) !== text).map(([f]) => f);
-  const missing = [...wanted.keys()].filter((f) => !have.has(f));
-  const extra = [...have.keys()].filter((f) => !wanted.has(f));
-  const rel = (f: string) => `src/types/generated/${f}`;
+  const { check } = commandLine(GENERATE).values;
+  const { generateDocs } = await import('./docs.js');
+  // Each output folder: what it should hold, what it holds, and whether files not generated are removed.
+  const sets = [
+    { dir: OUT_DIR, rel: 'src/types/generated', what: 'generated types', wanted: await generate(), have: onDisk(), removeExtra: true },
+    ...(() => {
+      const docs = generateDocs();
+      return [{ dir: join(ROOT, 'docs'), rel: 'docs', what: 'generated docs', wanted: docs, have: readAll(join(ROOT, 'docs'), docs.keys()), removeExtra: false }];
+    })(),
+  ].map((s) => ({ ...s, ...compare(s.wanted, s.have, s.removeExtra) }));
   if (check) {
-    if (drifted.length + missing.length + extra.length === 0) return;
-    for (const f of drifted) console.error(`generated types out of date: ${rel(f)}`);
-    for (const f of missing) console.error(`generated types missing: ${rel(f)}`);
-    for (const f of extra) console.error(`generated types without a schema: ${rel(f)}`);
+    let stale = 0;
+    for (const s of sets) {
+      const rel = (f: string) => `${s.rel}/${f}`;
+      for (const f of s.drifted) console.error(`${s.what} out of date: ${rel(f)}`);
+      for (const f of s.missing) console.error(`${s.what} missing: ${rel(f)}`);
+      for (const f of s.extra) console.error(`${s.what} without a source: ${rel(f)}`);
+      stale += s.drifted.length + s.missing.length + s.extra.length;
+    }
+    if (stale === 0) return;
     console.error('hint: run npm run generate');
     process.exit(1);
   }
-  mkdirSync(OUT_DIR, { recursive: true });
-  for (const f of [...drifted, ...missing]) writeFileSync(join(OUT_DIR, f), wanted.get(f)!);
-  for (const f of extra) rmSync(join(OUT_DIR, f));
-  const changed = drifted.length + missing.length + extra.length;
-  console.log(changed ? `generated types: ${changed} file(s) written or removed in src/types/generated/` : 'generated types: up to date');
+  for (const s of sets) {
+    mkdirSync(s.dir, { recursive: true });
+    for (const f of [...s.drifted, ...s.missing]) writeFileSync(join(s.dir, f), s.wanted.get(f)!);
+    for (const f of s.extra) rmSync(join(s.dir, f));
+    const changed = s.drifted.length + s.missing.length + s.extra.length;
+    console.log(changed ? `${s.what}: ${changed} file(s) written or removed in ${s.rel}/` : `${s.what}: up to date`);
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main().catch((e: unknown) => {
-    console.error(`generate-types: ${e instanceof Error ? e.message : String(e)}`);
-    process.exit(1);
-  });
+  main().catch((e: unknown) => exitWith(GENERATE.prefix, e));
 }

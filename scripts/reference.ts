@@ -1,67 +1,46 @@
-// `npm run reference -- --target-out <file.json> [--fault <name>]... [--variant <name>]...
-//   [--hourly-limit N] [--customer dedicated|shared] [--burst N] [--latency-ms A[:J]] [--seed N]
-//   [--big-collection N] [--list-faults] [--list-variants]`
-// Starts only the reference service, writes a target file for it, prints the ready line, and
-// serves until SIGINT/SIGTERM.
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+// `npm run reference`: starts only the reference service, writes a target file for it, prints the
+// ready line, and serves until SIGINT/SIGTERM. Flags: REFERENCE below (also `--help`).
+import { accessSync, constants, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { startReference } from '../reference/start.js';
 import { FAULTS } from '../reference/faults/index.js';
 import { VARIANTS } from '../reference/variants.js';
 import type { ReferenceOptions } from '../reference/options.js';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
+import { commandLine, defineCommand, userCwd, type FlagValues } from '../src/cli/args.js';
 
-function positiveInt(flag: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) <= 0) throw new UsageError(`${flag}: expected a positive integer, got "${v}"`);
-  return Number(v);
-}
+export const REFERENCE = defineCommand({
+  invocation: 'npm run reference --',
+  prefix: 'chainprobe reference',
+  summary:
+    'Starts only the reference service on 127.0.0.1 (ports chosen by the system), writes a target file for it (credentials written in), prints {"ready":true,"target":"<file.json>"} and serves until Ctrl-C.',
+  flags: {
+    'target-out': { type: 'string', value: '<file.json>', help: 'where to write the target file for the running service (required)' },
+    fault: { type: 'string', multiple: true, list: true, value: '<name>', help: 'switch on a fault that breaks one rule (see --list-faults)' },
+    variant: { type: 'string', multiple: true, list: true, value: '<name>', help: 'switch on an open-behaviour variant that breaks no rule (see --list-variants)' },
+    customer: { type: 'string', choices: ['dedicated', 'shared'], help: "the horizon node's plan: 3600 or 2000 requests per hour (default dedicated)" },
+    'hourly-limit': { type: 'string', integer: [1, 10_000_000], help: 'requests per hour of the horizon node, overriding the plan' },
+    burst: { type: 'string', integer: [1, 100_000], help: "the horizon limiter's burst (default: the hourly limit's)" },
+    'latency-ms': { type: 'string', value: '<A[:J]>', help: 'answer after A ms, plus up to J ms of random jitter, e.g. 80:40' },
+    seed: { type: 'string', integer: [-2_147_483_648, 2_147_483_647], help: 'seed of the data set and of the latency jitter' },
+    'big-collection': { type: 'string', integer: [0, 1_000_000], help: 'assets in the big NFT collection (paging and scale tests)' },
+    'list-faults': { type: 'boolean', help: 'list the fault catalogue (name, rule, what it breaks) and exit' },
+    'list-variants': { type: 'boolean', help: 'list the open-behaviour variants and exit' },
+  },
+  examples: ['npm run reference -- --target-out ref.json', 'npm run reference -- --target-out ref.json --fault rl-wrong-hourly-rate --customer shared'],
+  exit: ['0  stopped by Ctrl-C/SIGTERM, or a list printed', '2  bad flag, or the service could not start'],
+});
 
-export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFaults: boolean; listVariants: boolean; options: Partial<ReferenceOptions> } {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        'target-out': { type: 'string' },
-        fault: { type: 'string', multiple: true },
-        variant: { type: 'string', multiple: true },
-        'hourly-limit': { type: 'string' },
-        customer: { type: 'string' },
-        burst: { type: 'string' },
-        'latency-ms': { type: 'string' },
-        seed: { type: 'string' },
-        'big-collection': { type: 'string' },
-        'list-faults': { type: 'boolean', default: false },
-        'list-variants': { type: 'boolean', default: false },
-      },
-      strict: true,
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const v = parsed.values;
+function toOptions(v: FlagValues<typeof REFERENCE.flags>): { targetOut?: string; listFaults: boolean; listVariants: boolean; options: Partial<ReferenceOptions> } {
   const options: Partial<ReferenceOptions> = {};
   if (v.customer !== undefined) {
-    if (v.customer !== 'dedicated' && v.customer !== 'shared') throw new UsageError(`--customer: must be "dedicated" or "shared"`);
-    options.customer = v.customer;
+    options.customer = v.customer as ReferenceOptions['customer'];
     options.hourlyLimit = v.customer === 'shared' ? 2000 : 3600;
   }
-  const hourly = positiveInt('--hourly-limit', v['hourly-limit']);
-  if (hourly) options.hourlyLimit = hourly;
-  const burst = positiveInt('--burst', v.burst);
-  if (burst) options.burst = burst;
-  const seed = v.seed === undefined ? undefined : Number(v.seed);
-  if (seed !== undefined) {
-    if (!Number.isInteger(seed)) throw new UsageError(`--seed: expected an integer`);
-    options.seed = seed;
-  }
-  const big = v['big-collection'] === undefined ? undefined : Number(v['big-collection']);
-  if (big !== undefined) {
-    if (!Number.isInteger(big) || big < 0 || big > 1_000_000) throw new UsageError(`--big-collection: expected an integer from 0 to 1000000`);
-    options.bigCollectionSize = big;
-  }
+  if (v['hourly-limit'] !== undefined) options.hourlyLimit = v['hourly-limit'];
+  if (v.burst !== undefined) options.burst = v.burst;
+  if (v.seed !== undefined) options.seed = v.seed;
+  if (v['big-collection'] !== undefined) options.bigCollectionSize = v['big-collection'];
   if (v['latency-ms'] !== undefined) {
     const m = /^(\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?$/.exec(v['latency-ms']);
     if (!m) throw new UsageError(`--latency-ms: expected A or A:J in milliseconds, e.g. 80:40`);
@@ -70,15 +49,13 @@ export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFa
     if (jitterMs > baseMs) throw new UsageError(`--latency-ms: jitter must not exceed the base latency`);
     options.latency = { baseMs, jitterMs };
   }
-  const faults = (v.fault ?? []).flatMap((f) => f.split(',')).filter(Boolean);
-  if (faults.length) options.faults = new Set(faults);
-  const variants = (v.variant ?? []).flatMap((f) => f.split(',')).filter(Boolean);
-  if (variants.length) options.variants = new Set(variants);
-  return { targetOut: v['target-out'], listFaults: v['list-faults'] ?? false, listVariants: v['list-variants'] ?? false, options };
+  if (v.fault.length) options.faults = new Set(v.fault);
+  if (v.variant.length) options.variants = new Set(v.variant);
+  return { targetOut: v['target-out'], listFaults: v['list-faults'], listVariants: v['list-variants'], options };
 }
 
 async function main(): Promise<void> {
-  const args = parseReferenceArgs(process.argv.slice(2));
+  const args = toOptions(commandLine(REFERENCE).values);
   if (args.listFaults) {
     for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(34)} ${f.rule.padEnd(9)} ${f.description}\n`);
     return;
@@ -88,9 +65,28 @@ async function main(): Promise<void> {
     return;
   }
   if (!args.targetOut) throw new UsageError('--target-out <file.json> is required');
+  // Relative to where the user ran npm; the ready line repeats the path as given.
+  const file = resolve(userCwd(), args.targetOut);
+  const write = (text: string) => {
+    try {
+      writeFileSync(file, text, { mode: 0o600 });
+    } catch (e) {
+      throw new UsageError(`--target-out ${file}: cannot write the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  };
+  try {
+    // Found before the service starts; the file itself appears only once it is ready.
+    accessSync(dirname(file), constants.W_OK);
+  } catch (e) {
+    throw new UsageError(`--target-out ${file}: cannot write in ${dirname(file)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
   const ref = await startReference(args.options);
-  const file = resolve(args.targetOut);
-  writeFileSync(file, `${JSON.stringify(ref.target, null, 2)}\n`, { mode: 0o600 });
+  try {
+    write(`${JSON.stringify(ref.target, null, 2)}\n`);
+  } catch (e) {
+    await ref.close();
+    throw e;
+  }
   process.stdout.write(`${JSON.stringify({ ready: true, target: args.targetOut })}\n`);
   let stopping = false;
   const stop = () => {
@@ -107,5 +103,5 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  main().catch((e) => exitWith('chainprobe reference', e));
+  main().catch((e) => exitWith(REFERENCE.prefix, e));
 }

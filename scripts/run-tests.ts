@@ -2,8 +2,22 @@
 // node:test (tsx loader). Pass folder names to run a subset: `npm test -- unit reference`.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { commandLine, defineCommand } from '../src/cli/args.js';
+import { exitWith } from '../src/cli/fatal.js';
 import { browserRequired, findChromium, skipLine } from '../test/support/chromium.js';
+
+export const TEST = defineCommand({
+  invocation: 'npm test --',
+  prefix: 'chainprobe test',
+  summary:
+    "The project's own tests: type-check, the generated-files drift check, then every test file under test/ (node:test). Given folders of test/, only their files run, without the type-check and drift check.",
+  flags: {},
+  positionals: { value: '[folder...]', help: 'folders of test/ to run, e.g. unit reference (default: all, with the type-check and drift check)' },
+  examples: ['npm test', 'npm test -- unit cli'],
+  exit: ['0  every test passed', '1  a test, the type-check or the drift check failed'],
+});
 
 function run(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { stdio: 'inherit' });
@@ -19,18 +33,28 @@ function testFiles(dir: string): string[] {
   });
 }
 
-const only = process.argv.slice(2);
-if (only.length === 0) {
-  run('npx', ['tsc', '-p', '.']);
-  if (existsSync('scripts/generate-types.ts')) run('npx', ['tsx', 'scripts/generate-types.ts', '--check']);
+function main(): void {
+  const only = commandLine(TEST).positionals;
+  if (only.length === 0) {
+    run('npx', ['tsc', '-p', '.']);
+    if (existsSync('scripts/generate-types.ts')) run('npx', ['tsx', 'scripts/generate-types.ts', '--check']);
+  }
+  const files = (only.length ? only.map((d) => join('test', d)) : ['test']).flatMap(testFiles).sort();
+  if (files.length === 0) {
+    console.error(`no test files found${only.length ? ` under ${only.map((d) => join('test', d)).join(', ')}` : ''}`);
+    process.exit(1);
+  }
+  const tests = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+  // The browser tests' skip line, once more below the summary where a user looks.
+  const browserless = skipLine(findChromium());
+  if (browserless && !browserRequired() && files.some((f) => f.startsWith(join('test', 'reports')))) console.log(`\n${browserless}`);
+  process.exit(tests.status ?? 1);
 }
-const files = (only.length ? only.map((d) => join('test', d)) : ['test']).flatMap(testFiles).sort();
-if (files.length === 0) {
-  console.error('no test files found');
-  process.exit(1);
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    main();
+  } catch (e) {
+    exitWith(TEST.prefix, e);
+  }
 }
-const tests = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
-// The browser tests' skip line, once more below the summary where a user looks.
-const browserless = skipLine(findChromium());
-if (browserless && !browserRequired() && files.some((f) => f.startsWith(join('test', 'reports')))) console.log(`\n${browserless}`);
-process.exit(tests.status ?? 1);

@@ -1,14 +1,13 @@
 // `npm run selfcheck` - proves the suite catches what it claims: runs chainprobe against the
 // embedded reference once per fault of its catalogue (with --only the fault's family) and once
-// with no fault, and prints the kill-rate table.
-//   npm run selfcheck -- [--only-faults a,b] [--subset] [--concurrency N] [--out dir] [--skip-fault-free]
-// Exit: 0 every fault caught on its own rule and the fault-free run clean; 1 otherwise; 2 bad usage.
+// with no fault, and prints the kill-rate table. Flags: SELFCHECK below (also `--help`).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { FAULTS } from '../reference/faults/index.js';
 import type { FaultDef } from '../reference/faults/types.js';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
+import { commandLine, defineCommand } from '../src/cli/args.js';
+import { prepareOutDir } from '../src/cli/outdir.js';
 import { byExpectedLength, FAULT_FREE, planRuns, PlanError, type PlannedRun } from './selfcheck/plan.js';
 import { classifyClean, classifyFault, OUTCOME_TEXT, summarize, type CleanRow, type FaultRow, type RunFacts } from './selfcheck/classify.js';
 import { pool, runVariant, stopAllRuns } from './selfcheck/runner.js';
@@ -75,28 +74,28 @@ export async function runSelfcheck(o: SelfcheckOptions): Promise<SelfcheckReport
   return report;
 }
 
+export const SELFCHECK = defineCommand({
+  invocation: 'npm run selfcheck --',
+  prefix: 'chainprobe selfcheck',
+  summary:
+    "Proves the suite catches what it claims: runs chainprobe against the embedded reference once per fault of its catalogue (only the fault's family) and once with no fault, and prints the kill-rate table.",
+  flags: {
+    'only-faults': { type: 'string', value: '<a,b,...>', help: 'run only these faults (names from npm run reference -- --list-faults)' },
+    subset: { type: 'boolean', help: 'one fault per rule section: a quick representative run' },
+    concurrency: { type: 'string', integer: [1, 8], default: '2', help: 'runs at a time' },
+    out: { type: 'string', value: '<dir>', path: true, default: 'reports/selfcheck', help: "where index.html, results.json and each run's reports go" },
+    'skip-fault-free': { type: 'boolean', help: 'leave out the run without any fault' },
+  },
+  examples: ['npm run selfcheck', 'npm run selfcheck -- --subset', 'npm run selfcheck -- --only-faults rl-wrong-hourly-rate,event-wrong-id'],
+  exit: ['0  every fault caught on its own rule and the fault-free run clean', '1  otherwise', '2  bad flag'],
+});
+
 function parseCli(argv: string[]): SelfcheckOptions {
-  let v;
-  try {
-    v = parseArgs({
-      args: argv,
-      options: {
-        'only-faults': { type: 'string' },
-        subset: { type: 'boolean', default: false },
-        concurrency: { type: 'string', default: '2' },
-        out: { type: 'string', default: 'reports/selfcheck' },
-        'skip-fault-free': { type: 'boolean', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, ''));
-  }
-  const concurrency = Number(v.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8) throw new UsageError('--concurrency: expected an integer from 1 to 8');
+  const v = commandLine(SELFCHECK, argv).values;
   const onlyFaults = v['only-faults']?.split(',').map((s) => s.trim()).filter(Boolean);
   if (v['only-faults'] !== undefined && !onlyFaults?.length) throw new UsageError('--only-faults: expected fault names separated by commas');
-  return { outRoot: v.out!, onlyFaults, subset: v.subset, concurrency, faultFree: !v['skip-fault-free'] };
+  prepareOutDir(v.out);
+  return { outRoot: v.out, onlyFaults, subset: v.subset, concurrency: v.concurrency, faultFree: !v['skip-fault-free'] };
 }
 
 async function main(): Promise<number> {
@@ -122,6 +121,6 @@ async function main(): Promise<number> {
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
   main().then(
     (code) => process.exit(code),
-    (e) => exitWith('chainprobe selfcheck', e),
+    (e) => exitWith(SELFCHECK.prefix, e),
   );
 }

@@ -1,10 +1,9 @@
 // Stability: the full run against the embedded reference, repeated with the other core kept busy
 // by a spinning process; every repetition must give the same verdict on every check.
-//   npx tsx scripts/stability.ts [--runs 10] [--out reports/bench]
-// Exit 0 when every run is identical, 1 otherwise.
+// Flags: STABILITY below (also `--help`).
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { exitWith, UsageError } from '../src/cli/fatal.js';
+import { exitWith } from '../src/cli/fatal.js';
+import { commandLine, defineCommand } from '../src/cli/args.js';
 import type { Verdict } from '../src/verdict.js';
 import { runInChild, startBusyLoop } from './bench/runs.js';
 import type { RunChildResult } from './bench/run-child.js';
@@ -82,16 +81,21 @@ export function stabilityLine(r: StabilityReport): string {
   return `${r.identical} of ${r.runs} identical${diff}${failed}`;
 }
 
+export const STABILITY = defineCommand({
+  invocation: 'npx tsx scripts/stability.ts',
+  prefix: 'chainprobe stability',
+  summary: 'Repeats the full run against the embedded reference with the other core kept busy; every repetition must give the same verdict on every check (part of npm run bench).',
+  flags: {
+    runs: { type: 'string', integer: [2, 100], default: '10', help: 'how many full runs' },
+    out: { type: 'string', value: '<dir>', path: true, default: 'reports/bench', help: "where the runs' reports go (under runs/stability/)" },
+  },
+  exit: ['0  every run identical', '1  otherwise', '2  bad flag'],
+});
+
 async function main(): Promise<number> {
-  let v;
-  try {
-    v = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string', default: '10' }, out: { type: 'string', default: 'reports/bench' } }, strict: true }).values;
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0]!);
-  }
-  const runs = Number(v.runs);
-  if (!Number.isInteger(runs) || runs < 2 || runs > 100) throw new UsageError('--runs: expected an integer from 2 to 100');
-  const r = await runStability({ runs, outRoot: resolve(v.out!), log: (l) => process.stderr.write(`${l}\n`) });
+  const v = commandLine(STABILITY).values;
+  const runs = v.runs;
+  const r = await runStability({ runs, outRoot: v.out, log: (l) => process.stderr.write(`${l}\n`) });
   process.stdout.write(`stability: ${stabilityLine(r)}\n`);
   return r.identical === r.runs ? 0 : 1;
 }
@@ -99,6 +103,6 @@ async function main(): Promise<number> {
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
   main().then(
     (code) => process.exit(code),
-    (e) => exitWith('chainprobe stability', e),
+    (e) => exitWith(STABILITY.prefix, e),
   );
 }

@@ -1,6 +1,7 @@
 // --only selectors: families (contracts, load, auth, universal, native, nft, node, errors),
 // section prefixes (AUTH, NFT, RL, ...) or single rule ids (NFT-09). Matching is by rule id.
 import { RULES, SECTIONS } from './rules/catalogue.js';
+import { didYouMean } from './cli/suggest.js';
 
 /** The access families of the contract suite (one Playwright project and spec file each) and the probes. */
 export const FAMILIES = {
@@ -46,11 +47,15 @@ export function parseSelectors(spec: string | undefined): Selection {
     const families = ALIASES[lower] ?? (lower in FAMILIES ? [lower] : undefined);
     if (families) for (const f of families) for (const p of FAMILIES[f as Family]) wanted.add(p);
     else if (sections.has(upper) || ruleIds.has(upper)) wanted.add(upper);
-    else
+    else {
+      const known = [...Object.keys(ALIASES), ...Object.keys(FAMILIES), ...sections, ...ruleIds];
+      const hint = didYouMean(raw, known);
       throw new SelectorError(
-        `--only: unknown selector "${raw}" (use ${['contracts', ...Object.keys(FAMILIES)].join(', ')}, a section such as NFT, or a rule id such as NFT-09)`,
+        `--only: unknown selector "${raw}"${hint || ` (use ${['contracts', ...Object.keys(FAMILIES)].join(', ')}, a section such as NFT, or a rule id such as NFT-09)`}`,
       );
+    }
   }
+  if (wanted.size === 0) throw new SelectorError('--only: no selector given (use contracts, load, a section such as NFT or a rule id such as NFT-09)');
   const rule = (id: string) => wanted.has(id) || wanted.has(id.split('-')[0]!);
   return {
     rule,

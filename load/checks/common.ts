@@ -16,6 +16,8 @@ export interface CheckInput {
   cap: number;
   customer: string;
   hourlyLimit: number;
+  /** No plan was stated: customer and hourlyLimit are defaults, and RL-09 says which plan the rate matches instead. */
+  planAssumed?: boolean;
   /** Engine time of the plan's start, for relative times in evidence. */
   t0: number;
 }

@@ -1,5 +1,9 @@
 // RL-09: the long-run rate matches the customer kind. The emission interval estimated from the
 // headers and from recovery (the replay's band of T values) is compared with 3600 s / hourly limit.
+// Without a stated plan the check does not assume one: it says which plan the rate matches, and
+// fails only a rate no plan allows (shared is fixed; dedicated can only be raised above its default).
+import type { EmissionEstimate } from '../model/estimate.js';
+import { DEFAULT_HOURLY_LIMIT } from '../../src/target/types.js';
 import type { CheckResult } from '../../src/verdict.js';
 import { fmtT, toCheck, type CheckInput, type Finding } from './common.js';
 
@@ -8,6 +12,45 @@ export const RATE_TOLERANCE = 0.02;
 
 export function expectedEmissionIntervalMs(hourlyLimit: number): number {
   return 3_600_000 / hourlyLimit;
+}
+
+type Fit = 'within' | 'outside' | 'straddles' | 'too uncertain';
+
+/** How the estimate's band lies against the ±tolerance window around the T of `hourlyLimit`. */
+function fit(est: EmissionEstimate, hourlyLimit: number): Fit {
+  const expected = expectedEmissionIntervalMs(hourlyLimit);
+  const tol = expected * RATE_TOLERANCE;
+  if (est.uncertaintyMs > tol) return 'too uncertain';
+  if (est.band.hi < expected - tol || est.band.lo > expected + tol) return 'outside';
+  if (est.band.lo >= expected - tol && est.band.hi <= expected + tol) return 'within';
+  return 'straddles';
+}
+
+const measured = (est: EmissionEstimate) => `T estimated ${fmtT(est.band)} (${Math.round(3_600_000 / est.emissionIntervalMs)}/h, ${est.method})`;
+
+function actualOf(est: EmissionEstimate) {
+  const r2 = (v: number) => Math.round(v * 100) / 100;
+  return { emissionIntervalMs: r2(est.emissionIntervalMs), band: est.band, uncertaintyMs: r2(est.uncertaintyMs), perHour: Math.round(3_600_000 / est.emissionIntervalMs), method: est.method, unexplainedAnswers: est.unexplained };
+}
+
+/** No customer or hourly limit was stated: which plan does the measured rate match? */
+function withoutPlan(est: EmissionEstimate): Finding {
+  const plans = Object.entries(DEFAULT_HOURLY_LIMIT).sort(([, a], [, b]) => a - b);
+  const fits = plans.map(([customer, hourlyLimit]) => ({ customer, hourlyLimit, fit: fit(est, hourlyLimit) }));
+  const evidence = {
+    expected: { plan: 'not stated (--customer, or nodes.horizon.customer / hourlyLimit, states one)', plans: Object.fromEntries(plans.map(([c, h]) => [c, { hourlyLimit: h, emissionIntervalMs: expectedEmissionIntervalMs(h) }])) },
+    actual: actualOf(est),
+    tolerance: `±${RATE_TOLERANCE * 100}% of each plan's T; the estimate's band must lie within it`,
+    observation: { matchingPlan: fits.find((f) => f.fit === 'within')?.customer ?? null },
+  };
+  const what = measured(est);
+  const match = fits.find((f) => f.fit === 'within');
+  if (match) return { verdict: 'pass', message: `${what}: the ${match.customer} plan (${match.hourlyLimit}/h) within ${RATE_TOLERANCE * 100}%; no plan was stated, so none was assumed`, evidence };
+  const dedicated = DEFAULT_HOURLY_LIMIT.dedicated;
+  const top = expectedEmissionIntervalMs(dedicated) * (1 - RATE_TOLERANCE);
+  if (est.band.hi < top) return { verdict: 'observed', message: `${what}: faster than the default dedicated plan (${dedicated}/h), as a dedicated plan raised on request would be; state it with --hourly-limit to check it`, evidence };
+  if (fits.some((f) => f.fit !== 'outside')) return { verdict: 'error', message: `inconclusive: ${what}; the estimate is too vague to tell the plans apart within ±${RATE_TOLERANCE * 100}%`, evidence: { ...evidence, cause: 'band straddles the tolerance' } };
+  return { verdict: 'fail', message: `${what}: matches no plan (shared ${DEFAULT_HOURLY_LIMIT.shared}/h, dedicated ${dedicated}/h or raised above it)`, evidence };
 }
 
 export function checkRate(input: CheckInput): CheckResult {
@@ -20,6 +63,7 @@ export function checkRate(input: CheckInput): CheckResult {
     f = { verdict: 'error', message: 'T could not be estimated from the headers', evidence: { cause: 'no estimate' } };
     return toCheck(input, 'rl.rate', 'RL-09', f);
   }
+  if (input.planAssumed && est.method !== 'coarse') return toCheck(input, 'rl.rate', 'RL-09', withoutPlan(est));
   const T = est.emissionIntervalMs;
   const perHour = 3_600_000 / T;
   const evidence = {

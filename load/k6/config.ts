@@ -39,9 +39,10 @@ function positiveInt(env: Record<string, string | undefined>, name: string, fall
 export function k6Config(env: Record<string, string | undefined>): K6Config {
   const endpoint = env[K6_ENV.endpoint];
   const token = env[K6_ENV.token];
-  if (!endpoint) throw new K6ConfigError(`${K6_ENV.endpoint} is not set (the horizon node's Endpoint URL)`);
+  const missing = (v: string | undefined) => (v === undefined ? 'is not set' : 'is empty');
+  if (!endpoint) throw new K6ConfigError(`${K6_ENV.endpoint} ${missing(endpoint)} (the horizon node's Endpoint URL)`);
   if (!/^https?:\/\//.test(endpoint)) throw new K6ConfigError(`${K6_ENV.endpoint} must start with https:// or http://`);
-  if (!token) throw new K6ConfigError(`${K6_ENV.token} is not set (the node's Auth Token)`);
+  if (!token) throw new K6ConfigError(`${K6_ENV.token} ${missing(token)} (the node's Auth Token)`);
   const customerRaw = env[K6_ENV.customer] || 'dedicated';
   if (customerRaw !== 'dedicated' && customerRaw !== 'shared') throw new K6ConfigError(`${K6_ENV.customer} must be dedicated or shared, got "${customerRaw}"`);
   const customer: Customer = customerRaw;
@@ -59,6 +60,7 @@ export function k6Config(env: Record<string, string | undefined>): K6Config {
       customer,
       hourlyLimit: positiveInt(env, K6_ENV.hourlyLimit, DEFAULT_HOURLY_LIMIT[customer]),
       perSecondCap: positiveInt(env, K6_ENV.perSecondCap, 20),
+      ...(!env[K6_ENV.customer] && !env[K6_ENV.hourlyLimit] && { planAssumed: true }),
     },
     limits: {
       maxRequests: positiveInt(env, K6_ENV.maxRequests, 1000),

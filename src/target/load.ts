@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { createAjv, type ErrorObject, type ValidateFunction } from '../schemas/ajv.js';
 import { dottedPath, pointerSegments } from '../schemas/paths.js';
+import { didYouMean, nearest } from '../cli/suggest.js';
 import type { TargetFile } from '../types/generated/target.js';
 import { DEFAULT_HOURLY_LIMIT, type ResolvedTarget } from './types.js';
 import { checkTlsSettings } from '../tls/trust.js';
@@ -27,7 +28,7 @@ export function substituteEnv(value: unknown, env: Env, path = '', problems: str
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
       const v = env[name];
       if (v === undefined || v === '') {
-        problems.push(`${path || '(root)'}: environment variable ${name} is not set`);
+        problems.push(`${path || '(root)'}: environment variable ${name} ${v === undefined ? 'is not set' : 'is empty'}`);
         return '';
       }
       return v;
@@ -44,7 +45,8 @@ export function substituteEnv(value: unknown, env: Env, path = '', problems: str
 
 let validator: ValidateFunction | undefined;
 function validateTarget(data: unknown): ErrorObject[] {
-  const validate = (validator ??= createAjv().compile(targetSchema));
+  // verbose: an unknown field's error carries its object's schema, whose names the suggestion comes from.
+  const validate = (validator ??= createAjv({ verbose: true }).compile(targetSchema));
   return validate(data) ? [] : [...(validator.errors ?? [])];
 }
 
@@ -52,16 +54,34 @@ function dotted(instancePath: string): string {
   return dottedPath(pointerSegments(instancePath));
 }
 
-/** One line per schema error, wording a person can act on, never echoing a value. */
+/** What a pattern means, by the field it constrains. */
+const PATTERN_WORDS: Record<string, string> = {
+  websocketUrl: 'must be an absolute ws(s) URL',
+  grpcAddress: 'must be host:port',
+};
+
+/** One line per cause, wording a person can act on, never echoing a value. */
 export function describeErrors(errors: ErrorObject[]): string[] {
   const lines = new Set<string>();
+  // A misspelt field is one cause: its "unknown" line names the field it was meant to be, whose
+  // "is required" line would only repeat it.
+  const meant = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword !== 'additionalProperties') continue;
+    const extra = (e.params as { additionalProperty: string }).additionalProperty;
+    const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const guess = nearest(extra, known);
+    if (guess) meant.add(`${e.instancePath}/${guess}`);
+  }
   for (const e of errors) {
     const at = dotted(e.instancePath);
     switch (e.keyword) {
       case 'additionalProperties': {
         const extra = (e.params as { additionalProperty: string }).additionalProperty;
         const where = at === '(root)' ? extra : `${at}.${extra}`;
-        lines.add(`${where}: unknown ${at === '(root)' ? 'section' : 'field'} (not in the target schema)`);
+        const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+        const hint = didYouMean(extra, known) || ' (not in the target schema)';
+        lines.add(`${where}: unknown ${at === '(root)' ? 'section' : 'field'}${hint}`);
         break;
       }
       case 'enum': {
@@ -75,10 +95,11 @@ export function describeErrors(errors: ErrorObject[]): string[] {
         break;
       }
       case 'required':
+        if (meant.has(`${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`)) break;
         lines.add(`${at === '(root)' ? '' : `${at}.`}${(e.params as { missingProperty: string }).missingProperty}: is required`);
         break;
       case 'pattern':
-        lines.add(`${at}: ${/url|endpoint/i.test(at) ? 'must be an absolute http(s) URL' : `must match ${(e.params as { pattern: string }).pattern}`}`);
+        lines.add(`${at}: ${PATTERN_WORDS[at.split('.').pop()!] ?? (/url|endpoint/i.test(at) ? 'must be an absolute http(s) URL' : `must match ${(e.params as { pattern: string }).pattern}`)}`);
         break;
       case 'format':
         lines.add(`${at}: must be a ${(e.params as { format: string }).format}`);
@@ -162,6 +183,7 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
       customer,
       hourlyLimit: nodes.horizon.hourlyLimit ?? DEFAULT_HOURLY_LIMIT[customer],
       perSecondCap: nodes.horizon.perSecondCap ?? 20,
+      ...(nodes.horizon.customer === undefined && nodes.horizon.hourlyLimit === undefined && { planAssumed: true }),
     };
   }
   if (file.tls) {
@@ -182,10 +204,17 @@ const URL_FIELDS = [
 
 /** Parses, substitutes and validates an in-memory target; throws TargetError listing every problem. */
 export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName = 'target', baseDir = process.cwd()): ResolvedTarget {
-  const problems: string[] = [];
-  const substituted = substituteEnv(raw, env, '', problems);
-  // A field whose variable is unset is reported once, as the unset variable.
-  const unsetAt = new Set(problems.map((p) => p.slice(0, p.indexOf(':'))));
+  const unset: string[] = [];
+  const substituted = substituteEnv(raw, env, '', unset);
+  // A field whose variable is unset is reported once, as the unset variable; a variable used in
+  // several fields is one cause, so one line naming them all.
+  const unsetAt = new Set(unset.map((p) => p.slice(0, p.indexOf(':'))));
+  const fieldsByCause = new Map<string, string[]>();
+  for (const p of unset) {
+    const cause = p.slice(p.indexOf(': ') + 2);
+    fieldsByCause.set(cause, [...(fieldsByCause.get(cause) ?? []), p.slice(0, p.indexOf(':'))]);
+  }
+  const problems = [...fieldsByCause].map(([cause, fields]) => `${fields.join(', ')}: ${cause}`);
   problems.push(...describeErrors(validateTarget(substituted)).filter((line) => !unsetAt.has(line.slice(0, line.indexOf(':')))));
   if (problems.length) throw new TargetError(problems);
   // The schema's URL pattern lets through a few strings URL cannot parse (a port above 65535, ...).
@@ -204,12 +233,15 @@ export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName
   return resolved;
 }
 
+const READ_ERRORS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a folder', ENOTDIR: 'a part of the path is a file' };
+
 export function loadTargetFile(path: string, env: Env = process.env): ResolvedTarget {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new TargetError([`${path}: cannot read the target file (${(e as NodeJS.ErrnoException).code ?? 'error'})`]);
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    throw new TargetError([`${path}: cannot read the target file (${READ_ERRORS[code] ?? code})`]);
   }
   let raw: unknown;
   try {

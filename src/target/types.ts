@@ -57,6 +57,8 @@ export interface ResolvedHorizon {
   token: string;
   customer: Customer;
   hourlyLimit: number;
+  /** Neither customer nor hourlyLimit was given: customer and hourlyLimit are the defaults, not the user's word. */
+  planAssumed?: boolean;
   perSecondCap: number;
 }
 

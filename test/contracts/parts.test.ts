@@ -1,11 +1,12 @@
 // The pure parts of the contract suite: the rarity walk's bookkeeping, the block-number reader,
-// ERR-01 grouping, free-text redaction, --only to --grep, and the auth matrix tables.
+// ERR-01 grouping, free-text redaction, --only to --grep, the auth matrix tables, and empty observations.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API_KEY_USAGES } from '../../src/auth/forms.js';
 import { Redactor } from '../../src/record/redact.js';
 import { CONTRACT_RULES, grepFor } from '../../src/run/contracts.js';
 import { readBlockNumber } from '../../contracts/block-number.js';
+import { Checks } from '../../contracts/checks.js';
 import { errorChecks } from '../../contracts/errors-summary.js';
 import { usageGroups, usageRules, unknownKeyLike, apiEndpoints } from '../../contracts/matrix.js';
 import type { Non2xx } from '../../contracts/protocol.js';
@@ -184,5 +185,30 @@ describe('body shapes', () => {
     assert.deepEqual(shapeOf({ b: 1.5, a: [{ x: 'secret' }], c: null }), { a: [{ x: 'string' }], b: 'number', c: 'null' });
     assert.equal(bodyShape('<html>'), 'not JSON');
     assert.equal(bodyShape(''), 'empty');
+  });
+});
+
+describe('an observation with nothing observed', () => {
+  const exchange = (status?: number, error?: string) => ({ seq: 1, method: 'GET', url: 'http://127.0.0.1:9/x', requestHeaders: {}, responseHeaders: {}, sentAt: 0, ...(status !== undefined && { status }), ...(error && { error }) });
+
+  it('is an error with the cause when no request it rests on was answered, even if the cause was met under an unselected rule', () => {
+    const check = new Checks(new Redactor(), (rule) => rule === 'NFT-03');
+    check.error('NFT-01', 'nft.event[x]', 'network: connect ECONNREFUSED 127.0.0.1:9');
+    check.observe('NFT-03', 'nft.event.types', 'event types seen: none', { eventTypes: [] }, []);
+    check.observe('NFT-03', 'nft.event.types2', 'event types seen: none', { eventTypes: [] }, exchange(undefined, 'network: timeout after 10000 ms'));
+    assert.deepEqual(
+      check.results.map((c) => [c.verdict, c.message, c.evidence.cause]),
+      [
+        ['error', 'could not check: nothing observed (network: connect ECONNREFUSED 127.0.0.1:9)', 'network: connect ECONNREFUSED 127.0.0.1:9'],
+        ['error', 'could not check: nothing observed (network: timeout after 10000 ms)', 'network: timeout after 10000 ms'],
+      ],
+    );
+  });
+
+  it('stays an observation when one answer came, or when it rests on other checks (no exchanges given)', () => {
+    const check = new Checks(new Redactor(), () => true);
+    check.observe('NFT-03', 'a', 'event types seen: sale', { eventTypes: ['sale'] }, [exchange(undefined, 'network: reset'), exchange(200)]);
+    check.observe('NFT-07', 'b', 'rarity models: open_rarity only', { otherModels: [] });
+    assert.deepEqual(check.results.map((c) => c.verdict), ['observed', 'observed']);
   });
 });

@@ -87,6 +87,9 @@ test('k6 configuration comes from CHAINPROBE_* variables, with one clear line fo
   assert.equal(c.horizon.hourlyLimit, 2000);
   assert.equal(c.limits.maxRequests, 1000);
   assert.throws(() => k6Config({}), (e: Error) => e instanceof K6ConfigError && /CHAINPROBE_HORIZON_ENDPOINT is not set/.test(e.message));
+  assert.throws(() => k6Config(env({ [K6_ENV.token]: '' })), /CHAINPROBE_HORIZON_TOKEN is empty/);
+  assert.equal(c.horizon.planAssumed, undefined, 'a stated customer is a stated plan');
+  assert.equal(k6Config(env({})).horizon.planAssumed, true, 'no customer and no hourly limit: RL-09 names the plan it sees');
   assert.throws(() => k6Config(env({ [K6_ENV.endpoint]: 'ftp://x' })), /must start with https:\/\/ or http:\/\//);
   assert.throws(() => k6Config(env({ [K6_ENV.customer]: 'gold' })), /dedicated or shared/);
   assert.throws(() => k6Config(env({ [K6_ENV.maxRequests]: '-3' })), /positive integer/);

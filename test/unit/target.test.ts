@@ -40,18 +40,29 @@ const BAD: { name: string; raw: unknown; env?: Record<string, string>; line: str
     line: 'api.apiKey: environment variable BAS_API_KEY is not set',
   },
   {
-    name: 'empty variable counts as unset',
+    name: 'empty variable stops the run too, and says it is empty',
     raw: { nodes: { horizon: node() } },
     env: { BAS_NODE_C_TOKEN: '' },
-    line: 'nodes.horizon.token: environment variable BAS_NODE_C_TOKEN is not set',
+    line: 'nodes.horizon.token: environment variable BAS_NODE_C_TOKEN is empty',
+  },
+  {
+    name: 'one variable in two fields is one cause',
+    raw: { api: { baseUrl: 'https://api.example.invalid', apiKey: '${BAS_API_KEY}', legacyApiKey: '${BAS_API_KEY}' } },
+    env: {},
+    line: 'api.apiKey, api.legacyApiKey: environment variable BAS_API_KEY is not set',
   },
   { name: 'wrong enum', raw: { nodes: { horizon: node({ customer: 'premium' }) } }, line: 'nodes.horizon.customer: must be "dedicated" or "shared"' },
   { name: 'wrong type (integer)', raw: { limits: { maxRequests: '1000' } }, line: 'limits.maxRequests: must be an integer' },
   { name: 'wrong type (boolean)', raw: { nodes: { chainB: { ...node(), grpcTls: 'yes' } } }, line: 'nodes.chainB.grpcTls: must be a boolean' },
   { name: 'wrong type (array)', raw: { api: { universal: { protocol: 'a', network: 'b' } } }, line: 'api.universal: must be an array' },
   { name: 'wrong type (object)', raw: { nodes: 'all' }, line: 'nodes: must be an object' },
-  { name: 'unknown section', raw: { apis: {} }, line: 'apis: unknown section (not in the target schema)' },
-  { name: 'unknown field', raw: { limits: { maxRequest: 5 } }, line: 'limits.maxRequest: unknown field (not in the target schema)' },
+  { name: 'unknown section', raw: { settings: {} }, line: 'settings: unknown section (not in the target schema)' },
+  { name: 'misspelt section', raw: { nodez: {} }, line: 'nodez: unknown section (did you mean nodes?)' },
+  { name: 'unknown field', raw: { limits: { retries: 5 } }, line: 'limits.retries: unknown field (not in the target schema)' },
+  { name: 'misspelt field', raw: { limits: { maxRequest: 5 } }, line: 'limits.maxRequest: unknown field (did you mean maxRequests?)' },
+  { name: 'misspelt required field (one cause, not also "is required")', raw: { nodes: { blockRest: { endpont: 'https://node-a.example.invalid', token: 'x' } } }, line: 'nodes.blockRest.endpont: unknown field (did you mean endpoint?)' },
+  { name: 'gRPC address without a port', raw: { nodes: { chainB: node({ grpcAddress: 'node-b.example.invalid' }) } }, line: 'nodes.chainB.grpcAddress: must be host:port' },
+  { name: 'WebSocket URL with an http scheme', raw: { nodes: { chainB: node({ websocketUrl: 'https://node-b.example.invalid/ws' }) } }, line: 'nodes.chainB.websocketUrl: must be an absolute ws(s) URL' },
   { name: 'required field', raw: { nodes: { blockRest: { token: 'x' } } }, line: 'nodes.blockRest.endpoint: is required' },
   { name: 'not a URL', raw: { api: { baseUrl: 'api.example.invalid' } }, line: 'api.baseUrl: must be an absolute http(s) URL' },
   { name: 'URL that passes the pattern but does not parse', raw: { nodes: { chainB: node({ endpoint: 'https://node-b.example.invalid:99999' }) } }, line: 'nodes.chainB.endpoint: must be an absolute http(s) URL' },
@@ -69,7 +80,7 @@ for (const row of BAD) {
 test('every problem is reported, one line each, in one error', () => {
   const problems = problemsOf({ apis: {}, limits: { maxRequests: 'x' }, nodes: { horizon: node({ customer: 'x' }) } }, {});
   assert.deepEqual(problems.sort(), [
-    'apis: unknown section (not in the target schema)',
+    'apis: unknown section (did you mean api?)',
     'limits.maxRequests: must be an integer',
     'nodes.horizon.customer: must be "dedicated" or "shared"',
     'nodes.horizon.token: environment variable BAS_NODE_C_TOKEN is not set',
@@ -118,10 +129,10 @@ test('an unreadable file and bad JSON each give one line naming the file', () =>
     const missing = join(dir, 'missing.json');
     assert.throws(() => loadTargetFile(missing, SECRETS), (e: unknown) => {
       assert.ok(e instanceof TargetError);
-      assert.deepEqual(e.problems, [`${missing}: cannot read the target file (ENOENT)`]);
+      assert.deepEqual(e.problems, [`${missing}: cannot read the target file (no such file)`]);
       return true;
     });
-    assert.throws(() => loadTargetFile(dir, SECRETS), (e: unknown) => e instanceof TargetError && e.problems.length === 1 && e.problems[0]!.startsWith(`${dir}: cannot read the target file (EISDIR)`));
+    assert.throws(() => loadTargetFile(dir, SECRETS), (e: unknown) => e instanceof TargetError && e.problems.length === 1 && e.problems[0]!.startsWith(`${dir}: cannot read the target file (it is a folder)`));
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"name": "x",\n  "limits": }');
     assert.throws(() => loadTargetFile(bad, SECRETS), (e: unknown) => {
@@ -173,8 +184,15 @@ test('defaults are filled as interfaces.md states', () => {
     grpcTls: true,
     consensusRpcMethod: 'status',
   });
-  assert.deepEqual(t.nodes.horizon, { endpoint: 'https://node.example.invalid', token: SECRETS.BAS_NODE_C_TOKEN, customer: 'dedicated', hourlyLimit: 3600, perSecondCap: 20 });
+  assert.deepEqual(t.nodes.horizon, { endpoint: 'https://node.example.invalid', token: SECRETS.BAS_NODE_C_TOKEN, customer: 'dedicated', hourlyLimit: 3600, perSecondCap: 20, planAssumed: true });
   assert.deepEqual(t.limits, { maxRequests: 1000, maxSeconds: 300, timeoutMs: 10000 });
+});
+
+test('a horizon node without customer or hourlyLimit has an assumed plan (RL-09 then names the plan it sees)', () => {
+  const horizon = (extra: object) => resolveTarget({ nodes: { horizon: node(extra) } }, SECRETS).nodes.horizon!;
+  assert.equal(horizon({}).planAssumed, true);
+  assert.equal(horizon({ customer: 'dedicated' }).planAssumed, undefined);
+  assert.equal(horizon({ hourlyLimit: 5000 }).planAssumed, undefined);
 });
 
 test('hourlyLimit defaults by customer kind; a stated value wins', () => {

@@ -1,6 +1,8 @@
 // k6 entry: the full rate-limit probe run (rules RL-01..RL-13, or those CHAINPROBE_ONLY selects)
 // against the horizon node in CHAINPROBE_HORIZON_ENDPOINT. Bundle with `npx tsx load/k6/build.ts`,
-// then `k6 run -e CHAINPROBE_HORIZON_ENDPOINT=... -e CHAINPROBE_HORIZON_TOKEN=... load/k6/dist/rate-limits.js`.
+// put the token in the environment (`export CHAINPROBE_HORIZON_TOKEN=...` from a secret store; never
+// `-e` on the command line, where it shows in the shell history and the process list), then
+// `k6 run -e CHAINPROBE_HORIZON_ENDPOINT=... load/k6/dist/rate-limits.js`.
 // The probes run once, in setup(); handleSummary writes results.json like `npm start` does.
 import http from 'k6/http';
 import { check, sleep } from 'k6';

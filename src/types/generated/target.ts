@@ -11,7 +11,7 @@ export type HttpUrl = string;
 export type Secret = string;
 
 /**
- * A deployment of the blockchain access service to test (interfaces.md, section 2). Every section is optional; checks whose section is missing are skipped. A string ${NAME} anywhere is replaced by the environment variable NAME.
+ * A deployment of the blockchain access service to test (docs/target-file.md). Every section is optional; checks whose section is missing are skipped. A string ${NAME} anywhere is replaced by the environment variable NAME.
  *
  * Source: interfaces.md section 2 (the target file).
  */
