@@ -1,5 +1,5 @@
 // `npm start` - the main job. Without --target it tests the embedded reference service.
-//   npm start -- [--target <file.json>] [--only <selectors>] [--out <dir>] [--baseline <results.json>]
+//   npm start -- [--target <file.json>] [--only <selectors>] [--out <dir>] [--baseline <results.json>] [--seed N]
 //   npm start -- --node horizon|blockRest|chainB --endpoint <url> --token-env <VAR> [--customer dedicated|shared] [--hourly-limit N]
 //   npm start -- --fault <name> ... --variant <name> ...   (embedded reference only: switch a fault or
 //   an open-behaviour variant on)
@@ -13,6 +13,7 @@ import { parseSelectors, type Selection } from '../src/select.js';
 import { runChainprobe, summarizeBaseline } from '../src/run/pipeline.js';
 import type { ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';
+import { newRunSeed } from '../src/auth/near-miss.js';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
 import { createProgress } from '../src/progress.js';
 import { startReference, type RunningReference } from '../reference/start.js';
@@ -35,6 +36,8 @@ interface Cli {
   hourlyLimit?: string;
   faults: string[];
   variants: string[];
+  /** Run seed of the near-miss credentials (results.json `seed` of an earlier run repeats it). */
+  seed?: number;
 }
 
 function parseCli(argv: string[]): Cli {
@@ -55,6 +58,7 @@ function parseCli(argv: string[]): Cli {
         'hourly-limit': { type: 'string' },
         fault: { type: 'string', multiple: true },
         variant: { type: 'string', multiple: true },
+        seed: { type: 'string' },
       },
       strict: true,
     });
@@ -67,6 +71,7 @@ function parseCli(argv: string[]): Cli {
   if (v.node && v.target) throw new UsageError('--node and --target exclude each other');
   if (v.node && (!v.endpoint || !v['token-env'])) throw new UsageError('--node needs --endpoint <url> and --token-env <VARIABLE>');
   if (!v.node && (v.endpoint || v['token-env'])) throw new UsageError('--endpoint and --token-env go with --node');
+  if (v.seed !== undefined && !/^\d{1,10}$/.test(v.seed)) throw new UsageError('--seed: expected a non-negative integer (the `seed` of an earlier results.json)');
   if ((v.fault?.length || v.variant?.length) && (v.target || v.node)) throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
   return {
     target: v.target,
@@ -80,6 +85,7 @@ function parseCli(argv: string[]): Cli {
     hourlyLimit: v['hourly-limit'],
     faults: (v.fault ?? []).flatMap((f) => f.split(',')).filter(Boolean),
     variants: (v.variant ?? []).flatMap((f) => f.split(',')).filter(Boolean),
+    ...(v.seed !== undefined && { seed: Number(v.seed) % 2 ** 31 }),
   };
 }
 
@@ -147,7 +153,8 @@ async function main(): Promise<number> {
     extra.reference = { faults: cli.faults, variants: cli.variants };
   }
 
-  const redactor = new Redactor(secretsOf(target));
+  const seed = cli.seed ?? newRunSeed();
+  const redactor = new Redactor(secretsOf(target), seed);
   redactLine = (s) => redactor.text(s);
   const controller = new AbortController();
   let signals = 0;
@@ -170,6 +177,7 @@ async function main(): Promise<number> {
       progress,
       signal: controller.signal,
       extra,
+      seed,
     });
     progress.end();
     printSummary(outcome.results, cli.out, outcome.baseline ? summarizeBaseline(outcome.baseline).map((l) => redactor.text(l)) : []);

@@ -59,15 +59,20 @@ export interface AuthorizedRequest {
   headers: Record<string, string>;
 }
 
-/** Applies one form to an HTTP request (header or query forms). */
-export function applyForm(formId: FormId, secret: string, url: string, headers: Record<string, string> = {}): AuthorizedRequest {
+/**
+ * Applies one form to an HTTP request (header or query forms). Several values: a query form
+ * carries the parameter once per value, in order (a header is one value).
+ */
+export function applyForm(formId: FormId, secret: string | readonly string[], url: string, headers: Record<string, string> = {}): AuthorizedRequest {
   const form = AUTH_FORMS[formId];
+  const values = typeof secret === 'string' ? [secret] : secret;
+  if (values.length !== 1 && form.transport !== 'query') throw new Error(`form ${formId} carries one value, not ${values.length}`);
   switch (form.transport) {
     case 'query':
-      return { url: withQueryParam(url, form.name, form.value(secret)), headers: { ...headers } };
+      return { url: values.reduce((u, v) => withQueryParam(u, form.name, form.value(v)), url), headers: { ...headers } };
     case 'header':
     case 'ws-header':
-      return { url, headers: { ...headers, [form.name]: form.value(secret) } };
+      return { url, headers: { ...headers, [form.name]: form.value(values[0]!) } };
     case 'grpc-metadata':
       throw new Error(`form ${formId} is gRPC metadata, not an HTTP form`);
   }

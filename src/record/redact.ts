@@ -1,6 +1,7 @@
 // Redaction: the one place where credential values are turned into safe text. The recorder runs
 // every exchange through it, so nothing downstream (reports, traces, logs) ever sees a secret.
 import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from '../auth/forms.js';
+import { withNearMisses } from '../auth/near-miss.js';
 
 export const REDACTED_SUFFIX = '…(redacted)';
 
@@ -26,9 +27,13 @@ const credentialHeaderSet = new Set<string>(CREDENTIAL_HEADERS);
 export class Redactor {
   private readonly replacements: [string, string][];
 
-  constructor(secrets: readonly string[] = []) {
+  /**
+   * `nearMissSeed`: the run seed of the near-miss credentials (src/auth/near-miss.ts). They are
+   * derived from the secrets and sent by the auth checks, so they are secrets too.
+   */
+  constructor(secrets: readonly string[] = [], nearMissSeed?: number) {
     const pairs: [string, string][] = [];
-    for (const s of new Set(secrets)) {
+    for (const s of new Set(withNearMisses(secrets, nearMissSeed))) {
       if (!s) continue;
       for (const v of variantsOf(s)) pairs.push([v, maskSecret(s)]);
     }

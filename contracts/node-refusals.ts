@@ -1,0 +1,59 @@
+// NAUTH-07 on one node path, whatever its transport (REST, WebSocket upgrade, gRPC metadata): no
+// token, then the wrong tokens of src/auth/wrong-credentials.ts in every form the path was seen
+// to accept with the right token. The transport only says how to send and what "data" means.
+import type { FormId } from '../src/auth/forms.js';
+import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
+import { wrongCredentialCount, wrongCredentials } from '../src/auth/wrong-credentials.js';
+import type { Evidence } from '../src/verdict.js';
+import type { Checks } from './checks.js';
+import { suiteEnv } from './env.js';
+
+export const NO_TOKEN_CAUSE = 'no node token';
+export const WRONG_TOKEN_CAUSE = 'a wrong node token';
+
+export interface NodeRow {
+  /** Check id prefix, e.g. `node.blockRest`. */
+  id: string;
+  /** Row of the auth surface table. */
+  row: string;
+  label: string;
+  /** Every wrong-token kind (one path per node kind), or one rotating kind. */
+  full: boolean;
+  /** Position among the node paths: moves the rotating kind along. */
+  index: number;
+  /**
+   * A rate-limited node: only what a correct service refuses is sent (a refused request spends no
+   * quota), so the probes that follow find the quota the contracts left.
+   */
+  refuseOnly?: boolean;
+}
+
+/** One attempt: the token values in a form (undefined: no token), and whether data came back. Throws CouldNotTest when it could not tell. */
+export type NodeAttempt = (form: FormId | undefined, values: readonly string[] | undefined, purpose: string, cause: string) => Promise<{ data: boolean; what: string; evidence: Evidence }>;
+
+/** At most how many requests refuseNode sends for these accepted forms (for the test's time-out). */
+export function refusalCount(forms: readonly FormId[], full: boolean): number {
+  return 1 + forms.reduce((n, f) => n + wrongCredentialCount(f, full), 0);
+}
+
+export async function refuseNode(check: Checks, row: NodeRow, accepted: readonly FormId[], token: string, attempt: NodeAttempt): Promise<void> {
+  const seed = suiteEnv().seed;
+  const one = async (form: FormId | undefined, values: readonly string[] | undefined, kind: AuthProbe['probe'], label: string, expect: 'refuse' | 'observe') => {
+    const id = form ? `${row.id}[${kind}:${form}]` : `${row.id}[no-token]`;
+    await check.guard('NAUTH-07', id, async () => {
+      const r = await attempt(form, values, id, kind === 'none' ? NO_TOKEN_CAUSE : WRONG_TOKEN_CAUSE);
+      const what = `${row.label} with ${form ? `the token ${label}, as ${form}` : 'no token'}`;
+      const authProbe: AuthProbe = { row: row.row, form: form ?? 'none', probe: kind, data: r.data, expect };
+      const evidence = { ...r.evidence, [AUTH_PROBE_FIELD]: authProbe };
+      if (expect === 'observe') check.add('NAUTH-07', id, 'observed', `${what}: ${r.what}`, evidence);
+      else check.verdict(!r.data, 'NAUTH-07', id, `${what}: ${r.what}`, `${what}: ${r.what}, with data`, evidence);
+    });
+  };
+  await one(undefined, undefined, 'none', 'no token', 'refuse');
+  for (const [i, form] of accepted.entries()) {
+    for (const w of wrongCredentials(form, token, seed, { full: row.full, index: row.index * 3 + i })) {
+      if (row.refuseOnly && w.expect !== 'refuse') continue;
+      await one(form, w.values, w.kind, w.label, w.expect);
+    }
+  }
+}
