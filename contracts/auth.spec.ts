@@ -141,7 +141,7 @@ async function checkWrongKey(ep: ApiEndpoint, base: BaseKind, form: FormId, w: W
     const asset = await assetFor(ep, api, samples);
     const res = await send(api, ep, baseUrlOf(a, base)!, asset, id, { form, secret: w.values }, w.kind === 'empty' ? 'no credentials' : WRONG_KEY_CAUSE);
     const data = res.ok && ep.isData(res.json);
-    const what = `${OWN_KEY[base] === 'newKey' ? 'new' : 'legacy'} key ${w.label}, as ${formLabel(form)} on ${BASE_LABEL[base]} (${ep.id})`;
+    const what = `${w.kind === 'empty' ? 'an empty value' : `${OWN_KEY[base] === 'newKey' ? 'new' : 'legacy'} key (${w.label})`} as ${formLabel(form)} on ${BASE_LABEL[base]} (${ep.id})`;
     const authProbe: AuthProbe = { row: rowOf(ep, base), form, probe: w.kind, data, expect: w.expect };
     const evidence = ev(res.exchange, { expected: 'no 2xx with the resource', actual: res.status, observation: { ...answerOf(res), accepted: data }, [AUTH_PROBE_FIELD]: authProbe });
     if (w.expect === 'observe') check.add(rule, id, 'observed', `${what}: ${data ? 'accepted' : 'refused'} with ${res.status}`, evidence);

@@ -42,7 +42,7 @@ export async function refuseNode(check: Checks, row: NodeRow, accepted: readonly
     const id = form ? `${row.id}[${kind}:${form}]` : `${row.id}[no-token]`;
     await check.guard('NAUTH-07', id, async () => {
       const r = await attempt(form, values, id, kind === 'none' ? NO_TOKEN_CAUSE : WRONG_TOKEN_CAUSE);
-      const what = `${row.label} with ${form ? `the token ${label}, as ${form}` : 'no token'}`;
+      const what = `${row.label} with ${!form ? 'no token' : kind === 'empty' ? `an empty token as ${form}` : `the token (${label}) as ${form}`}`;
       const authProbe: AuthProbe = { row: row.row, form: form ?? 'none', probe: kind, data: r.data, expect };
       const evidence = { ...r.evidence, [AUTH_PROBE_FIELD]: authProbe };
       if (expect === 'observe') check.add('NAUTH-07', id, 'observed', `${what}: ${r.what}`, evidence);

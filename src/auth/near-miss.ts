@@ -43,13 +43,13 @@ export const NEAR_MISS_EXPECT: Record<NearMissKind, 'refuse' | 'observe'> = {
 
 export const NEAR_MISS_LABEL: Record<NearMissKind, string> = {
   'first-changed': 'first character changed',
-  'middle-changed': 'a middle character changed',
+  'middle-changed': 'middle character changed',
   'last-changed': 'last character changed',
   'case-changed': 'letter case changed',
   'char-cut': 'one character cut',
   'char-added': 'one character added',
-  'other-generation': "the other key generation's key",
-  unknown: 'an unknown key of the same shape',
+  'other-generation': "the other generation's key",
+  unknown: 'unknown, same shape',
   whitespace: 'surrounded by whitespace',
 };
 
