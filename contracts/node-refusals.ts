@@ -10,6 +10,7 @@ import { suiteEnv } from './env.js';
 
 export const NO_TOKEN_CAUSE = 'no node token';
 export const WRONG_TOKEN_CAUSE = 'a wrong node token';
+export const OPEN_FORM_CAUSE = 'an auth form the description leaves open';
 
 export interface NodeRow {
   /** Check id prefix, e.g. `node.blockRest`. */
@@ -34,6 +35,23 @@ export type NodeAttempt = (form: FormId | undefined, values: readonly string[] |
 /** At most how many requests refuseNode sends for these accepted forms (for the test's time-out). */
 export function refusalCount(forms: readonly FormId[], full: boolean): number {
   return 1 + forms.reduce((n, f) => n + wrongCredentialCount(f, full), 0);
+}
+
+/**
+ * Tries the right token in forms the description does not show on this path (observed, never
+ * failed); each one that gets data joins `accepted`, so the wrong tokens are tried there too.
+ */
+export async function learnOpenForms(check: Checks, row: NodeRow, forms: readonly FormId[], token: string, attempt: NodeAttempt, accepted: FormId[]): Promise<void> {
+  for (const form of forms) {
+    const id = `${row.id}[${form}]`;
+    await check.guard('NAUTH-07', id, async () => {
+      const r = await attempt(form, [token], id, OPEN_FORM_CAUSE);
+      if (r.data) accepted.push(form);
+      const { expected: _expected, ...evidence } = r.evidence;
+      const authProbe: AuthProbe = { row: row.row, form, probe: 'right', documented: false, data: r.data };
+      check.add('NAUTH-07', id, 'observed', `${row.label}, the token as ${form} (a form not shown there): ${r.data ? 'accepted' : 'not accepted'}, ${r.what}`, { ...evidence, [AUTH_PROBE_FIELD]: authProbe });
+    });
+  }
 }
 
 export async function refuseNode(check: Checks, row: NodeRow, accepted: readonly FormId[], token: string, attempt: NodeAttempt): Promise<void> {

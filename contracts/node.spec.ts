@@ -12,7 +12,7 @@ import { UNEXPECTED_CAUSE, type ApiClient, type CallResult } from './api.js';
 import { CouldNotTest, ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
 import { Spec } from './fixtures.js';
-import { refuseNode, refusalCount, type NodeAttempt, type NodeRow } from './node-refusals.js';
+import { learnOpenForms, OPEN_FORM_CAUSE, refuseNode, refusalCount, type NodeAttempt, type NodeRow } from './node-refusals.js';
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
 import { bodyShape, isJsonMedia, mediaType } from './shape.js';
 import { JSON_HEADERS, PATHS } from './urls.js';
@@ -26,7 +26,6 @@ const timeoutMs = target.limits.timeoutMs;
 
 /** Statuses that mean "your credentials were not accepted" (RFC 9110 15.5.2 and 15.5.4). */
 const AUTH_REFUSALS: readonly number[] = [401, 403];
-const OPEN_FORM_CAUSE = 'an auth form the description leaves open';
 
 type NodeName = 'blockRest' | 'chainB' | 'horizon';
 type RestPath = Exclude<NodePath, 'websocket' | 'grpc'>;
@@ -74,6 +73,12 @@ function nodeOf(t: ResolvedTarget, name: NodeName): { endpoint: string; token: s
 function usagesOf(path: NodePath): TokenUsage[] {
   return NODE_TOKEN_USAGES.filter((u) => u.path === path);
 }
+
+/** The forms a WebSocket or gRPC path is not shown with: tried with the right token to learn whether they work. */
+const openFormsOf = (path: NodePath) => usagesOf(path).filter((u) => u.expect === 'open').map((u) => u.form);
+
+/** At most the requests of one WebSocket or gRPC test: every form with the right token, then the refusals. */
+const nodeRequests = (path: NodePath) => usagesOf(path).length + refusalCount(usagesOf(path).map((u) => u.form), true);
 
 function restObservation(res: CallResult): Record<string, unknown> {
   return { status: res.status, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) };
@@ -205,17 +210,19 @@ if (chainB) {
       else check.verdict(r.pongMs !== undefined, 'NODE-02', id, `ping/pong round trip in ${r.pongMs} ms`, `no pong to a ping within ${timeoutMs} ms`, ev(r.exchange, { expected: 'pong', actual: r.error ?? 'no pong', observation }));
     });
     if (!check.wants('NAUTH-07')) return;
-    await refuseNode(check, wsRow, accepted, chainB.token, async (form, values, purpose, cause) => {
+    const attempt: NodeAttempt = async (form, values, purpose, cause) => {
       api.take();
-      const headers = form ? applyForm(form, values!, chainB.websocketUrl).headers : {};
-      const r = await probeWebSocket({ url: chainB.websocketUrl, headers, timeoutMs, recorder, purpose });
+      const { url, headers } = form ? applyForm(form, values!, chainB.websocketUrl) : { url: chainB.websocketUrl, headers: {} };
+      const r = await probeWebSocket({ url, headers, timeoutMs, recorder, purpose });
       if (!r.upgraded && r.status === undefined) throw new CouldNotTest(r.error ?? 'no answer to the upgrade', r.exchange ? [r.exchange] : []);
       if (!r.upgraded && r.exchange) api.noteNon2xx(cause, r.exchange);
       const data = !gotNoData(r);
       const what = !r.upgraded ? `upgrade refused (${r.status})` : data ? `upgraded and ${r.pongMs !== undefined ? 'answered a ping' : 'kept open'}` : 'closed before any data';
       return { data, what, evidence: ev(r.exchange, { expected: 'no upgrade, or closed before any data', observation: wsObservation(r) }) };
-    });
-  });
+    };
+    await learnOpenForms(check, wsRow, openFormsOf('websocket'), chainB.token, attempt, accepted);
+    await refuseNode(check, wsRow, accepted, chainB.token, attempt);
+  }, { requests: nodeRequests('websocket') });
 
   const grpcList = async (metadata: Record<string, string>, purpose: string, recorder: Recorder) =>
     (await grpcClient()).listServicesByReflection({ address: chainB.grpcAddress, tls: chainB.grpcTls, metadata, deadlineMs: timeoutMs, recorder, purpose });
@@ -225,7 +232,7 @@ if (chainB) {
     const id = 'node.grpc[x-auth-token]';
     const { GrpcCallError, isReflectionService } = await grpcClient();
     const accepted: FormId[] = [];
-    const metadataOf = (form: FormId, value: string) => ({ [AUTH_FORMS[form].name]: value });
+    const metadataOf = (form: FormId, value: string) => ({ [AUTH_FORMS[form].name]: AUTH_FORMS[form].value(value) });
     await check.guard(['NAUTH-06', 'NODE-06'], id, async () => {
       api.take();
       let services: string[];
@@ -249,7 +256,7 @@ if (chainB) {
       check.verdict(own.length > 0, 'NODE-06', id, `reflection lists ${own.join(', ')}`, `reflection lists only ${services.join(', ') || 'nothing'}`, ev(exchange, { expected: 'a service besides reflection', actual: services, observation: { services: [...services].sort() } }));
     });
     if (!check.wants('NAUTH-07')) return;
-    await refuseNode(check, grpcRow, accepted, chainB.token, async (form, values, purpose, cause) => {
+    const attempt: NodeAttempt = async (form, values, purpose, cause) => {
       api.take();
       try {
         const services = await grpcList(form ? metadataOf(form, values![0]!) : {}, purpose, recorder);
@@ -261,8 +268,10 @@ if (chainB) {
         if (exchange) api.noteNon2xx(cause, exchange, undefined, `grpc ${e.codeName}`);
         return { data: false, what: e.codeName ?? 'refused', evidence: ev(exchange, { observation: { status: e.codeName } }) };
       }
-    });
-  });
+    };
+    await learnOpenForms(check, grpcRow, openFormsOf('grpc'), chainB.token, attempt, accepted);
+    await refuseNode(check, grpcRow, accepted, chainB.token, attempt);
+  }, { requests: nodeRequests('grpc') });
 }
 
 spec.coverRest(

@@ -80,8 +80,8 @@ test('the form table holds every credential form of the description', () => {
   const apiKeyCases = byName('header').filter((n) => n.toLowerCase() === 'x-api-key');
   assert.ok(new Set(apiKeyCases).size >= 4, apiKeyCases.join(','));
   assert.deepEqual(byName('query').sort(), ['apiKey', 'auth']);
-  assert.deepEqual(byName('ws-header'), ['X-Auth-Token']);
-  assert.deepEqual(byName('grpc-metadata').map((n) => n.toLowerCase()), ['x-auth-token']);
+  assert.deepEqual(byName('ws-header'), ['X-Auth-Token', 'Authorization']);
+  assert.deepEqual(byName('grpc-metadata').map((n) => n.toLowerCase()), ['x-auth-token', 'authorization']);
   assert.ok(byName('header').includes('X-Auth-Token'));
   for (const [id, form] of Object.entries(AUTH_FORMS)) assert.equal(form.id, id);
 });
