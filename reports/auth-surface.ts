@@ -4,7 +4,7 @@
 // parameter twice) was refused; a failing cell links to its evidence below the table: the
 // redacted request, the status, a body excerpt and a curl line with the credential masked.
 // Everything is read back from the checks' `evidence.authProbe` (src/auth/surface.ts).
-import { AUTH_FORMS, type FormId } from '../src/auth/forms.js';
+import { AUTH_FORMS } from '../src/auth/forms.js';
 import { authProbeOf, type AuthProbe, type SurfaceForm } from '../src/auth/surface.js';
 import { curlOf, type Exchange } from '../src/record/recorder.js';
 import type { ResultsFile } from '../src/results.js';
@@ -13,10 +13,21 @@ import { esc } from './text.js';
 
 const BODY_EXCERPT = 300;
 
-/** Column order: no credential first, then the forms of the description's tables. */
-const COLUMNS: readonly SurfaceForm[] = ['none', ...(Object.keys(AUTH_FORMS) as FormId[])];
+/**
+ * Columns: no credential, then the three API key forms and the three node token forms. A form a
+ * transport carries its own way (WebSocket upgrade headers, gRPC metadata) shares the column of
+ * the HTTP form with the same name.
+ */
+const COLUMNS: readonly SurfaceForm[] = ['none', 'bearer', 'x-api-key', 'apikey-query', 'x-auth-token', 'auth-query'];
 
-const COLUMN_LABEL = (f: SurfaceForm): string => (f === 'none' ? 'no credential' : f === 'bearer' ? 'Bearer' : `${AUTH_FORMS[f].name}${AUTH_FORMS[f].transport === 'query' ? '=' : ''}`);
+const COLUMN_LABEL: Record<string, string> = { none: 'no credential', bearer: 'Authorization: Bearer', 'x-api-key': 'X-API-Key', 'apikey-query': 'apiKey=', 'x-auth-token': 'X-Auth-Token', 'auth-query': 'auth=' };
+
+export function columnOf(form: SurfaceForm): SurfaceForm {
+  if (form === 'none') return form;
+  const f = AUTH_FORMS[form];
+  const same = COLUMNS.find((c) => c !== 'none' && AUTH_FORMS[c].name.toLowerCase() === f.name.toLowerCase() && (AUTH_FORMS[c].transport === 'query') === (f.transport === 'query'));
+  return same ?? form;
+}
 
 interface Cell {
   right?: AuthProbe;
@@ -25,6 +36,13 @@ interface Cell {
 
 /** Whether a wrong credential got data where a correct service refuses it. */
 const isBreach = (p: AuthProbe) => p.probe !== 'right' && p.expect === 'refuse' && p.data;
+
+/** Rows in the order of the description: the API families, then the node kinds (stable within each). */
+const ROW_ORDER = ['universal', 'native', 'nft', 'blockRest', 'chainB', 'horizon'];
+const rowRank = (row: string) => {
+  const i = ROW_ORDER.findIndex((p) => row.startsWith(p));
+  return i < 0 ? ROW_ORDER.length : i;
+};
 
 export interface AuthSurface {
   rows: string[];
@@ -41,13 +59,14 @@ export function authSurface(checks: readonly CheckResult[]): AuthSurface {
     const p = authProbeOf(c);
     if (!p) continue;
     requests++;
-    used.add(p.form);
+    const column = columnOf(p.form);
+    used.add(column);
     const row = cells.get(p.row) ?? cells.set(p.row, new Map()).get(p.row)!;
-    const cell = row.get(p.form) ?? row.set(p.form, { wrong: [] }).get(p.form)!;
+    const cell = row.get(column) ?? row.set(column, { wrong: [] }).get(column)!;
     if (p.probe === 'right') cell.right = p;
     else cell.wrong.push({ probe: p, check: c });
   }
-  return { rows: [...cells.keys()], columns: COLUMNS.filter((f) => used.has(f)), cells, requests };
+  return { rows: [...cells.keys()].sort((a, b) => rowRank(a) - rowRank(b)), columns: [...COLUMNS.filter((f) => used.has(f)), ...[...used].filter((f) => !COLUMNS.includes(f))], cells, requests };
 }
 
 function rightText(cell: Cell, form: SurfaceForm): string {
@@ -59,16 +78,16 @@ function rightText(cell: Cell, form: SurfaceForm): string {
 
 function cellHtml(cell: Cell | undefined, form: SurfaceForm, anchors: Map<CheckResult, string>): string {
   if (!cell) return '<td class="as-empty">-</td>';
-  const refused = cell.wrong.filter((w) => !w.probe.data).length;
-  const breaches = cell.wrong.filter((w) => isBreach(w.probe));
+  const mustRefuse = cell.wrong.filter((w) => w.probe.expect !== 'observe');
+  const breaches = mustRefuse.filter((w) => isBreach(w.probe));
   const openData = cell.wrong.filter((w) => w.probe.expect === 'observe' && w.probe.data);
   const parts = [rightText(cell, form)].filter(Boolean);
-  if (cell.wrong.length) {
+  if (mustRefuse.length) {
     const what = form === 'none' ? 'request without credential' : 'wrong credential(s)';
-    parts.push(breaches.length ? `<strong>${breaches.length} of ${cell.wrong.length} ${what} got data</strong>` : `${refused} of ${cell.wrong.length} ${what} refused`);
+    parts.push(breaches.length ? `<strong>${breaches.length} of ${mustRefuse.length} ${what} got data</strong>` : `${mustRefuse.length} of ${mustRefuse.length} ${what} refused`);
   }
   if (breaches.length) parts.push(breaches.map((b) => `<a href="#${anchors.get(b.check)}">${esc(b.probe.probe)}</a>`).join(' '));
-  if (openData.length) parts.push(`<span class="muted">observed with data: ${openData.map((o) => esc(o.probe.probe)).join(', ')}</span>`);
+  if (openData.length) parts.push(`<span class="muted">open, got data: ${openData.map((o) => esc(o.probe.probe)).join(', ')}</span>`);
   const state = breaches.length ? 'fail' : cell.right && !cell.right.data && form !== 'none' ? 'refused' : 'ok';
   return `<td class="as-${state}" data-auth-cell="${esc(form)}" data-auth-state="${state}">${parts.join('<br>')}</td>`;
 }
@@ -97,7 +116,7 @@ export function authSurfaceSection(results: ResultsFile): string {
   const anchors = new Map<CheckResult, string>();
   for (const row of s.rows) for (const cell of s.cells.get(row)!.values()) for (const w of cell.wrong) if (isBreach(w.probe)) anchors.set(w.check, `auth-ev-${anchors.size + 1}`);
   const seed = typeof results.seed === 'number' ? results.seed : undefined;
-  const head = `<tr><th>endpoint / node path</th>${s.columns.map((f) => `<th>${esc(COLUMN_LABEL(f))}</th>`).join('')}</tr>`;
+  const head = `<tr><th>endpoint / node path</th>${s.columns.map((f) => `<th>${esc(COLUMN_LABEL[f] ?? f)}</th>`).join('')}</tr>`;
   const body = s.rows.map((row) => `<tr data-auth-row="${esc(row)}"><th>${esc(row)}</th>${s.columns.map((f) => cellHtml(s.cells.get(row)!.get(f), f, anchors)).join('')}</tr>`).join('\n');
   return `<section id="auth-surface" data-auth-requests="${s.requests}">${STYLE}
 <h2>Auth surface</h2>

@@ -27,15 +27,21 @@ const checks: CheckResult[] = [
   probeCheck({ row, form: 'apikey-query', probe: 'whitespace', expect: 'observe', data: true }, 'observed'),
   probeCheck({ row, form: 'none', probe: 'none', expect: 'refuse', data: false }, 'pass'),
   probeCheck({ row: 'blockRest block by height', form: 'auth-query', probe: 'right', documented: true, data: false }, 'fail'),
+  probeCheck({ row: 'chainB WebSocket', form: 'ws-bearer', probe: 'right', documented: false, data: true }, 'observed'),
+  probeCheck({ row: 'chainB gRPC', form: 'grpc-metadata', probe: 'right', documented: true, data: true }, 'pass'),
   { id: 'other', rule: 'NFT-01', verdict: 'pass', message: 'not an auth check', evidence: {} },
 ];
 
 test('cells: right credential documented/observed, wrong ones refused or not, request count', () => {
   const s = authSurface(checks);
-  assert.equal(s.requests, 7);
-  assert.equal(authRequestCount(checks), 7);
-  assert.deepEqual(s.rows, [row, 'blockRest block by height']);
-  assert.deepEqual(s.columns, ['none', 'bearer', 'apikey-query', 'auth-query']);
+  assert.equal(s.requests, 9);
+  assert.equal(authRequestCount(checks), 9);
+  assert.deepEqual(s.rows, [row, 'blockRest block by height', 'chainB WebSocket', 'chainB gRPC']);
+  assert.deepEqual(authSurface([...checks].reverse()).rows.slice(0, 2), s.rows.slice(0, 2), 'rows follow the description, not the order the checks finished in');
+  // WebSocket headers and gRPC metadata share the columns of the HTTP forms of the same name.
+  assert.deepEqual(s.columns, ['none', 'bearer', 'apikey-query', 'x-auth-token', 'auth-query']);
+  assert.equal(s.cells.get('chainB WebSocket')!.get('bearer')!.right?.form, 'ws-bearer');
+  assert.equal(s.cells.get('chainB gRPC')!.get('x-auth-token')!.right?.form, 'grpc-metadata');
   const bearer = s.cells.get(row)!.get('bearer')!;
   assert.equal(bearer.right?.documented, true);
   assert.equal(bearer.wrong.length, 2);
@@ -44,7 +50,7 @@ test('cells: right credential documented/observed, wrong ones refused or not, re
 test('the section: a failing cell links to the redacted evidence with a curl line; no credential value anywhere', () => {
   const results = buildResults({ target: 't', startedAt: new Date(0), finishedAt: new Date(1), checks, limiter: null, extra: { seed: SEED } });
   const html = authSurfaceSection(results);
-  assert.match(html, /data-auth-requests="7"/);
+  assert.match(html, /data-auth-requests="9"/);
   assert.match(html, /--seed 1234/);
   const failing = /<td class="as-fail" data-auth-cell="bearer"[^>]*>(.*?)<\/td>/.exec(html);
   assert.ok(failing, 'the Bearer cell fails');
@@ -55,7 +61,7 @@ test('the section: a failing cell links to the redacted evidence with a curl lin
   assert.match(evidence, /curl -sS -i -H &quot;Authorization: Bearer \$CHAINPROBE_CREDENTIAL&quot;/);
   assert.match(evidence, /status 200/);
   assert.match(evidence, /block_number/);
-  assert.match(html, /data-auth-cell="apikey-query" data-auth-state="ok">accepted \(observed\)<br>0 of 1 wrong credential\(s\) refused<br><span class="muted">observed with data: whitespace/);
+  assert.match(html, /data-auth-cell="apikey-query" data-auth-state="ok">accepted \(observed\)<br><span class="muted">open, got data: whitespace/);
   assert.match(html, /data-auth-cell="auth-query" data-auth-state="refused">refused with the right credential/);
   assert.ok(!html.includes(KEY) && !html.includes(KEY.toUpperCase()), 'a credential value in the section');
   assert.equal(authSurfaceSection(buildResults({ target: 't', startedAt: new Date(0), finishedAt: new Date(1), checks: checks.slice(-1), limiter: null })), '');
