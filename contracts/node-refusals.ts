@@ -56,13 +56,14 @@ export async function learnOpenForms(check: Checks, row: NodeRow, forms: readonl
 
 export async function refuseNode(check: Checks, row: NodeRow, accepted: readonly FormId[], token: string, attempt: NodeAttempt): Promise<void> {
   const seed = suiteEnv().seed;
-  const one = async (form: FormId | undefined, values: readonly string[] | undefined, kind: AuthProbe['probe'], label: string, expect: 'refuse' | 'observe') => {
-    const id = form ? `${row.id}[${kind}:${form}]` : `${row.id}[no-token]`;
+  const one = async (form: FormId | undefined, values: readonly string[] | undefined, kind: AuthProbe['probe'], label: string, expect: 'refuse' | 'observe', rotating = false) => {
+    const id = form ? `${row.id}[${rotating ? 'rotating' : kind}:${form}]` : `${row.id}[no-token]`;
     await check.guard('NAUTH-07', id, async () => {
       const r = await attempt(form, values, id, kind === 'none' ? NO_TOKEN_CAUSE : WRONG_TOKEN_CAUSE);
       const what = `${row.label} with ${!form ? 'no token' : kind === 'empty' ? `an empty token as ${form}` : `the token (${label}) as ${form}`}`;
       const authProbe: AuthProbe = { row: row.row, form: form ?? 'none', probe: kind, data: r.data, expect };
-      const evidence = { ...r.evidence, [AUTH_PROBE_FIELD]: authProbe };
+      // A rotating kind's status may differ from the last run's kind: not drift (see WrongCredential).
+      const evidence = { ...r.evidence, ...(rotating && { observation: { accepted: r.data } }), [AUTH_PROBE_FIELD]: authProbe };
       if (expect === 'observe') check.add('NAUTH-07', id, 'observed', `${what}: ${r.what}`, evidence);
       else check.verdict(!r.data, 'NAUTH-07', id, `${what}: ${r.what}`, `${what}: ${r.what}, with data`, evidence);
     });
@@ -71,7 +72,7 @@ export async function refuseNode(check: Checks, row: NodeRow, accepted: readonly
   for (const [i, form] of accepted.entries()) {
     for (const w of wrongCredentials(form, token, seed, { full: row.full, index: row.index * 3 + i })) {
       if (row.refuseOnly && w.expect !== 'refuse') continue;
-      await one(form, w.values, w.kind, w.label, w.expect);
+      await one(form, w.values, w.kind, w.label, w.expect, w.rotating);
     }
   }
 }

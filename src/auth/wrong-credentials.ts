@@ -1,7 +1,8 @@
 // The wrong credentials the auth checks send in one accepted form: the near misses of the real
 // value (src/auth/near-miss.ts), the empty value, and, in query forms, the parameter twice. The
-// budget is data too: every kind on one endpoint per family and node kind (`full`), one kind
-// elsewhere, rotating over endpoints and forms from the run seed.
+// budget is data too: every kind on one endpoint per family and node kind (`full`); elsewhere the
+// empty value (no credential, which every endpoint must refuse) and one near miss, rotating over
+// endpoints and forms from the run seed.
 import { AUTH_FORMS, type FormId } from './forms.js';
 import { NEAR_MISS_EXPECT, NEAR_MISS_LABEL, nearMisses, rotatingKind, type NearMissKind } from './near-miss.js';
 
@@ -14,10 +15,15 @@ export interface WrongCredential {
   /** The values sent in the form, in order: a duplicated query parameter carries two. */
   values: string[];
   label: string;
+  /**
+   * The one kind of a rotating probe: its check id and observation leave the kind out, so a
+   * baseline sees the same check from run to run while the kind moves with the seed.
+   */
+  rotating?: boolean;
 }
 
-/** The kinds one rotating probe draws from: each must be refused. */
-export const ROTATION: readonly WrongKind[] = ['first-changed', 'middle-changed', 'last-changed', 'case-changed', 'char-cut', 'char-added', 'unknown', 'empty'];
+/** The kinds one rotating probe draws from: near misses that must be refused (one rule, AUTH-08 or NAUTH-07). */
+export const ROTATION: readonly WrongKind[] = ['first-changed', 'middle-changed', 'last-changed', 'case-changed', 'char-cut', 'char-added', 'unknown'];
 
 export interface WrongCredentialPlan {
   /** Every kind (the one endpoint of its family or node kind), or one rotating kind. */
@@ -48,10 +54,15 @@ export function wrongCredentials(form: FormId, real: string, seed: number, plan:
     seed,
     plan.index,
   );
-  return all.filter((w) => w.kind === kind);
+  return all.filter((w) => w.kind === 'empty' || w.kind === kind).map((w) => (w.kind === kind ? { ...w, rotating: true } : w));
+}
+
+/** The check id part naming a wrong credential: its kind, or `rotating` (see WrongCredential). */
+export function wrongCredentialSlot(w: WrongCredential): string {
+  return w.rotating ? 'rotating' : w.kind;
 }
 
 /** How many requests the wrong credentials of one form cost at most (for test time-outs). */
 export function wrongCredentialCount(form: FormId, full: boolean): number {
-  return full ? 9 + 1 + (AUTH_FORMS[form].transport === 'query' ? 2 : 0) : 1;
+  return full ? 9 + 1 + (AUTH_FORMS[form].transport === 'query' ? 2 : 0) : 2;
 }

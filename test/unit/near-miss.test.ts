@@ -106,11 +106,16 @@ test('wrong credentials of a form: the near misses, the empty value, and in a qu
   assert.ok(header.length <= wrongCredentialCount('x-auth-token', true));
 });
 
-test('outside the full set one kind rotates over the positions, each of them one a correct service refuses', () => {
-  const picked = Array.from({ length: ROTATION.length }, (_v, i) => wrongCredentials('bearer', REAL, 3, { full: false, index: i }));
+test('outside the full set the empty value and one near miss, rotating over the positions, each one a correct service refuses', () => {
+  const picked = Array.from({ length: ROTATION.length }, (_v, i) => wrongCredentials('bearer', REAL, 3, { full: false, index: i }).filter((w) => w.kind !== 'empty'));
   for (const p of picked) {
     assert.equal(p.length, 1);
     assert.equal(p[0]!.expect, 'refuse');
   }
+  // The empty value goes everywhere: it is no credential, which every endpoint must refuse.
+  assert.ok(wrongCredentials('bearer', REAL, 3, { full: false, index: 0 }).some((w) => w.kind === 'empty' && !w.rotating));
   assert.equal(new Set(picked.map((p) => p[0]!.kind)).size, ROTATION.length);
+  // The rotating one is marked (its check id leaves the kind out); the full set is not.
+  assert.ok(picked.every((p) => p[0]!.rotating));
+  assert.ok(wrongCredentials('bearer', REAL, 3, { full: true, index: 0 }).every((w) => !w.rotating));
 });
