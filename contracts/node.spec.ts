@@ -1,7 +1,9 @@
 // Dedicated node endpoints (NODE-01..07) and node access tokens (NAUTH-01..07): each REST path
 // with every token form NODE_TOKEN_USAGES lists, the WebSocket upgrade with a ping/pong round
-// trip, gRPC reflection, and refusals without a token or with a wrong one. The horizon node is
-// rate-limited: the suite sends it only a handful of requests.
+// trip, gRPC reflection, then NAUTH-07 in the same test: no token, and wrong tokens (near misses,
+// empty, the auth parameter twice) in every form that path took the right token in
+// (contracts/node-refusals.ts). The horizon node is rate-limited: it gets a handful of accepted
+// requests, and only wrong tokens a correct service refuses, which spend none of its quota.
 import { randomInt } from 'node:crypto';
 import { applyForm, AUTH_FORMS, NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '../src/auth/forms.js';
 import type { WebSocketProbeResult } from '../src/clients/websocket.js';
@@ -119,7 +121,7 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
   const node = nodeOf(target, def.node);
   if (!node) continue;
   const usages = usagesOf(path);
-  // fee_stats also gets a HEAD (NODE-07); the horizon node is rate-limited, so that is all.
+  // fee_stats also gets a HEAD (NODE-07); the horizon node is rate-limited, so that is all it is served.
   const rules = [...new Set([...usages.map((u) => u.rule), def.rule, 'NAUTH-07'])];
   const row: NodeRow = { id: `node.${path}`, row: `${def.node} ${def.label}`, label: def.label, full: def.full, index: Object.keys(REST_PATHS).indexOf(path), refuseOnly: RATE_LIMITED.has(def.node) };
   spec.contract(
