@@ -27,6 +27,7 @@ import {
   type Refusal,
 } from './matrix.js';
 import type { AssetRef, Samples } from './samples.js';
+import { AUTH_CONCURRENCY, settleAll, valueOf } from './in-flight.js';
 import { bodyShape, mediaType } from './shape.js';
 import { suiteEnv } from './env.js';
 
@@ -134,25 +135,31 @@ function wrongKeyRule(w: WrongCredential): string {
   return w.kind === 'empty' ? 'AUTH-07' : w.kind === 'other-generation' ? 'AUTH-10' : 'AUTH-08';
 }
 
-async function checkWrongKey(ep: ApiEndpoint, base: BaseKind, form: FormId, w: WrongCredential, api: ApiClient, check: Checks, samples: Samples, a: ResolvedApi): Promise<void> {
-  const rule = wrongKeyRule(w);
-  const id = `auth.${ep.id}[${wrongCredentialSlot(w)}:${form}@${base}]`;
-  await check.guard(rule, id, async () => {
-    const asset = await assetFor(ep, api, samples);
-    const res = await send(api, ep, baseUrlOf(a, base)!, asset, id, { form, secret: w.values }, w.kind === 'empty' ? 'no credentials' : WRONG_KEY_CAUSE);
-    const data = res.ok && ep.isData(res.json);
-    const what = `${w.kind === 'empty' ? 'an empty value' : `${OWN_KEY[base] === 'newKey' ? 'new' : 'legacy'} key (${w.label})`} as ${formLabel(form)} on ${BASE_LABEL[base]} (${ep.id})`;
-    const authProbe: AuthProbe = { row: rowOf(ep, base), form, probe: w.kind, data, expect: w.expect };
-    // A rotating kind's status may differ from the last run's kind (401 for empty, 403 for a near miss): not drift.
-    const observation = w.rotating ? { accepted: data } : { ...answerOf(res), accepted: data };
-    const evidence = ev(res.exchange, { expected: 'no 2xx with the resource', actual: res.status, observation, [AUTH_PROBE_FIELD]: authProbe });
-    if (w.expect === 'observe') check.add(rule, id, 'observed', `${what}: ${data ? 'accepted' : 'refused'} with ${res.status}`, evidence);
-    else check.verdict(!data, rule, id, `${what}: no data (${res.status})`, `${what}: got data (${res.status} with the resource)`, evidence);
-  });
+interface WrongKeyProbe {
+  base: BaseKind;
+  form: FormId;
+  w: WrongCredential;
 }
 
-/** Wrong keys in every form the base accepted its own key in (documented or observed). */
+function judgeWrongKey(ep: ApiEndpoint, p: WrongKeyProbe, res: CallResult, check: Checks): void {
+  const { base, form, w } = p;
+  const rule = wrongKeyRule(w);
+  const id = wrongKeyId(ep, p);
+  const data = res.ok && ep.isData(res.json);
+  const what = `${w.kind === 'empty' ? 'an empty value' : `${OWN_KEY[base] === 'newKey' ? 'new' : 'legacy'} key (${w.label})`} as ${formLabel(form)} on ${BASE_LABEL[base]} (${ep.id})`;
+  const authProbe: AuthProbe = { row: rowOf(ep, base), form, probe: w.kind, data, expect: w.expect };
+  // A rotating kind's status may differ from the last run's kind (401 for empty, 403 for a near miss): not drift.
+  const observation = w.rotating ? { accepted: data } : { ...answerOf(res), accepted: data };
+  const evidence = ev(res.exchange, { expected: 'no 2xx with the resource', actual: res.status, observation, [AUTH_PROBE_FIELD]: authProbe });
+  if (w.expect === 'observe') check.add(rule, id, 'observed', `${what}: ${data ? 'accepted' : 'refused'} with ${res.status}`, evidence);
+  else check.verdict(!data, rule, id, `${what}: no data (${res.status})`, `${what}: got data (${res.status} with the resource)`, evidence);
+}
+
+const wrongKeyId = (ep: ApiEndpoint, p: WrongKeyProbe) => `auth.${ep.id}[${wrongCredentialSlot(p.w)}:${p.form}@${p.base}]`;
+
+/** Wrong keys in every form the base accepted its own key in (documented or observed), a few in flight at once. */
 async function checkWrongKeys(ep: ApiEndpoint, accepted: Map<BaseKind, Set<FormId>>, api: ApiClient, check: Checks, samples: Samples, a: ResolvedApi): Promise<void> {
+  const probes: WrongKeyProbe[] = [];
   for (const base of ['base', 'legacy'] as const) {
     const real = keyOf(a, OWN_KEY[base]);
     if (!real || !baseUrlOf(a, base)) continue;
@@ -160,9 +167,14 @@ async function checkWrongKeys(ep: ApiEndpoint, accepted: Map<BaseKind, Set<FormI
     for (const form of PROBED_FORMS[base]) {
       if (!accepted.get(base)?.has(form)) continue;
       const plan = { full: fullEndpoint(endpoints, ep), index: rotationIndex(endpoints, ep, base, form), other };
-      for (const w of wrongCredentials(form, real, seed, plan)) if (check.wants(wrongKeyRule(w))) await checkWrongKey(ep, base, form, w, api, check, samples, a);
+      for (const w of wrongCredentials(form, real, seed, plan)) if (check.wants(wrongKeyRule(w))) probes.push({ base, form, w });
     }
   }
+  const answers = await settleAll(
+    probes.map((p) => async () => send(api, ep, baseUrlOf(a, p.base)!, await assetFor(ep, api, samples), wrongKeyId(ep, p), { form: p.form, secret: p.w.values }, p.w.kind === 'empty' ? 'no credentials' : WRONG_KEY_CAUSE)),
+    AUTH_CONCURRENCY,
+  );
+  for (const [i, p] of probes.entries()) await check.guard(wrongKeyRule(p.w), wrongKeyId(ep, p), async () => judgeWrongKey(ep, p, valueOf(answers[i]!), check));
 }
 
 // One test per endpoint: every key usage (which also learns the forms each base accepts), no

@@ -7,6 +7,7 @@ import { wrongCredentialCount, wrongCredentials } from '../src/auth/wrong-creden
 import type { Evidence } from '../src/verdict.js';
 import type { Checks } from './checks.js';
 import { suiteEnv } from './env.js';
+import { AUTH_CONCURRENCY, settleAll, valueOf } from './in-flight.js';
 
 export const NO_TOKEN_CAUSE = 'no node token';
 export const WRONG_TOKEN_CAUSE = 'a wrong node token';
@@ -54,25 +55,42 @@ export async function learnOpenForms(check: Checks, row: NodeRow, forms: readonl
   }
 }
 
+interface NodeProbe {
+  form?: FormId;
+  values?: readonly string[];
+  kind: AuthProbe['probe'];
+  label: string;
+  expect: 'refuse' | 'observe';
+  rotating?: boolean;
+}
+
+/**
+ * No token, then every wrong token planned for the accepted forms, a few in flight at once (one at
+ * a time on a rate-limited node), judged in plan order.
+ */
 export async function refuseNode(check: Checks, row: NodeRow, accepted: readonly FormId[], token: string, attempt: NodeAttempt): Promise<void> {
   const seed = suiteEnv().seed;
-  const one = async (form: FormId | undefined, values: readonly string[] | undefined, kind: AuthProbe['probe'], label: string, expect: 'refuse' | 'observe', rotating = false) => {
-    const id = form ? `${row.id}[${rotating ? 'rotating' : kind}:${form}]` : `${row.id}[no-token]`;
-    await check.guard('NAUTH-07', id, async () => {
-      const r = await attempt(form, values, id, kind === 'none' ? NO_TOKEN_CAUSE : WRONG_TOKEN_CAUSE);
-      const what = `${row.label} with ${!form ? 'no token' : kind === 'empty' ? `an empty token as ${form}` : `the token (${label}) as ${form}`}`;
-      const authProbe: AuthProbe = { row: row.row, form: form ?? 'none', probe: kind, data: r.data, expect };
-      // A rotating kind's status may differ from the last run's kind: not drift (see WrongCredential).
-      const evidence = { ...r.evidence, ...(rotating && { observation: { accepted: r.data } }), [AUTH_PROBE_FIELD]: authProbe };
-      if (expect === 'observe') check.add('NAUTH-07', id, 'observed', `${what}: ${r.what}`, evidence);
-      else check.verdict(!r.data, 'NAUTH-07', id, `${what}: ${r.what}`, `${what}: ${r.what}, with data`, evidence);
-    });
-  };
-  await one(undefined, undefined, 'none', 'no token', 'refuse');
+  const probes: NodeProbe[] = [{ kind: 'none', label: 'no token', expect: 'refuse' }];
   for (const [i, form] of accepted.entries()) {
     for (const w of wrongCredentials(form, token, seed, { full: row.full, index: row.index * 3 + i })) {
-      if (row.refuseOnly && w.expect !== 'refuse') continue;
-      await one(form, w.values, w.kind, w.label, w.expect, w.rotating);
+      if (!row.refuseOnly || w.expect === 'refuse') probes.push({ form, values: w.values, kind: w.kind, label: w.label, expect: w.expect, rotating: w.rotating });
     }
+  }
+  const idOf = (p: NodeProbe) => (p.form ? `${row.id}[${p.rotating ? 'rotating' : p.kind}:${p.form}]` : `${row.id}[no-token]`);
+  const answers = await settleAll(
+    probes.map((p) => () => attempt(p.form, p.values, idOf(p), p.kind === 'none' ? NO_TOKEN_CAUSE : WRONG_TOKEN_CAUSE)),
+    row.refuseOnly ? 1 : AUTH_CONCURRENCY,
+  );
+  for (const [i, p] of probes.entries()) {
+    const id = idOf(p);
+    await check.guard('NAUTH-07', id, async () => {
+      const r = valueOf(answers[i]!);
+      const what = `${row.label} with ${!p.form ? 'no token' : p.kind === 'empty' ? `an empty token as ${p.form}` : `the token (${p.label}) as ${p.form}`}`;
+      const authProbe: AuthProbe = { row: row.row, form: p.form ?? 'none', probe: p.kind, data: r.data, expect: p.expect };
+      // A rotating kind's status may differ from the last run's kind: not drift (see WrongCredential).
+      const evidence = { ...r.evidence, ...(p.rotating && { observation: { accepted: r.data } }), [AUTH_PROBE_FIELD]: authProbe };
+      if (p.expect === 'observe') check.add('NAUTH-07', id, 'observed', `${what}: ${r.what}`, evidence);
+      else check.verdict(!r.data, 'NAUTH-07', id, `${what}: ${r.what}`, `${what}: ${r.what}, with data`, evidence);
+    });
   }
 }

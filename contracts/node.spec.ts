@@ -235,6 +235,8 @@ if (chainB) {
     const { GrpcCallError, isReflectionService } = await grpcClient();
     const accepted: FormId[] = [];
     const metadataOf = (form: FormId, value: string) => ({ [AUTH_FORMS[form].name]: AUTH_FORMS[form].value(value) });
+    // Several calls may be in flight: an exchange is found by its purpose (the check id), not by position.
+    const exchangeOf = (purpose: string) => recorder.exchanges.findLast((x) => x.purpose === purpose);
     await check.guard(['NAUTH-06', 'NODE-06'], id, async () => {
       api.take();
       let services: string[];
@@ -262,10 +264,10 @@ if (chainB) {
       api.take();
       try {
         const services = await grpcList(form ? metadataOf(form, values![0]!) : {}, purpose, recorder);
-        return { data: true, what: `status OK, ${services.length} service(s) listed`, evidence: ev(recorder.exchanges.at(-1), { expected: 'a status other than OK', actual: 'OK' }) };
+        return { data: true, what: `status OK, ${services.length} service(s) listed`, evidence: ev(exchangeOf(purpose), { expected: 'a status other than OK', actual: 'OK' }) };
       } catch (e) {
         if (!(e instanceof GrpcCallError)) throw e;
-        const exchange = recorder.exchanges.at(-1);
+        const exchange = exchangeOf(purpose);
         if (e.code === undefined || e.codeName === 'UNAVAILABLE' || e.codeName === 'DEADLINE_EXCEEDED') throw new CouldNotTest(e.message, exchange ? [exchange] : []);
         if (exchange) api.noteNon2xx(cause, exchange, undefined, `grpc ${e.codeName}`);
         return { data: false, what: e.codeName ?? 'refused', evidence: ev(exchange, { observation: { status: e.codeName } }) };
