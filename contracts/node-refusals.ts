@@ -43,14 +43,18 @@ export function refusalCount(forms: readonly FormId[], full: boolean): number {
  * failed); each one that gets data joins `accepted`, so the wrong tokens are tried there too.
  */
 export async function learnOpenForms(check: Checks, row: NodeRow, forms: readonly FormId[], token: string, attempt: NodeAttempt, accepted: FormId[]): Promise<void> {
-  for (const form of forms) {
-    const id = `${row.id}[${form}]`;
-    await check.guard('NAUTH-07', id, async () => {
-      const r = await attempt(form, [token], id, OPEN_FORM_CAUSE);
+  const idOf = (form: FormId) => `${row.id}[${form}]`;
+  const answers = await settleAll(
+    forms.map((form) => () => attempt(form, [token], idOf(form), OPEN_FORM_CAUSE)),
+    row.refuseOnly ? 1 : AUTH_CONCURRENCY,
+  );
+  for (const [i, form] of forms.entries()) {
+    await check.guard('NAUTH-07', idOf(form), async () => {
+      const r = valueOf(answers[i]!);
       if (r.data) accepted.push(form);
       const { expected: _expected, ...evidence } = r.evidence;
       const authProbe: AuthProbe = { row: row.row, form, probe: 'right', documented: false, data: r.data };
-      check.add('NAUTH-07', id, 'observed', `${row.label}, the token as ${form} (a form not shown there): ${r.data ? 'accepted' : 'not accepted'}, ${r.what}`, { ...evidence, [AUTH_PROBE_FIELD]: authProbe });
+      check.add('NAUTH-07', idOf(form), 'observed', `${row.label}, the token as ${form} (a form not shown there): ${r.data ? 'accepted' : 'not accepted'}, ${r.what}`, { ...evidence, [AUTH_PROBE_FIELD]: authProbe });
     });
   }
 }
