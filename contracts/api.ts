@@ -13,7 +13,8 @@ import { bodyShape, is2xx, mediaType, parseJson } from './shape.js';
 
 export interface Credential {
   form: FormId;
-  secret: string;
+  /** Several values: the query parameter once per value (a duplicated parameter). */
+  secret: string | readonly string[];
 }
 
 export interface CallSpec {

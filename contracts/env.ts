@@ -17,6 +17,8 @@ export const ENV = {
   htmlDir: 'CHAINPROBE_HTML_DIR',
   /** Worker count (default 2). */
   workers: 'CHAINPROBE_WORKERS',
+  /** The run seed: which near-miss credentials the auth checks send (src/auth/near-miss.ts). */
+  seed: 'CHAINPROBE_SEED',
 } as const;
 
 export class SuiteEnvError extends Error {}
@@ -29,6 +31,8 @@ export interface SuiteEnv {
   checksFile?: string;
   htmlDir?: string;
   workers: number;
+  /** 0 when the variable is absent (a Playwright run outside `npm start`): still one seed for all. */
+  seed: number;
 }
 
 let cached: SuiteEnv | undefined;
@@ -47,6 +51,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
   const ids = new Set(only.split(',').map((s) => s.trim()).filter(Boolean));
   const deadline = Number(env[ENV.deadline]);
   const workers = Number(env[ENV.workers]);
+  const seed = Number(env[ENV.seed]);
   const out: SuiteEnv = {
     target,
     selected: only === 'all' || only === '' ? () => true : (rule) => ids.has(rule),
@@ -55,6 +60,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     checksFile: env[ENV.checksFile] || undefined,
     htmlDir: env[ENV.htmlDir] || undefined,
     workers: Number.isInteger(workers) && workers > 0 ? workers : 2,
+    seed: env[ENV.seed] && Number.isInteger(seed) ? seed : 0,
   };
   if (env === process.env) cached = out;
   return out;

@@ -49,7 +49,7 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
     },
     { scope: 'worker' },
   ],
-  redactor: [async ({ suite }, use) => use(new Redactor(secretsOf(suite.target))), { scope: 'worker' }],
+  redactor: [async ({ suite }, use) => use(new Redactor(secretsOf(suite.target), suite.seed)), { scope: 'worker' }],
   samples: [async ({ suite }, use) => use(new Samples(suite.target)), { scope: 'worker' }],
   contract: [
     async ({ suite, budget, redactor, samples }, use, testInfo) => {

@@ -1,7 +1,7 @@
 // The auth matrix as data: the API endpoints of the target (universal, native, NFT), crossed with
-// the key usages of src/auth/forms.ts (API_KEY_USAGES, ACCEPTED_KEY_FORMS). auth.spec.ts turns
+// the key usages of src/auth/forms.ts (API_KEY_USAGES) and the forms probed with wrong keys. auth.spec.ts turns
 // each (endpoint, group of usages) into one test; nothing here is written per endpoint twice.
-import { ACCEPTED_KEY_FORMS, API_KEY_USAGES, type BaseKind, type FormId, type KeyKind, type KeyUsage } from '../src/auth/forms.js';
+import { API_KEY_USAGES, type BaseKind, type FormId, type KeyKind, type KeyUsage } from '../src/auth/forms.js';
 import type { ResolvedApi, ResolvedTarget } from '../src/target/types.js';
 import { readBlockNumber } from './block-number.js';
 import type { AssetRef, RarityFirstPage } from './samples.js';
@@ -159,20 +159,37 @@ export function groupRules(ep: ApiEndpoint, g: UsageGroup): string[] {
   return [...new Set(g.usages.flatMap((u) => usageRules(ep, u).map((r) => r.rule)))];
 }
 
-// ---- Refusals: no credentials (AUTH-07) and a well-formed unknown key (AUTH-08).
+// ---- Refusals: no credentials (AUTH-07), and wrong keys in every accepted form (AUTH-07/08).
 
 export interface Refusal {
   base: BaseKind;
-  /** Undefined: no credentials at all. */
-  key?: KeyKind;
-  form?: FormId;
 }
 
 export const NO_CREDENTIALS: readonly Refusal[] = [{ base: 'base' }, { base: 'legacy' }];
 
-export const UNKNOWN_KEYS: readonly Refusal[] = (['newKey', 'legacyKey'] as const).flatMap((key) =>
-  ACCEPTED_KEY_FORMS[key].map((form): Refusal => ({ base: key === 'newKey' ? 'base' : 'legacy', key, form })),
-);
+/** Each base's own key generation: the key its near misses are made from. */
+export const OWN_KEY: Record<BaseKind, KeyKind> = { base: 'newKey', legacy: 'legacyKey' };
+
+/**
+ * The forms a base gets wrong keys in, once its own key was accepted there with the right value
+ * (documented, or observed like apiKey on {base_url}). The X-API-Key spellings are one form.
+ */
+export const PROBED_FORMS: Record<BaseKind, readonly FormId[]> = { base: ['bearer', 'x-api-key', 'apikey-query'], legacy: ['apikey-query', 'bearer', 'x-api-key'] };
+
+/** The form a usage's answer tells about: its own key generation in a probed form. */
+export function probedFormOf(u: KeyUsage): FormId | undefined {
+  return u.key === OWN_KEY[u.base] && PROBED_FORMS[u.base].includes(u.form) ? u.form : undefined;
+}
+
+/** Every wrong-key kind on the first endpoint of each family; one rotating kind elsewhere. */
+export function fullEndpoint(eps: readonly ApiEndpoint[], ep: ApiEndpoint): boolean {
+  return eps.find((e) => e.family === ep.family) === ep;
+}
+
+/** A stable position of (endpoint, base, form), so the rotating kind moves along the matrix. */
+export function rotationIndex(eps: readonly ApiEndpoint[], ep: ApiEndpoint, base: BaseKind, form: FormId): number {
+  return (eps.indexOf(ep) * 2 + (base === 'base' ? 0 : 1)) * PROBED_FORMS[base].length + PROBED_FORMS[base].indexOf(form);
+}
 
 export function baseUrlOf(api: ResolvedApi, base: BaseKind): string | undefined {
   return base === 'base' ? api.baseUrl : api.legacyBaseUrl;
@@ -186,17 +203,4 @@ export function missingFor(api: ResolvedApi, base: BaseKind, key?: KeyKind): str
   if (!baseUrlOf(api, base)) return `target has no api.${base === 'base' ? 'baseUrl' : 'legacyBaseUrl'}`;
   if (key && !keyOf(api, key)) return `target has no api.${key === 'newKey' ? 'apiKey' : 'legacyApiKey'}`;
   return undefined;
-}
-
-/** A key of the same length and alphabet as `real` that is not it: well-formed but unknown. */
-export function unknownKeyLike(real: string | undefined, rnd: () => number = Math.random): string {
-  const template = real ?? 'chainprobe-unknown-key-0000000000';
-  const pick = (set: string) => set[Math.floor(rnd() * set.length)]!;
-  let out = '';
-  do {
-    out = [...template]
-      .map((c) => (/[0-9]/.test(c) ? pick('0123456789') : /[a-f]/.test(c) ? pick('abcdef') : /[a-z]/.test(c) ? pick('abcdefghijklmnopqrstuvwxyz') : /[A-Z]/.test(c) ? pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ') : c))
-      .join('');
-  } while (out === real);
-  return out;
 }

@@ -1,20 +1,23 @@
 // Dedicated node endpoints (NODE-01..07) and node access tokens (NAUTH-01..07): each REST path
 // with every token form NODE_TOKEN_USAGES lists, the WebSocket upgrade with a ping/pong round
-// trip, gRPC reflection, and refusals without a token or with a wrong one. The horizon node is
-// rate-limited: the suite sends it only a handful of requests.
+// trip, gRPC reflection, then NAUTH-07 in the same test: no token, and wrong tokens (near misses,
+// empty, the auth parameter twice) in every form that path took the right token in
+// (contracts/node-refusals.ts). The horizon node is rate-limited: it gets a handful of accepted
+// requests, and only wrong tokens a correct service refuses, which spend none of its quota.
 import { randomInt } from 'node:crypto';
-import { NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '../src/auth/forms.js';
+import { applyForm, AUTH_FORMS, NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '../src/auth/forms.js';
 import type { GrpcCallError } from '../src/clients/grpc-reflection.js';
 import type { WebSocketProbeResult } from '../src/clients/websocket.js';
 import { RULES } from '../src/rules/catalogue.js';
 import type { Recorder } from '../src/record/recorder.js';
 import type { ResolvedTarget } from '../src/target/types.js';
 import { UNEXPECTED_CAUSE, type ApiClient, type CallResult } from './api.js';
-import { ev, type Checks } from './checks.js';
+import { CouldNotTest, ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
 import { parseCause } from '../src/net/causes.js';
 import { Spec } from './fixtures.js';
-import { unknownKeyLike } from './matrix.js';
+import { learnOpenForms, NO_TOKEN_CAUSE, OPEN_FORM_CAUSE, refuseNode, refusalCount, type NodeAttempt, type NodeRow } from './node-refusals.js';
+import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
 import { bodyShape, isJsonMedia, mediaType } from './shape.js';
 import { JSON_HEADERS, PATHS } from './urls.js';
 
@@ -30,9 +33,6 @@ const timeoutMs = target.limits.timeoutMs;
 const AUTH_REFUSALS: readonly number[] = [401, 403];
 /** gRPC statuses that mean "your credentials were not accepted". */
 const GRPC_REFUSALS: readonly string[] = ['UNAUTHENTICATED', 'PERMISSION_DENIED'];
-const NO_TOKEN_CAUSE = 'no node token';
-const WRONG_TOKEN_CAUSE = 'a wrong node token';
-const OPEN_FORM_CAUSE = 'an auth form the description leaves open';
 
 type NodeName = 'blockRest' | 'chainB' | 'horizon';
 type RestPath = Exclude<NodePath, 'websocket' | 'grpc'>;
@@ -46,14 +46,14 @@ interface RestPathDef {
   path(t: ResolvedTarget): string;
   headers?: Record<string, string>;
   body?(id: number, t: ResolvedTarget): string;
-  /** The form a wrong token is sent in for NAUTH-07: one this path is documented to read. */
-  wrongTokenForm: FormId;
+  /** Gets every wrong-token kind (the first path of its node kind); the others get one rotating kind. */
+  full: boolean;
 }
 
 /** The REST paths of the node table, with the NODE rule each answers to. */
 const REST_PATHS: Record<RestPath, RestPathDef> = {
-  blockRest: { node: 'blockRest', rule: 'NODE-01', label: 'block by height', method: 'GET', path: (t) => PATHS.blockByHeight(t.nodes.blockRest!.height), headers: JSON_HEADERS, wrongTokenForm: 'x-auth-token' },
-  appRest: { node: 'chainB', rule: 'NODE-03', label: 'app REST node_info', method: 'GET', path: () => PATHS.appRestNodeInfo, headers: JSON_HEADERS, wrongTokenForm: 'auth-query' },
+  blockRest: { node: 'blockRest', rule: 'NODE-01', label: 'block by height', method: 'GET', path: (t) => PATHS.blockByHeight(t.nodes.blockRest!.height), headers: JSON_HEADERS, full: true },
+  appRest: { node: 'chainB', rule: 'NODE-03', label: 'app REST node_info', method: 'GET', path: () => PATHS.appRestNodeInfo, headers: JSON_HEADERS, full: true },
   consensusRpc: {
     node: 'chainB',
     rule: 'NODE-04',
@@ -62,11 +62,14 @@ const REST_PATHS: Record<RestPath, RestPathDef> = {
     path: () => PATHS.consensusRpc,
     headers: JSON_HEADERS,
     body: (id, t) => JSON.stringify({ jsonrpc: '2.0', method: t.nodes.chainB!.consensusRpcMethod, params: [], id }),
-    wrongTokenForm: 'auth-query',
+    full: false,
   },
-  consensusRest: { node: 'chainB', rule: 'NODE-05', label: 'consensus REST status', method: 'POST', path: () => PATHS.consensusRestStatus, headers: JSON_HEADERS, wrongTokenForm: 'auth-query' },
-  feeStats: { node: 'horizon', rule: 'NODE-07', label: 'fee_stats', method: 'GET', path: () => PATHS.feeStats, wrongTokenForm: 'auth-query' },
+  consensusRest: { node: 'chainB', rule: 'NODE-05', label: 'consensus REST status', method: 'POST', path: () => PATHS.consensusRestStatus, headers: JSON_HEADERS, full: false },
+  feeStats: { node: 'horizon', rule: 'NODE-07', label: 'fee_stats', method: 'GET', path: () => PATHS.feeStats, full: true },
 };
+
+/** The rate-limited node: its wrong-token checks send only what a correct service refuses, so they spend none of its quota. */
+const RATE_LIMITED: ReadonlySet<NodeName> = new Set(['horizon']);
 
 const NODE_SECTION: Record<NodeName, string> = { blockRest: 'nodes.blockRest', chainB: 'nodes.chainB', horizon: 'nodes.horizon' };
 
@@ -78,6 +81,16 @@ function usagesOf(path: NodePath): TokenUsage[] {
   return NODE_TOKEN_USAGES.filter((u) => u.path === path);
 }
 
+/** The forms a WebSocket or gRPC path is not shown with: tried with the right token to learn whether they work. */
+const openFormsOf = (path: NodePath) => usagesOf(path).filter((u) => u.expect === 'open').map((u) => u.form);
+
+/** At most the requests of one WebSocket or gRPC test: every form with the right token, then the refusals. */
+const nodeRequests = (path: NodePath) => usagesOf(path).length + refusalCount(usagesOf(path).map((u) => u.form), true);
+
+function restObservation(res: CallResult): Record<string, unknown> {
+  return { status: res.status, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) };
+}
+
 /** A 2xx whose body is JSON: what "answers 2xx JSON" means. */
 function jsonProblem(res: CallResult): string | undefined {
   if (!res.ok) return `answered ${res.status}`;
@@ -85,7 +98,7 @@ function jsonProblem(res: CallResult): string | undefined {
   return undefined;
 }
 
-function restCall(api: ApiClient, def: RestPathDef, node: { endpoint: string }, form: FormId | undefined, secret: string | undefined, purpose: string, cause?: string, method: 'GET' | 'POST' | 'HEAD' = def.method, id = 1): Promise<CallResult> {
+function restCall(api: ApiClient, def: RestPathDef, node: { endpoint: string }, form: FormId | undefined, secret: string | readonly string[] | undefined, purpose: string, cause?: string, method: 'GET' | 'POST' | 'HEAD' = def.method, id = 1): Promise<CallResult> {
   return api.call({
     purpose,
     method,
@@ -100,7 +113,7 @@ function restCall(api: ApiClient, def: RestPathDef, node: { endpoint: string }, 
 /** Judges the path's own NODE rule on an accepted answer. */
 function judgePath(check: Checks, def: RestPathDef, res: CallResult, requestId: number): void {
   const id = `node.${def.node}.${def.label.replace(/\s+/g, '-')}`;
-  const observation = { status: res.status, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) };
+  const observation = restObservation(res);
   let problem = jsonProblem(res);
   if (!problem && def.rule === 'NODE-04') {
     const got = (res.json as { id?: unknown } | null)?.id;
@@ -113,14 +126,16 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
   const node = nodeOf(target, def.node);
   if (!node) continue;
   const usages = usagesOf(path);
-  // fee_stats also gets a HEAD (NODE-07); the horizon node is rate-limited, so that is all.
-  const rules = [...new Set([...usages.map((u) => u.rule), def.rule])];
+  // fee_stats also gets a HEAD (NODE-07); the horizon node is rate-limited, so that is all it is served.
+  const rules = [...new Set([...usages.map((u) => u.rule), def.rule, 'NAUTH-07'])];
+  const row: NodeRow = { id: `node.${path}`, row: `${def.node} ${def.label}`, label: def.label, full: def.full, index: Object.keys(REST_PATHS).indexOf(path), refuseOnly: RATE_LIMITED.has(def.node) };
   spec.contract(
-    `${def.label} with each token form`,
+    `${def.label} with each token form, without one and with wrong ones`,
     rules,
     async ({ api, check }) => {
       let judged = false;
       let answered = false;
+      const accepted: FormId[] = [];
       for (const u of usages) {
         const id = `node.${path}[${u.form}]`;
         const requestId = randomInt(1_000_000, 2_000_000_000);
@@ -130,8 +145,10 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
           const refused = AUTH_REFUSALS.includes(res.status);
           const observation = { status: res.status, accepted: res.ok };
           const what = `${def.label}, token as ${u.form}`;
-          if (u.expect === 'open') check.observe(u.rule, id, `${what}: ${res.ok ? 'accepted' : refused ? 'refused' : 'answered'} (${res.status})`, observation, res.exchange);
-          else if (res.ok || refused) check.verdict(res.ok, u.rule, id, `${what}: accepted (${res.status})`, `${what}: refused with ${res.status}`, ev(res.exchange, { expected: '2xx', actual: res.status, observation }));
+          if (res.ok) accepted.push(u.form);
+          const authProbe = { [AUTH_PROBE_FIELD]: { row: row.row, form: u.form, probe: 'right', documented: u.expect === 'accept', data: res.ok } satisfies AuthProbe };
+          if (u.expect === 'open') check.add(u.rule, id, 'observed', `${what}: ${res.ok ? 'accepted' : refused ? 'refused' : 'answered'} (${res.status})`, ev(res.exchange, { observation, ...authProbe }));
+          else if (res.ok || refused) check.verdict(res.ok, u.rule, id, `${what}: accepted (${res.status})`, `${what}: refused with ${res.status}`, ev(res.exchange, { expected: '2xx', actual: res.status, observation, ...authProbe }));
           // Neither data nor an auth refusal (a 404, a 500): whether the token was taken cannot be told.
           else check.error(u.rule, id, `${what}: answered ${res.status}, neither data nor an auth refusal`, ev(res.exchange, { observation }));
           // The path's own rule is judged on the first answer to a documented form that got past auth.
@@ -143,7 +160,7 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
       }
       // No answer at all: the path's rule already carries the cause (the guard above), not "refused".
       if (!judged && answered) check.error(def.rule, `node.${path}`, `${def.label}: every documented token form was refused, so the answer could not be judged`);
-      if (path === 'feeStats') {
+      if (path === 'feeStats' && check.wants('NODE-07')) {
         const id = 'node.feeStats[head]';
         await check.guard('NODE-07', id, async () => {
           const res = await restCall(api, def, node, 'auth-query', node.token, id, undefined, 'HEAD');
@@ -157,25 +174,13 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
           );
         });
       }
+      const attempt: NodeAttempt = async (form, values, purpose, cause) => {
+        const res = await restCall(api, def, node, form, values, purpose, cause);
+        return { data: res.ok, what: res.ok ? `answered ${res.status}` : `refused (${res.status})`, evidence: ev(res.exchange, { expected: 'not 2xx', actual: res.status, observation: restObservation(res) }) };
+      };
+      if (check.wants('NAUTH-07')) await refuseNode(check, row, accepted, node.token, attempt);
     },
-    { requests: usages.length + 2 },
-  );
-
-  spec.contract(
-    `${def.label} without a token or with a wrong one`,
-    ['NAUTH-07'],
-    async ({ api, check }) => {
-      for (const [what, form, secret, cause] of [
-        ['no token', undefined, undefined, NO_TOKEN_CAUSE],
-        [`a wrong token as ${def.wrongTokenForm}`, def.wrongTokenForm, unknownKeyLike(node.token), WRONG_TOKEN_CAUSE],
-      ] as const) {
-        const id = `node.${path}[${form ? 'wrong-token' : 'no-token'}]`;
-        await check.guard('NAUTH-07', id, async () => {
-          const res = await restCall(api, def, node, form, secret, id, cause);
-          check.verdict(!res.ok, 'NAUTH-07', id, `${def.label} with ${what}: refused (${res.status})`, `${def.label} with ${what}: answered ${res.status}`, ev(res.exchange, { expected: 'not 2xx', actual: res.status, observation: { status: res.status, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) } }));
-        });
-      }
-    },
+    { requests: usages.length + 2 + refusalCount(usages.map((u) => u.form), def.full) },
   );
 }
 
@@ -195,38 +200,39 @@ function wsObservation(r: WebSocketProbeResult): Record<string, unknown> {
 if (chainB) {
   const rpcMessage = JSON.stringify({ jsonrpc: '2.0', id: 1, method: chainB.consensusRpcMethod, params: [] });
 
-  spec.contract('WebSocket upgrade and ping/pong', ['NAUTH-05', 'NODE-02'], async ({ api, check, recorder }) => {
+  const wsRow: NodeRow = { id: 'node.websocket', row: 'chainB WebSocket', label: 'WebSocket', full: true, index: 0 };
+  spec.contract('WebSocket upgrade and ping/pong, without a token and with wrong ones', ['NAUTH-05', 'NODE-02', 'NAUTH-07'], async ({ api, check, recorder }) => {
     const id = 'node.websocket[x-auth-token]';
+    const accepted: FormId[] = [];
     await check.guard(['NAUTH-05', 'NODE-02'], id, async () => {
       api.take();
-      const r = await probeWebSocket({ url: chainB.websocketUrl, headers: { 'X-Auth-Token': chainB.token }, timeoutMs, message: rpcMessage, recorder, purpose: id });
+      const r = await probeWebSocket({ url: chainB.websocketUrl, headers: applyForm('ws-x-auth-token', chainB.token, chainB.websocketUrl).headers, timeoutMs, message: rpcMessage, recorder, purpose: id });
       if (!r.upgraded && r.status === undefined) {
         for (const rule of ['NAUTH-05', 'NODE-02']) check.error(rule, id, r.error ?? 'no answer to the upgrade', ev(r.exchange));
         return;
       }
       if (!r.upgraded && r.exchange) api.noteNon2xx(UNEXPECTED_CAUSE, r.exchange);
+      if (r.upgraded) accepted.push('ws-x-auth-token');
       const observation = wsObservation(r);
-      check.verdict(r.upgraded, 'NAUTH-05', id, `upgrade with X-Auth-Token completed (${r.status})`, `upgrade with X-Auth-Token refused (${r.status})`, ev(r.exchange, { expected: 101, actual: r.status, observation }));
+      const authProbe: AuthProbe = { row: wsRow.row, form: 'ws-x-auth-token', probe: 'right', documented: true, data: r.upgraded };
+      check.verdict(r.upgraded, 'NAUTH-05', id, `upgrade with X-Auth-Token completed (${r.status})`, `upgrade with X-Auth-Token refused (${r.status})`, ev(r.exchange, { expected: 101, actual: r.status, observation, [AUTH_PROBE_FIELD]: authProbe }));
       if (!r.upgraded) check.error('NODE-02', id, 'the upgrade was refused, so no ping/pong could be tried', ev(r.exchange));
       else check.verdict(r.pongMs !== undefined, 'NODE-02', id, `ping/pong round trip in ${r.pongMs} ms`, `no pong to a ping within ${timeoutMs} ms`, ev(r.exchange, { expected: 'pong', actual: r.error ?? 'no pong', observation }));
     });
-  });
-
-  spec.contract('WebSocket without a token or with a wrong one', ['NAUTH-07'], async ({ api, check, recorder }) => {
-    for (const [what, headers, cause] of [
-      ['no token', {}, NO_TOKEN_CAUSE],
-      ['a wrong token', { 'X-Auth-Token': unknownKeyLike(chainB.token) }, WRONG_TOKEN_CAUSE],
-    ] as const) {
-      const id = `node.websocket[${Object.keys(headers).length ? 'wrong-token' : 'no-token'}]`;
-      await check.guard('NAUTH-07', id, async () => {
-        api.take();
-        const r = await probeWebSocket({ url: chainB.websocketUrl, headers, timeoutMs, recorder, purpose: id });
-        if (!r.upgraded && r.status === undefined) return check.error('NAUTH-07', id, r.error ?? 'no answer to the upgrade', ev(r.exchange));
-        if (!r.upgraded && r.exchange) api.noteNon2xx(cause, r.exchange);
-        check.verdict(gotNoData(r), 'NAUTH-07', id, `WebSocket with ${what}: ${r.upgraded ? 'closed before any data' : `upgrade refused (${r.status})`}`, `WebSocket with ${what}: upgraded and ${r.pongMs !== undefined ? 'answered a ping' : 'kept open'}`, ev(r.exchange, { expected: 'no upgrade, or closed before any data', observation: wsObservation(r) }));
-      });
-    }
-  });
+    if (!check.wants('NAUTH-07')) return;
+    const attempt: NodeAttempt = async (form, values, purpose, cause) => {
+      api.take();
+      const { url, headers } = form ? applyForm(form, values!, chainB.websocketUrl) : { url: chainB.websocketUrl, headers: {} };
+      const r = await probeWebSocket({ url, headers, timeoutMs, recorder, purpose });
+      if (!r.upgraded && r.status === undefined) throw new CouldNotTest(r.error ?? 'no answer to the upgrade', r.exchange ? [r.exchange] : []);
+      if (!r.upgraded && r.exchange) api.noteNon2xx(cause, r.exchange);
+      const data = !gotNoData(r);
+      const what = !r.upgraded ? `upgrade refused (${r.status})` : data ? `upgraded and ${r.pongMs !== undefined ? 'answered a ping' : 'kept open'}` : 'closed before any data';
+      return { data, what, evidence: ev(r.exchange, { expected: 'no upgrade, or closed before any data', observation: wsObservation(r) }) };
+    };
+    await learnOpenForms(check, wsRow, openFormsOf('websocket'), chainB.token, attempt, accepted);
+    await refuseNode(check, wsRow, accepted, chainB.token, attempt);
+  }, { requests: nodeRequests('websocket') });
 
   const grpcCall = { address: chainB.grpcAddress, tls: chainB.grpcTls, deadlineMs: timeoutMs };
   const grpcList = async (metadata: Record<string, string>, purpose: string, recorder: Recorder) =>
@@ -286,61 +292,59 @@ if (chainB) {
     }
   }
 
-  spec.contract(
-    'gRPC reflection',
-    ['NAUTH-06', 'NODE-06'],
-    async ({ api, check, recorder }) => {
-      const id = 'node.grpc[x-auth-token]';
-      const { isReflectionService } = await grpcClient();
-      await check.guard(['NAUTH-06', 'NODE-06'], id, async () => {
-        api.take();
-        const listed = await settle(() => grpcList(tokenMetadata, id, recorder));
-        const exchange = recorder.exchanges.at(-1);
-        if (listed.ok) {
-          const services = listed.value;
-          check.pass('NAUTH-06', id, `x-auth-token metadata accepted: ${services.length} service(s) listed`, ev(exchange));
-          const own = services.filter((s) => !isReflectionService(s));
-          check.verdict(own.length > 0, 'NODE-06', id, `reflection lists ${own.join(', ')}`, `reflection lists only ${services.join(', ') || 'nothing'}`, ev(exchange, { expected: 'a service besides reflection', actual: services, observation: { services: [...services].sort() } }));
-          return;
-        }
-        const e = listed.error;
-        // A call that never connected (refused, TLS) is no answer of the target, so not ERR-01 material.
-        if (exchange && !parseCause(e.message)) api.noteNon2xx(UNEXPECTED_CAUSE, exchange, undefined, `grpc ${e.codeName}`);
-        const unimplemented = e.codeName === 'UNIMPLEMENTED';
-        // An answer from the reflection service itself (in the stream) or UNIMPLEMENTED (no such service): no list.
-        if (unimplemented || e.inBand) check.fail('NODE-06', id, `services not listed: ${e.message}`, ev(recorder.exchanges.slice(unimplemented ? -2 : -1), { expected: 'a list_services answer', actual: e.codeName }));
-        else check.error('NODE-06', id, `no service list: ${e.message}`, ev(exchange));
-        if (refusedStatus(e.codeName)) check.fail('NAUTH-06', id, `x-auth-token metadata refused: ${e.message}`, ev(exchange, { expected: 'OK', actual: e.codeName }));
-        else if (e.inBand) check.pass('NAUTH-06', id, `x-auth-token metadata accepted: the reflection service itself answered (${e.message})`, ev(exchange));
-        else if (unimplemented) await tokenShownWithoutReflection(check, api, recorder);
-        else check.error('NAUTH-06', id, e.message, ev(exchange));
-      });
-    },
-    { requests: 4 },
-  );
-
-  spec.contract('gRPC without a token or with a wrong one', ['NAUTH-07'], async ({ api, check, recorder }) => {
-    const { GrpcCallError } = await grpcClient();
-    for (const [what, metadata, cause] of [
-      ['no token', {}, NO_TOKEN_CAUSE],
-      ['a wrong token', { 'x-auth-token': unknownKeyLike(chainB.token) }, WRONG_TOKEN_CAUSE],
-    ] as const) {
-      const id = `node.grpc[${Object.keys(metadata).length ? 'wrong-token' : 'no-token'}]`;
-      await check.guard('NAUTH-07', id, async () => {
-        api.take();
-        try {
-          const services = await grpcList(metadata, id, recorder);
-          check.fail('NAUTH-07', id, `gRPC with ${what}: status OK, ${services.length} service(s) listed`, ev(recorder.exchanges.at(-1), { expected: 'a status other than OK', actual: 'OK' }));
-        } catch (e) {
-          if (!(e instanceof GrpcCallError)) throw e;
-          const exchange = recorder.exchanges.at(-1);
-          if (e.code === undefined || e.codeName === 'UNAVAILABLE' || e.codeName === 'DEADLINE_EXCEEDED') return check.error('NAUTH-07', id, e.message, ev(exchange));
-          if (exchange) api.noteNon2xx(cause, exchange, undefined, `grpc ${e.codeName}`);
-          check.pass('NAUTH-07', id, `gRPC with ${what}: ${e.codeName}`, ev(exchange, { observation: { status: e.codeName } }));
-        }
-      });
-    }
-  });
+  const grpcRow: NodeRow = { id: 'node.grpc', row: 'chainB gRPC', label: 'gRPC', full: true, index: 0 };
+  spec.contract('gRPC reflection, without a token and with wrong ones', ['NAUTH-06', 'NODE-06', 'NAUTH-07'], async ({ api, check, recorder }) => {
+    const id = 'node.grpc[x-auth-token]';
+    const { GrpcCallError, isReflectionService } = await grpcClient();
+    const accepted: FormId[] = [];
+    const metadataOf = (form: FormId, value: string) => ({ [AUTH_FORMS[form].name]: AUTH_FORMS[form].value(value) });
+    // Several calls may be in flight: an exchange is found by its purpose (the check id), not by position.
+    const exchangeOf = (purpose: string) => recorder.exchanges.findLast((x) => x.purpose === purpose);
+    await check.guard(['NAUTH-06', 'NODE-06'], id, async () => {
+      api.take();
+      const listed = await settle(() => grpcList(metadataOf('grpc-metadata', chainB.token), id, recorder));
+      const exchange = recorder.exchanges.at(-1);
+      if (listed.ok) {
+        const services = listed.value;
+        accepted.push('grpc-metadata');
+        const authProbe: AuthProbe = { row: grpcRow.row, form: 'grpc-metadata', probe: 'right', documented: true, data: true };
+        check.pass('NAUTH-06', id, `x-auth-token metadata accepted: ${services.length} service(s) listed`, ev(exchange, { [AUTH_PROBE_FIELD]: authProbe }));
+        const own = services.filter((s) => !isReflectionService(s));
+        check.verdict(own.length > 0, 'NODE-06', id, `reflection lists ${own.join(', ')}`, `reflection lists only ${services.join(', ') || 'nothing'}`, ev(exchange, { expected: 'a service besides reflection', actual: services, observation: { services: [...services].sort() } }));
+        return;
+      }
+      const e = listed.error;
+      // A call that never connected (refused, TLS) is no answer of the target, so not ERR-01 material.
+      if (exchange && !parseCause(e.message)) api.noteNon2xx(UNEXPECTED_CAUSE, exchange, undefined, `grpc ${e.codeName}`);
+      const unimplemented = e.codeName === 'UNIMPLEMENTED';
+      // An answer from the reflection service itself (in the stream) or UNIMPLEMENTED (no such service): no list.
+      if (unimplemented || e.inBand) check.fail('NODE-06', id, `services not listed: ${e.message}`, ev(recorder.exchanges.slice(unimplemented ? -2 : -1), { expected: 'a list_services answer', actual: e.codeName }));
+      else check.error('NODE-06', id, `no service list: ${e.message}`, ev(exchange));
+      if (refusedStatus(e.codeName)) check.fail('NAUTH-06', id, `x-auth-token metadata refused: ${e.message}`, ev(exchange, { expected: 'OK', actual: e.codeName }));
+      else if (e.inBand) {
+        accepted.push('grpc-metadata');
+        check.pass('NAUTH-06', id, `x-auth-token metadata accepted: the reflection service itself answered (${e.message})`, ev(exchange));
+      }
+      else if (unimplemented) await tokenShownWithoutReflection(check, api, recorder);
+      else check.error('NAUTH-06', id, e.message, ev(exchange));
+    });
+    if (!check.wants('NAUTH-07')) return;
+    const attempt: NodeAttempt = async (form, values, purpose, cause) => {
+      api.take();
+      try {
+        const services = await grpcList(form ? metadataOf(form, values![0]!) : {}, purpose, recorder);
+        return { data: true, what: `status OK, ${services.length} service(s) listed`, evidence: ev(exchangeOf(purpose), { expected: 'a status other than OK', actual: 'OK' }) };
+      } catch (e) {
+        if (!(e instanceof GrpcCallError)) throw e;
+        const exchange = exchangeOf(purpose);
+        if (e.code === undefined || e.codeName === 'UNAVAILABLE' || e.codeName === 'DEADLINE_EXCEEDED') throw new CouldNotTest(e.message, exchange ? [exchange] : []);
+        if (exchange) api.noteNon2xx(cause, exchange, undefined, `grpc ${e.codeName}`);
+        return { data: false, what: e.codeName ?? 'refused', evidence: ev(exchange, { observation: { status: e.codeName } }) };
+      }
+    };
+    await learnOpenForms(check, grpcRow, openFormsOf('grpc'), chainB.token, attempt, accepted);
+    await refuseNode(check, grpcRow, accepted, chainB.token, attempt);
+  }, { requests: nodeRequests('grpc') + 3 }); // + the calls that show NAUTH-06 when reflection is not served
 }
 
 spec.coverRest(

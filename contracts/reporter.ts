@@ -59,7 +59,7 @@ export default class ChainprobeReporter implements Reporter {
 
   constructor() {
     const env = suiteEnv();
-    this.redactor = new Redactor(secretsOf(env.target));
+    this.redactor = new Redactor(secretsOf(env.target), env.seed);
     this.checksFile = env.checksFile;
   }
 

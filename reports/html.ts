@@ -10,6 +10,7 @@ import type { TimelineEntry } from '../src/run/types.js';
 import { rollUp, VERDICTS, type CheckResult, type Verdict } from '../src/verdict.js';
 import { describeCounts, type BaselineDiff } from './baseline.js';
 import { limiterSection } from './limiter.js';
+import { authSurfaceSection } from './auth-surface.js';
 import { flattenObservation } from './observation.js';
 import { brief, esc, formatDuration, safeRelativeHref, show } from './text.js';
 import { REPORT_CSS } from './style.js';
@@ -243,6 +244,7 @@ ${summaryHeader(inputs, byRule)}
 <main>
 ${inputs.baseline ? baselineSection(inputs.baseline) : ''}
 ${ruleMatrix(results, byRule)}
+${authSurfaceSection(results)}
 ${observationsSection(byRule)}
 ${showLimiter ? limiterSection(results.limiter, inputs.timeline, inputs.files.timeline) : ''}
 </main>

@@ -10,6 +10,7 @@ import type { ResolvedTarget } from '../src/target/types.js';
 import { FAMILIES, parseSelectors, type Selection } from '../src/select.js';
 import type { ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';
+import { newRunSeed } from '../src/auth/near-miss.js';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
 import { commandLine, defineCommand, type FlagValues } from '../src/cli/args.js';
 import { prepareOutDir } from '../src/cli/outdir.js';
@@ -45,6 +46,7 @@ export const START = defineCommand({
     variant: { type: 'string', multiple: true, list: true, value: '<name>', help: 'embedded reference only: switch on an open-behaviour variant that breaks no rule; --list-variants lists them' },
     ca: { type: 'string', multiple: true, value: '<file.pem>', path: true, help: 'trust this CA (PEM) for HTTPS, WSS and gRPC over TLS, besides the system roots (repeatable)' },
     insecure: { type: 'boolean', help: 'verify no TLS certificate (staging only; the report headline says so)' },
+    seed: { type: 'string', integer: [0, 9_999_999_999], value: '<N>', help: 'send the same near-miss credentials as the run whose results.json has "seed": N (default: a new seed per run)' },
   },
   examples: [
     'npm start',
@@ -187,7 +189,8 @@ async function main(): Promise<number> {
   }
 
   target = withTlsFlags(target, cli.ca ?? [], cli.insecure ?? false);
-  const redactor = new Redactor(secretsOf(target));
+  const seed = cli.seed !== undefined ? Number(cli.seed) % 2 ** 31 : newRunSeed();
+  const redactor = new Redactor(secretsOf(target), seed);
   redactLine = (s) => redactor.text(s);
   const controller = new AbortController();
   let signals = 0;
@@ -210,6 +213,7 @@ async function main(): Promise<number> {
       progress,
       signal: controller.signal,
       extra,
+      seed,
     });
     progress.end();
     printSummary(outcome.results, cli.out, outcome.baseline ? summarizeBaseline(outcome.baseline).map((l) => redactor.text(l)) : []);

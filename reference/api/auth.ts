@@ -15,7 +15,8 @@ export type ServerKind = 'base' | 'legacy';
 export type RouteKind = 'universal' | 'native' | 'nft';
 export type CredentialForm = 'bearer' | 'x-api-key' | 'apikey-query';
 
-export type Presented = { form: CredentialForm; key: string } | { form: 'malformed'; reason: string } | undefined;
+/** `empty`: the form whose value was empty, when that is what made it malformed. */
+export type Presented = { form: CredentialForm; key: string } | { form: 'malformed'; reason: string; empty?: CredentialForm } | undefined;
 
 export type AuthDecision = { ok: true } | { ok: false; status: number; code: string; message: string };
 
@@ -73,8 +74,15 @@ export function presentedCredential(a: AuthRequest, opts: Pick<ReferenceOptions,
     (a.route === 'universal' && apiFault(opts, 'block-number-query-key-ignored')) ||
     (a.server === 'legacy' && a.route !== 'universal' && apiFault(opts, 'legacy-query-rejected'));
   const q = queryIgnored ? undefined : queryKey(a, opts);
-  if (q !== undefined) return q ? { form: 'apikey-query', key: q } : { form: 'malformed', reason: 'apiKey is empty' };
+  if (q !== undefined) return q ? { form: 'apikey-query', key: q } : { form: 'malformed', reason: 'apiKey is empty', empty: 'apikey-query' };
   return undefined;
+}
+
+/** Fault key-prefix-compare: only the first 12 characters are compared. */
+const PREFIX_COMPARED = 12;
+
+function keyMatches(presented: string, expected: string, opts: Pick<ReferenceOptions, 'faults'>): boolean {
+  return apiFault(opts, 'key-prefix-compare') ? presented.slice(0, PREFIX_COMPARED) === expected.slice(0, PREFIX_COMPARED) : presented === expected;
 }
 
 const refuse = (status: number, code: string, message: string): AuthDecision => ({ ok: false, status, code, message });
@@ -92,8 +100,14 @@ export function decideAuth(a: AuthRequest, opts: Pick<ReferenceOptions, 'faults'
     const status = apiVariant(opts, 'missing-credentials-403') ? 403 : 401;
     return refuse(status, 'missing_credentials', 'an API key is required (Authorization: Bearer, X-API-Key or apiKey)');
   }
-  if (p.form === 'malformed') return refuse(401, 'invalid_credentials', p.reason);
-  const generation = p.key === opts.credentials.apiKey ? 'base' : p.key === opts.credentials.legacyApiKey ? 'legacy' : undefined;
+  if (p.form === 'malformed') {
+    // Fault legacy-empty-apikey-accepted: an empty apiKey reads as "no auth configured".
+    if (p.empty === 'apikey-query' && a.server === 'legacy' && apiFault(opts, 'legacy-empty-apikey-accepted')) return { ok: true };
+    return refuse(401, 'invalid_credentials', p.reason);
+  }
+  // Fault base-apikey-query-any-value: the undocumented query form is only checked for presence.
+  if (p.form === 'apikey-query' && a.server === 'base' && apiFault(opts, 'base-apikey-query-any-value')) return { ok: true };
+  const generation = keyMatches(p.key, opts.credentials.apiKey, opts) ? 'base' : keyMatches(p.key, opts.credentials.legacyApiKey, opts) ? 'legacy' : undefined;
   if (generation === undefined) {
     return apiFault(opts, 'unknown-key-accepted') ? { ok: true } : refuse(403, 'invalid_api_key', 'the API key is not valid');
   }

@@ -12,6 +12,9 @@ const DEFS = [
   { name: 'legacy-bearer-rejected', rule: 'AUTH-05', family: 'auth', description: '{legacy_base_url} ignores `Authorization: Bearer`' },
   { name: 'apikey-query-first-param-only', rule: 'AUTH-06', family: 'auth', description: 'apiKey is only found when it is the first query parameter (`?apiKey=`), so `&apiKey=` is refused' },
   { name: 'no-auth-serves-data', rule: 'AUTH-07', family: 'auth', description: 'a request with no credentials at all is served on {base_url}' },
+  { name: 'legacy-empty-apikey-accepted', rule: 'AUTH-07', family: 'auth', description: '{legacy_base_url} takes an empty `apiKey=` as "no auth configured" and serves data' },
+  { name: 'key-prefix-compare', rule: 'AUTH-08', family: 'auth', description: 'API keys are compared on their first 12 characters only (a key that differs after the 12th is accepted)' },
+  { name: 'base-apikey-query-any-value', rule: 'AUTH-08', family: 'auth', description: '{base_url} serves any value in the undocumented apiKey query parameter (only its presence is checked)' },
   { name: 'unknown-key-accepted', rule: 'AUTH-08', family: 'auth', description: 'any non-empty key is accepted (only its presence is checked)' },
   { name: 'block-number-query-key-ignored', rule: 'AUTH-12', family: 'auth', description: 'the universal block-number route does not read the apiKey query parameter' },
   // Universal REST

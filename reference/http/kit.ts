@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ReferenceOptions } from '../options.js';
+import { seededRandom } from '../../src/random.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -42,16 +43,7 @@ export function requestUrl(raw: string | undefined): URL {
 }
 
 /** Seeded jitter source (mulberry32), so latency runs are repeatable. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export function latencyOf(opts: ReferenceOptions): () => number {
   if (!opts.latency) return () => 0;

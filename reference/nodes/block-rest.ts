@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { closeServer, listen, sendJson } from '../http/kit.js';
 import type { ReferenceOptions } from '../options.js';
 import { CHAIN_EPOCH_MS, createChain, startHeightOf, type Chain } from '../chain.js';
-import { decideToken, formsWithout, nodeHandler, presentedTokens, sendRefusal, type TokenPolicy } from './token.js';
+import { decideToken, formsWithout, nodeHandler, presentedTokens, sendRefusal, type TokenPolicy, sharedTokenFaults } from './token.js';
 
 /** A fast-finality chain: a block every 250 ms. Its head comes from the shared chain clock. */
 export const BLOCK_REST_CHAIN = 'block-rest-node';
@@ -74,7 +74,9 @@ export async function startBlockRestNode(opts: ReferenceOptions): Promise<{ endp
       f.has('blockrest-xauth-rejected') && 'x-auth-token',
       f.has('blockrest-query-rejected') && 'auth-query',
     ]),
-    missingAccepted: f.has('node-missing-token-accepted'),
+    ...sharedTokenFaults(opts),
+    // Fault blockrest-empty-token-accepted: an empty token reads as "no auth configured".
+    emptyAccepted: new Set(f.has('blockrest-empty-token-accepted') ? (['bearer', 'auth-query'] as const) : []),
   };
 
   const chain = blockRestChain(opts.seed, opts.now);

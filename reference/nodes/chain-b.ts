@@ -9,7 +9,7 @@ import { closeServer, listen, readBody, sendError, sendJson } from '../http/kit.
 import type { ReferenceOptions } from '../options.js';
 import { CHAIN_EPOCH_MS, createChain, startHeightOf, type Chain } from '../chain.js';
 import { startGrpcNode, type GrpcBlock, type NodeServiceData } from './grpc.js';
-import { decideToken, formsWithout, nodeHandler, presentedTokens, sendRefusal, type NodeTokenForm, type TokenPolicy } from './token.js';
+import { decideToken, formsWithout, nodeHandler, presentedTokens, sendRefusal, type NodeTokenForm, type TokenPolicy, sharedTokenFaults } from './token.js';
 import { startWebSocketNode } from './websocket.js';
 
 // ---- The simulated chain: a block every 6 s, head from the shared chain clock, earliest height 1.
@@ -238,14 +238,16 @@ function policies(opts: ReferenceOptions): Record<Family, TokenPolicy> {
   // chainb-query-only says otherwise (the description leaves them open).
   const queryOnly = opts.variants.has('chainb-query-only');
   const base: NodeTokenForm[] = queryOnly ? ['bearer', 'x-auth-token'] : [];
-  const make = (removed: (NodeTokenForm | false)[]): TokenPolicy => ({
+  const make = (removed: (NodeTokenForm | false)[], anyValue: NodeTokenForm[] = []): TokenPolicy => ({
     expected: opts.credentials.chainBToken,
     accepted: formsWithout([...base, ...removed]),
-    missingAccepted: opts.faults.has('node-missing-token-accepted'),
+    ...sharedTokenFaults(opts),
+    anyValue: new Set(anyValue),
   });
   return {
     // Fault chainb-query-rejected: the application REST proxy reads the token only from headers.
-    appRest: make([opts.faults.has('chainb-query-rejected') && 'auth-query']),
+    // Fault chainb-bearer-any-value: its undocumented Bearer form is only checked for presence.
+    appRest: make([opts.faults.has('chainb-query-rejected') && 'auth-query'], opts.faults.has('chainb-bearer-any-value') ? ['bearer'] : []),
     consensusRpc: make([]),
     consensusRest: make([]),
   };

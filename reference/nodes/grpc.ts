@@ -11,7 +11,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { HEALTH_PROTO } from '../../src/clients/grpc-health.js';
 import { REFLECTION_SERVICES, reflectionProtoPath } from '../../src/clients/grpc-reflection.js';
 import type { ReferenceOptions } from '../options.js';
-import { decideToken, presentedTokens, refusalMessage, type NodeTokenForm, type TokenPolicy } from './token.js';
+import { decideToken, presentedTokens, refusalMessage, type NodeTokenForm, type TokenPolicy, sharedTokenFaults } from './token.js';
 
 export const NODE_SERVICE = 'chainb.node.v1.NodeService';
 const NODE_PROTO = fileURLToPath(new URL('./proto/chainb_node.proto', import.meta.url));
@@ -93,7 +93,7 @@ export interface GrpcNode {
 
 export async function startGrpcNode(opts: ReferenceOptions, token: string, data: NodeServiceData): Promise<GrpcNode> {
   const accepted: NodeTokenForm[] = opts.faults.has('grpc-metadata-rejected') ? ['bearer'] : ['x-auth-token', 'bearer'];
-  const policy: TokenPolicy = { expected: token, accepted: new Set(accepted), missingAccepted: opts.faults.has('node-missing-token-accepted') };
+  const policy: TokenPolicy = { expected: token, accepted: new Set(accepted), ...sharedTokenFaults(opts) };
 
   // One definition holding the node service and the reflection schemas, so reflection lists
   // itself next to the node service, as production servers do.

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { ReferenceOptions } from '../options.js';
 import { closeServer, latencyOf, listen, requestUrl, seededRandom } from '../http/kit.js';
-import { ALL_NODE_TOKEN_FORMS, decideToken, presentedTokens, sendRefusal, type TokenPolicy } from './token.js';
+import { ALL_NODE_TOKEN_FORMS, decideToken, presentedTokens, sendRefusal, type TokenPolicy, sharedTokenFaults } from './token.js';
 import { createHorizonLimiter, type Admission } from '../limiter/pipeline.js';
 import { RATE_LIMIT_HEADER } from '../limiter/gcra.js';
 import { limiterFault } from '../faults/limiter.js';
@@ -80,7 +80,7 @@ export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonN
   const policy: TokenPolicy = {
     expected: opts.credentials.horizonToken,
     accepted: new Set(ALL_NODE_TOKEN_FORMS),
-    missingAccepted: opts.faults.has('node-missing-token-accepted'),
+    ...sharedTokenFaults(opts),
   };
 
   const startMs = opts.now();

@@ -22,23 +22,26 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Every token the request carries, in any of the three forms (a request may carry several). */
+/**
+ * Every token the request carries, in any of the three forms (a request may carry several). An
+ * empty value (`Bearer ` with nothing after it, an empty header, `auth=`) is listed with value ''.
+ */
 export function presentedTokens(headers: IncomingHttpHeaders, url: URL): PresentedToken[] {
   const out: PresentedToken[] = [];
-  // The auth scheme is case-insensitive (RFC 9110 11.1).
-  const bearer = /^bearer[ \t]+(\S+)\s*$/i.exec(headerValue(headers, AUTH_FORMS.bearer.name) ?? '');
-  if (bearer?.[1]) out.push({ form: 'bearer', value: bearer[1] });
+  // The auth scheme is case-insensitive (RFC 9110 11.1); a parser has trimmed the trailing space.
+  const bearer = /^bearer(?:[ \t]+(\S*))?\s*$/i.exec(headerValue(headers, AUTH_FORMS.bearer.name) ?? '');
+  if (bearer) out.push({ form: 'bearer', value: bearer[1] ?? '' });
   const xAuth = headerValue(headers, AUTH_FORMS['x-auth-token'].name);
-  if (xAuth) out.push({ form: 'x-auth-token', value: xAuth.trim() });
+  if (xAuth !== undefined) out.push({ form: 'x-auth-token', value: xAuth.trim() });
   const query = url.searchParams.get(AUTH_FORMS['auth-query'].name);
-  if (query) out.push({ form: 'auth-query', value: query });
+  if (query !== null) out.push({ form: 'auth-query', value: query });
   return out;
 }
 
-/** Constant-time comparison, as a real auth proxy would do. */
-export function tokenEquals(presented: string, expected: string): boolean {
-  const a = Buffer.from(presented);
-  const b = Buffer.from(expected);
+/** Constant-time comparison, as a real auth proxy would do (fault: ignoring letter case). */
+export function tokenEquals(presented: string, expected: string, caseInsensitive = false): boolean {
+  const a = Buffer.from(caseInsensitive ? presented.toLowerCase() : presented);
+  const b = Buffer.from(caseInsensitive ? expected.toLowerCase() : expected);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
@@ -50,12 +53,26 @@ export interface TokenPolicy {
   accepted: ReadonlySet<NodeTokenForm>;
   /** Fault `node-missing-token-accepted`: the auth layer only checks a token when one is sent. */
   missingAccepted?: boolean;
+  /** Fault `node-token-case-insensitive`: tokens are compared ignoring letter case. */
+  caseInsensitive?: boolean;
+  /** Fault `blockrest-empty-token-accepted`: an empty value in these forms means "no auth configured". */
+  emptyAccepted?: ReadonlySet<NodeTokenForm>;
+  /** Fault `chainb-bearer-any-value`: these forms are only checked for presence. */
+  anyValue?: ReadonlySet<NodeTokenForm>;
+}
+
+/** The token faults every node shares (the horizon node's and gRPC's too): one auth layer. */
+export function sharedTokenFaults(opts: Pick<ReferenceOptions, 'faults'>): Pick<TokenPolicy, 'missingAccepted' | 'caseInsensitive'> {
+  return { missingAccepted: opts.faults.has('node-missing-token-accepted'), caseInsensitive: opts.faults.has('node-token-case-insensitive') };
 }
 
 /** The decision for the tokens a request carries: any accepted form with the right value wins. */
 export function decideToken(presented: readonly PresentedToken[], policy: TokenPolicy): TokenDecision {
-  const read = presented.filter((p) => policy.accepted.has(p.form));
-  const good = read.find((p) => tokenEquals(p.value, policy.expected));
+  const empty = presented.find((p) => p.value === '' && policy.emptyAccepted?.has(p.form));
+  if (empty) return { ok: true, form: empty.form };
+  // An empty value counts as no token.
+  const read = presented.filter((p) => p.value !== '' && policy.accepted.has(p.form));
+  const good = read.find((p) => policy.anyValue?.has(p.form) || tokenEquals(p.value, policy.expected, policy.caseInsensitive));
   if (good) return { ok: true, form: good.form };
   if (read.length > 0) return { ok: false, reason: 'wrong' };
   return policy.missingAccepted ? { ok: true, form: 'none' } : { ok: false, reason: 'missing' };

@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { closeServer, listen, requestUrl, sendError } from '../http/kit.js';
 import type { ReferenceOptions } from '../options.js';
-import { decideToken, formsWithout, presentedTokens, refusalMessage, refusalStatus, type TokenPolicy } from './token.js';
+import { decideToken, formsWithout, presentedTokens, refusalMessage, refusalStatus, type TokenPolicy, sharedTokenFaults } from './token.js';
 
 export const WEBSOCKET_PATH = '/websocket';
 
@@ -36,7 +36,7 @@ export async function startWebSocketNode(opts: ReferenceOptions, token: string, 
     expected: token,
     // Fault ws-header-rejected: this proxy reads the token only from the `auth` query.
     accepted: opts.faults.has('ws-header-rejected') ? new Set(['auth-query']) : formsWithout([]),
-    missingAccepted: opts.faults.has('node-missing-token-accepted'),
+    ...sharedTokenFaults(opts),
   };
   const wss = new WebSocketServer({ noServer: true, autoPong: !opts.faults.has('ws-no-pong'), maxPayload: 1024 * 1024 });
   wss.on('connection', (ws) => {

@@ -9,6 +9,8 @@ export interface ContractSettings {
   outRoot: string;
 }
 
+const served = (r: RunChildResult | undefined) => (r ? Object.values(r.counters).reduce((a, b) => a + b, 0) : 0);
+
 export async function benchContracts(s: ContractSettings): Promise<Figure[]> {
   const runs: RunChildResult[] = [];
   for (let i = 0; i < s.reps; i++) runs.push(await runInChild({ reference: {}, only: 'contracts', outDir: join(s.outRoot, 'runs', 'contracts') }));
@@ -17,6 +19,15 @@ export async function benchContracts(s: ContractSettings): Promise<Figure[]> {
   const note = `npm start -- --only contracts equivalent (runChainprobe in a child process, reference start-up excluded)${bad ? `; ${bad} run(s) had fail/error verdicts` : ''}`;
   return [
     figure({ id: 'contracts.wall', group, label: 'full contract run, wall time', unit: 's', values: runs.map((r) => r.wallMs / 1000), target: { op: '<', value: 10 }, note, details: { checks: runs.map((r) => r.checks.length), summaries: runs.map((r) => r.summary) } }),
+    figure({
+      id: 'contracts.auth-requests',
+      readme: true,
+      group,
+      label: 'requests spent by the auth checks',
+      unit: 'requests',
+      values: runs.map((r) => r.authRequests),
+      note: `right credentials, none and wrong ones (near misses, empty, duplicated) in every accepted form; of ${served(runs[0])} requests the reference received in the run`,
+    }),
     figure({ id: 'contracts.checks-per-second', readme: true, group, label: 'checks per second', unit: 'checks/s', values: runs.map((r) => r.checks.length / (r.wallMs / 1000)), note: `${runs[0]?.checks.length ?? 0} checks per run` }),
   ];
 }

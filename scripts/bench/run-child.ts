@@ -8,6 +8,7 @@ import { resolveTarget } from '../../src/target/load.js';
 import type { LimiterEstimates } from '../../src/results.js';
 import type { Summary, Verdict } from '../../src/verdict.js';
 import { toParent } from './child.js';
+import { authRequestCount } from '../../src/auth/surface.js';
 import type { ReferenceChildOptions } from './serve.js';
 
 export interface RunChildInput {
@@ -28,6 +29,8 @@ export interface RunChildResult {
   limiter: LimiterEstimates | null;
   /** Requests each reference server received during the run. */
   counters: Record<string, number>;
+  /** Requests the auth checks spent (right credentials, none, wrong ones): src/auth/surface.ts. */
+  authRequests: number;
   /** The reference's limiter parameters, for the minimum-cost formulas. */
   limiterParams: { hourlyLimit: number; burst: number; perSecondCap: number };
 }
@@ -52,6 +55,7 @@ async function main(): Promise<void> {
       checks: out.results.checks.map((c) => ({ id: c.id, rule: c.rule, verdict: c.verdict })),
       limiter: out.results.limiter,
       counters: ref.options.counters.snapshot(),
+      authRequests: authRequestCount(out.results.checks),
       limiterParams: { hourlyLimit: ref.options.hourlyLimit, burst: ref.options.burst, perSecondCap: ref.options.perSecondCap },
     };
     await toParent({ type: 'result', ...result });

@@ -11,7 +11,10 @@ export type FormId =
   | 'x-auth-token'
   | 'auth-query'
   | 'ws-x-auth-token'
-  | 'grpc-metadata';
+  | 'ws-bearer'
+  | 'ws-auth-query'
+  | 'grpc-metadata'
+  | 'grpc-bearer';
 
 export type Transport = 'header' | 'query' | 'ws-header' | 'grpc-metadata';
 
@@ -38,7 +41,11 @@ export const AUTH_FORMS: Record<FormId, AuthForm> = {
   'x-auth-token': { id: 'x-auth-token', transport: 'header', name: 'X-Auth-Token', value: raw, source: 'Node access' },
   'auth-query': { id: 'auth-query', transport: 'query', name: 'auth', value: raw, source: 'Node access' },
   'ws-x-auth-token': { id: 'ws-x-auth-token', transport: 'ws-header', name: 'X-Auth-Token', value: raw, source: 'Node access (WebSocket)' },
+  // The other two node forms on WebSocket and gRPC: not shown there, tried to learn what the target accepts (NAUTH-07).
+  'ws-bearer': { id: 'ws-bearer', transport: 'ws-header', name: 'Authorization', value: bearer, source: 'Node access (a form not shown for WebSocket)' },
+  'ws-auth-query': { id: 'ws-auth-query', transport: 'query', name: 'auth', value: raw, source: 'Node access (a form not shown for WebSocket)' },
   'grpc-metadata': { id: 'grpc-metadata', transport: 'grpc-metadata', name: 'x-auth-token', value: raw, source: 'Node access (gRPC)' },
+  'grpc-bearer': { id: 'grpc-bearer', transport: 'grpc-metadata', name: 'authorization', value: bearer, source: 'Node access (a form not shown for gRPC)' },
 };
 
 /** Header names and query parameters that carry credentials: redacted by name, whatever their value. */
@@ -59,15 +66,20 @@ export interface AuthorizedRequest {
   headers: Record<string, string>;
 }
 
-/** Applies one form to an HTTP request (header or query forms). */
-export function applyForm(formId: FormId, secret: string, url: string, headers: Record<string, string> = {}): AuthorizedRequest {
+/**
+ * Applies one form to an HTTP request (header or query forms). Several values: a query form
+ * carries the parameter once per value, in order (a header is one value).
+ */
+export function applyForm(formId: FormId, secret: string | readonly string[], url: string, headers: Record<string, string> = {}): AuthorizedRequest {
   const form = AUTH_FORMS[formId];
+  const values = typeof secret === 'string' ? [secret] : secret;
+  if (values.length !== 1 && form.transport !== 'query') throw new Error(`form ${formId} carries one value, not ${values.length}`);
   switch (form.transport) {
     case 'query':
-      return { url: withQueryParam(url, form.name, form.value(secret)), headers: { ...headers } };
+      return { url: values.reduce((u, v) => withQueryParam(u, form.name, form.value(v)), url), headers: { ...headers } };
     case 'header':
     case 'ws-header':
-      return { url, headers: { ...headers, [form.name]: form.value(secret) } };
+      return { url, headers: { ...headers, [form.name]: form.value(values[0]!) } };
     case 'grpc-metadata':
       throw new Error(`form ${formId} is gRPC metadata, not an HTTP form`);
   }
@@ -127,5 +139,9 @@ export const NODE_TOKEN_USAGES: readonly TokenUsage[] = [
     { path, form: 'x-auth-token', expect: 'open', rule: 'NAUTH-04' },
   ]),
   { path: 'websocket', form: 'ws-x-auth-token', expect: 'accept', rule: 'NAUTH-05' },
+  // Not shown for these transports: whether they work is observed, so NAUTH-07 knows every accepted form.
+  { path: 'websocket', form: 'ws-bearer', expect: 'open', rule: 'NAUTH-07' },
+  { path: 'websocket', form: 'ws-auth-query', expect: 'open', rule: 'NAUTH-07' },
   { path: 'grpc', form: 'grpc-metadata', expect: 'accept', rule: 'NAUTH-06' },
+  { path: 'grpc', form: 'grpc-bearer', expect: 'open', rule: 'NAUTH-07' },
 ];

@@ -1,6 +1,7 @@
 // Redaction: the one place where credential values are turned into safe text. The recorder runs
 // every exchange through it, so nothing downstream (reports, traces, logs) ever sees a secret.
 import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from '../auth/forms.js';
+import { withNearMisses } from '../auth/near-miss.js';
 
 export const REDACTED_SUFFIX = '…(redacted)';
 
@@ -24,32 +25,34 @@ function variantsOf(secret: string): string[] {
 const credentialHeaderSet = new Set<string>(CREDENTIAL_HEADERS);
 
 export class Redactor {
-  private readonly replacements: [string, string][];
+  /** Every spelling of every secret, to its mask. */
+  private readonly masks = new Map<string, string>();
+  /** One alternation of all spellings, longest first: one pass over a text, however many secrets. */
+  private readonly pattern: RegExp | undefined;
+  /** The values it masks: the secrets and their near misses. */
+  private readonly known: string[];
 
-  constructor(secrets: readonly string[] = []) {
-    const pairs: [string, string][] = [];
-    for (const s of new Set(secrets)) {
-      if (!s) continue;
-      for (const v of variantsOf(s)) pairs.push([v, maskSecret(s)]);
+  /**
+   * `nearMissSeed`: the run seed of the near-miss credentials (src/auth/near-miss.ts). They are
+   * derived from the secrets and sent by the auth checks, so they are secrets too.
+   */
+  constructor(secrets: readonly string[] = [], nearMissSeed?: number) {
+    this.known = [...new Set(withNearMisses(secrets, nearMissSeed))].filter(Boolean);
+    for (const s of this.known) {
+      for (const v of variantsOf(s)) if (!this.masks.has(v)) this.masks.set(v, maskSecret(s));
     }
     // Longest first, so a secret that contains another is replaced whole.
-    this.replacements = pairs.sort((a, b) => b[0].length - a[0].length);
+    const spellings = [...this.masks.keys()].sort((a, b) => b.length - a.length);
+    this.pattern = spellings.length ? new RegExp(spellings.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g') : undefined;
   }
 
   /** A redactor that also knows these extra values (e.g. a generated unknown key). */
   with(extra: readonly string[]): Redactor {
-    const r = new Redactor([]);
-    (r as unknown as { replacements: [string, string][] }).replacements = [
-      ...this.replacements,
-      ...extra.flatMap((s) => variantsOf(s).map((v): [string, string] => [v, maskSecret(s)])),
-    ].sort((a, b) => b[0].length - a[0].length);
-    return r;
+    return new Redactor([...this.known, ...extra]);
   }
 
   text(s: string): string {
-    let out = s;
-    for (const [from, to] of this.replacements) if (out.includes(from)) out = out.split(from).join(to);
-    return out;
+    return this.pattern ? s.replace(this.pattern, (m) => this.masks.get(m) ?? m) : s;
   }
 
   /** Redacts credential query parameters by name, and any known secret anywhere in the URL. */

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { ENV } from '../../contracts/env.js';
 import { errorChecks } from '../../contracts/errors-summary.js';
 import { CONTRACT_FAMILIES, PROGRESS_PREFIX, type ChecksLine, type Non2xx, type ProgressLine } from '../../contracts/protocol.js';
+import { newRunSeed } from '../auth/near-miss.js';
 import { Redactor } from '../record/redact.js';
 import { RULES } from '../rules/catalogue.js';
 import { FAMILIES } from '../select.js';
@@ -92,7 +93,8 @@ function familyCause(checks: readonly CheckResult[], rule: string): string | und
 export async function runContracts(ctx: RunContext, opts: ContractsOptions = {}): Promise<ContractsOutcome> {
   const selected = CONTRACT_RULES.filter((id) => ctx.selected(id));
   if (selected.length === 0) return { checks: [] };
-  const redactor = new Redactor(secretsOf(ctx.target));
+  const seed = ctx.seed ?? newRunSeed();
+  const redactor = new Redactor(secretsOf(ctx.target), seed);
   const families = CONTRACT_FAMILIES.filter((f) => selected.some((id) => (FAMILIES[f] as readonly string[]).includes(id.split('-')[0]!)));
   const checksFile = join(ctx.workDir, 'contract-checks.jsonl');
   rmSync(checksFile, { force: true });
@@ -113,6 +115,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       [ENV.checksFile]: checksFile,
       [ENV.workers]: String(opts.workers ?? 2),
       ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
+      [ENV.seed]: String(seed),
       ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -205,5 +208,5 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   }
 
   const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? 'playwright/index.html' : undefined;
-  return { checks, ...(report ? { playwrightReport: report } : {}) };
+  return { checks, seed, ...(report ? { playwrightReport: report } : {}) };
 }

@@ -8,6 +8,7 @@ import { RULES } from '../rules/catalogue.js';
 import { FAMILIES, type Selection } from '../select.js';
 import { Redactor } from '../record/redact.js';
 import { secretsOf } from '../target/load.js';
+import { newRunSeed } from '../auth/near-miss.js';
 import type { ResolvedTarget } from '../target/types.js';
 import type { CheckResult } from '../verdict.js';
 import type { ProgressEvent, RunContext, TimelineEntry } from './types.js';
@@ -30,6 +31,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Extra fields for results.json (e.g. the reference's faults). */
   extra?: Record<string, unknown>;
+  /** The run seed (near-miss credentials); drawn at random when absent, written to results.json. */
+  seed?: number;
 }
 
 export interface RunOutcome {
@@ -70,7 +73,8 @@ function causesAndTls(checks: readonly CheckResult[], target: ResolvedTarget): R
 export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   const startedAt = new Date();
   useTls(opts.target.tls);
-  const redactor = new Redactor(secretsOf(opts.target));
+  const seed = opts.seed ?? newRunSeed();
+  const redactor = new Redactor(secretsOf(opts.target), seed);
   const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-'));
   const budgetFile = join(workDir, 'budget.count');
   writeFileSync(budgetFile, '');
@@ -87,6 +91,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     workDir,
     budgetFile,
     deadline: startedAt.getTime() + opts.target.limits.maxSeconds * 1000,
+    seed,
     signal: controller.signal,
     progress: opts.progress ?? (() => {}),
   };
@@ -142,7 +147,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       finishedAt: new Date(),
       checks,
       limiter,
-      extra: { selection: opts.selection.text, interrupted, ...causesAndTls(checks, opts.target), ...opts.extra },
+      extra: { selection: opts.selection.text, interrupted, seed, ...causesAndTls(checks, opts.target), ...opts.extra },
     });
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);

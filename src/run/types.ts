@@ -18,6 +18,8 @@ export interface RunContext {
   budgetFile: string;
   /** Absolute deadline of the whole run (ms since epoch), from limits.maxSeconds. */
   deadline: number;
+  /** The run seed (near-miss credentials of the auth checks); the contracts stage draws one when absent. */
+  seed?: number;
   /** Aborted on SIGINT/SIGTERM: stop sending at once. */
   signal: AbortSignal;
   /** Progress lines for the terminal (TTY) or CI log. */
@@ -53,6 +55,8 @@ export interface ContractsOutcome {
   checks: CheckResult[];
   /** Relative path (under outDir) of the Playwright HTML report, when written. */
   playwrightReport?: string;
+  /** The run seed the contracts used (printed in the reports, so a run can be repeated). */
+  seed?: number;
 }
 
 export interface ProbesOutcome {

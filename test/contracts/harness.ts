@@ -30,6 +30,8 @@ export interface HarnessOptions {
   contracts?: ContractsOptions;
   /** Aborts the run after this many ms. */
   abortAfterMs?: number;
+  /** The run seed (near-miss credentials); the contracts stage draws one when absent. */
+  seed?: number;
   /** Looks at the output folder (reports) before it is removed. */
   inspect?: (outDir: string) => void;
 }
@@ -54,6 +56,7 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
       deadline: Date.now() + target.limits.maxSeconds * 1000,
       signal: controller.signal,
       progress: (e) => progress.push(e),
+      seed: o.seed,
     };
     const t0 = performance.now();
     const outcome = await runContracts(ctx, { htmlReport: false, ...o.contracts });

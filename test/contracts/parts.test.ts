@@ -8,7 +8,7 @@ import { CONTRACT_RULES, grepFor } from '../../src/run/contracts.js';
 import { readBlockNumber } from '../../contracts/block-number.js';
 import { Checks } from '../../contracts/checks.js';
 import { errorChecks } from '../../contracts/errors-summary.js';
-import { usageGroups, usageRules, unknownKeyLike, apiEndpoints } from '../../contracts/matrix.js';
+import { usageGroups, usageRules, apiEndpoints, fullEndpoint, PROBED_FORMS, rotationIndex, probedFormOf } from '../../contracts/matrix.js';
 import type { Non2xx } from '../../contracts/protocol.js';
 import { redactFreeText } from '../../contracts/reporter.js';
 import { bodyShape, shapeOf } from '../../contracts/shape.js';
@@ -171,12 +171,13 @@ describe('auth matrix tables', () => {
     assert.deepEqual(usageRules(asset, legacyQuery).map((r) => r.rule), ['AUTH-04', 'AUTH-06']);
   });
 
-  it('an unknown key has the shape of the real one and is not it', () => {
-    const real = 'ref-new-key-7f3a9c2e41d84b6f';
-    const fake = unknownKeyLike(real);
-    assert.notEqual(fake, real);
-    assert.equal(fake.length, real.length);
-    assert.match(fake, /^[a-z]{3}-[a-z]{3}-[a-z]{3}-[0-9a-f]{16}$/);
+  it('wrong keys: every kind on the first endpoint of each family, elsewhere one kind rotating over distinct positions', () => {
+    const eps = apiEndpoints(target);
+    assert.deepEqual(eps.filter((e) => fullEndpoint(eps, e)).map((e) => e.id), ['universal[p/n]', 'native[n]', 'nft.event']);
+    const positions = eps.flatMap((ep) => (['base', 'legacy'] as const).flatMap((b) => PROBED_FORMS[b].map((f) => rotationIndex(eps, ep, b, f))));
+    assert.equal(new Set(positions).size, positions.length);
+    // Only a key's own generation in a probed form teaches which forms take wrong keys.
+    assert.deepEqual(API_KEY_USAGES.filter((u) => probedFormOf(u)).map((u) => `${u.form}@${u.base}`).sort(), ['apikey-query@base', 'apikey-query@legacy', 'bearer@base', 'bearer@legacy', 'x-api-key@base', 'x-api-key@legacy']);
   });
 });
 

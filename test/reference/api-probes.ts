@@ -2,6 +2,7 @@
 // violation it sees, or undefined when the reference keeps the rule. The fault tests run every
 // probe against every fault, so each fault is shown to break its own rule and no other.
 import { applyForm, type FormId } from '../../src/auth/forms.js';
+import { NEAR_MISS_EXPECT, nearMisses } from '../../src/auth/near-miss.js';
 import { datasetOf } from '../../reference/nft/dataset.js';
 import { tokenIdOf } from '../../reference/nft/views.js';
 import { call, rpcBody, type Answer, type CallInit, type Fixture } from './api-http.js';
@@ -128,6 +129,15 @@ async function nativeHead(f: Fixture, network: string): Promise<number | undefin
   return typeof r === 'string' && /^0x[0-9a-f]+$/i.test(r) ? parseInt(r, 16) : undefined;
 }
 
+/** Every form each base reads a key from (apiKey on base: the NFT tutorials' form). */
+const EVERY_FORM = [
+  ['base', 'bearer'],
+  ['base', 'x-api-key'],
+  ['base', 'apikey-query'],
+  ['legacy', 'apikey-query'],
+  ['legacy', 'bearer'],
+] as const;
+
 export const RULE_PROBES: Record<string, Probe> = {
   'AUTH-01': (f) => formOnFamilies(f, 'base', 'bearer', f.opts.credentials.apiKey, '2xx'),
   'AUTH-02': (f) => formOnFamilies(f, 'base', 'x-api-key', f.opts.credentials.apiKey, '2xx'),
@@ -164,15 +174,26 @@ export const RULE_PROBES: Record<string, Probe> = {
     }
     return undefined;
   },
-  'AUTH-07': async (f) => (await formOnFamilies(f, 'base', undefined, '', 'refused')) ?? formOnFamilies(f, 'legacy', undefined, '', 'refused'),
+  // No credentials, and an empty value in each form of each base (it counts as none).
+  'AUTH-07': async (f) => {
+    for (const [root, form] of [['base', undefined], ['legacy', undefined], ...EVERY_FORM] as const) {
+      const bad = await formOnFamilies(f, root, form, '', 'refused');
+      if (bad) return bad;
+    }
+    return undefined;
+  },
+  // An unknown key, and near misses of the real one, in each form of each base (apiKey on base included).
   'AUTH-08': async (f) => {
-    const unknown = 'unknown-key-0123456789abcdef';
-    return (
-      (await formOnFamilies(f, 'base', 'bearer', unknown, 'refused')) ??
-      (await formOnFamilies(f, 'base', 'x-api-key', unknown, 'refused')) ??
-      (await formOnFamilies(f, 'legacy', 'apikey-query', unknown, 'refused')) ??
-      formOnFamilies(f, 'legacy', 'bearer', unknown, 'refused')
-    );
+    const c = f.opts.credentials;
+    for (const [root, form] of EVERY_FORM) {
+      const real = root === 'base' ? c.apiKey : c.legacyApiKey;
+      const wrong = ['unknown-key-0123456789abcdef', ...nearMisses(real, 1).filter((m) => NEAR_MISS_EXPECT[m.kind] === 'refuse').map((m) => m.value)];
+      for (const key of wrong) {
+        const bad = await formOnFamilies(f, root, form, key, 'refused');
+        if (bad) return bad;
+      }
+    }
+    return undefined;
   },
   'AUTH-12': (f) => formOnFamilies(f, 'legacy', 'apikey-query', f.opts.credentials.legacyApiKey, '2xx', (n) => n === 'universal'),
   'UNI-01': async (f) => {

@@ -123,6 +123,41 @@ const CASES: FaultCase[] = [
     conformant: { blockRest: 401, appRest: 401, ws: false, grpc: false, wrongTokenStillRefused: 403 },
     faulty: { blockRest: 200, appRest: 200, ws: true, grpc: true, wrongTokenStillRefused: 403 },
   },
+  {
+    fault: 'node-token-case-insensitive',
+    observe: async (env) => {
+      const upper = (t: string) => t.toUpperCase();
+      const b = upper(env.opts.credentials.chainBToken);
+      return {
+        blockRest: (await blockIn(env, 'x-auth-token', upper(env.opts.credentials.blockRestToken))).status,
+        appRest: (await see(`${env.chainB.endpoint}/app_rest/node_info?auth=${b}`)).status,
+        ws: (await ws(env, { 'X-Auth-Token': b })).upgraded,
+        grpc: Array.isArray(await reflect(env, { 'x-auth-token': b })),
+        otherTokenStillRefused: (await blockIn(env, 'x-auth-token', 'not-the-token')).status,
+      };
+    },
+    conformant: { blockRest: 403, appRest: 403, ws: false, grpc: false, otherTokenStillRefused: 403 },
+    faulty: { blockRest: 200, appRest: 200, ws: true, grpc: true, otherTokenStillRefused: 403 },
+  },
+  {
+    fault: 'blockrest-empty-token-accepted',
+    observe: async (env) => Promise.all((['bearer', 'auth-query', 'x-auth-token'] as const).map(async (f) => (await blockIn(env, f, '')).status)),
+    conformant: [401, 401, 401],
+    faulty: [200, 200, 401],
+  },
+  {
+    fault: 'chainb-bearer-any-value',
+    observe: async (env) => {
+      const wrong = { Authorization: 'Bearer not-the-token' };
+      return [
+        (await see(`${env.chainB.endpoint}/app_rest/node_info`, { headers: wrong })).status,
+        (await see(`${env.chainB.endpoint}/app_rest/node_info`, { headers: { 'X-Auth-Token': 'not-the-token' } })).status,
+        (await see(`${env.chainB.endpoint}/consensus_rest/status`, { method: 'POST', headers: { ...wrong, 'Content-Type': 'application/json' } })).status,
+      ];
+    },
+    conformant: [403, 403, 403],
+    faulty: [200, 403, 403],
+  },
   { fault: 'block-by-height-text', observe: async (env) => statusAndJson(await blockIn(env, 'x-auth-token')), conformant: [200, true], faulty: [200, false] },
   {
     fault: 'ws-no-pong',

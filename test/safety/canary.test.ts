@@ -1,12 +1,15 @@
 // Secrets canary: the whole suite (contracts in Playwright, probes, every report writer, the
 // Playwright HTML report with its embedded zip, progress logs, error messages, the baseline diff)
 // runs twice against the reference holding recognisable canary credentials, then every file it
-// wrote and everything it printed is searched for each canary in every spelling. Zero hits.
+// wrote and everything it printed is searched for each canary in every spelling, and for every
+// near miss the auth checks derived from them (src/auth/near-miss.ts, per run seed). Zero hits.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { nearMisses } from '../../src/auth/near-miss.js';
+import { authProbeOf } from '../../src/auth/surface.js';
 import { REDACTED_SUFFIX } from '../../src/record/redact.js';
 import type { ResultsFile } from '../../src/results.js';
 import { runCli, stackTraceLines, type CliRun } from './support/cli.js';
@@ -19,6 +22,12 @@ const RUN_LIMIT_MS = 180_000;
 
 function readResults(out: string): ResultsFile {
   return JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+}
+
+/** Every near miss a run with this seed could send, named by credential and kind (never by value). */
+function nearMissesOf(creds: Record<string, string>, seed: number): [name: string, value: string][] {
+  const other: Record<string, string | undefined> = { apiKey: creds.legacyApiKey, legacyApiKey: creds.apiKey };
+  return Object.entries(creds).flatMap(([name, secret]) => nearMisses(secret, seed, other[name]).filter((m) => m.kind !== 'other-generation').map((m): [string, string] => [`${name} near miss ${m.kind} (seed ${seed})`, m.value.trim()]));
 }
 
 /**
@@ -62,6 +71,7 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
   const creds = canaryCredentials();
   const names = Object.keys(creds);
   const secrets = Object.values(creds);
+  const credsByName = creds as unknown as Record<string, string>;
   const ref = await startWatchedReference({ ...QUICK_PROBES, credentials: creds });
   try {
     const target = ref.writeTarget();
@@ -105,6 +115,16 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     assert.equal(r4.code, 1);
     // The refusal was found before any request (no URL with the token was ever built) and said once.
     assert.match(r4.stdout, /cannot reach 127\.0\.0\.1:1 \(connection refused\): \d+ checks? could not run/);
+
+    // The near misses of both runs (each drew its own seed, written to results.json) are secrets too.
+    const seeds = [readResults(out1).seed, readResults(out2).seed];
+    assert.ok(seeds.every((s) => typeof s === 'number'), `results.json seeds: ${JSON.stringify(seeds)}`);
+    const misses = seeds.flatMap((s) => nearMissesOf(credsByName, s as number));
+    names.push(...misses.map(([n]) => n));
+    secrets.push(...misses.map(([, v]) => v));
+    // They were sent, in every kind, to the API and to the nodes.
+    const sentKinds = new Set(readResults(out1).checks.flatMap((c) => authProbeOf(c)?.probe ?? []));
+    for (const kind of ['first-changed', 'middle-changed', 'last-changed', 'case-changed', 'char-cut', 'char-added', 'whitespace', 'empty', 'dup-wrong-first']) assert.ok(sentKinds.has(kind as never), `no ${kind} near miss was sent`);
 
     const report: ScanReport = emptyReport();
     for (const out of [out1, out2, join(ref.dir, 'run4')]) scanTree(out, secrets, report);

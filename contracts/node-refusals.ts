@@ -1,0 +1,100 @@
+// NAUTH-07 on one node path, whatever its transport (REST, WebSocket upgrade, gRPC metadata): no
+// token, then the wrong tokens of src/auth/wrong-credentials.ts in every form the path was seen
+// to accept with the right token. The transport only says how to send and what "data" means.
+import type { FormId } from '../src/auth/forms.js';
+import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
+import { wrongCredentialCount, wrongCredentials } from '../src/auth/wrong-credentials.js';
+import type { Evidence } from '../src/verdict.js';
+import type { Checks } from './checks.js';
+import { suiteEnv } from './env.js';
+import { AUTH_CONCURRENCY, settleAll, valueOf } from './in-flight.js';
+
+export const NO_TOKEN_CAUSE = 'no node token';
+export const WRONG_TOKEN_CAUSE = 'a wrong node token';
+export const OPEN_FORM_CAUSE = 'an auth form the description leaves open';
+
+export interface NodeRow {
+  /** Check id prefix, e.g. `node.blockRest`. */
+  id: string;
+  /** Row of the auth surface table. */
+  row: string;
+  label: string;
+  /** Every wrong-token kind (one path per node kind), or one rotating kind. */
+  full: boolean;
+  /** Position among the node paths: moves the rotating kind along. */
+  index: number;
+  /**
+   * A rate-limited node: only what a correct service refuses is sent (a refused request spends no
+   * quota), so the probes that follow find the quota the contracts left.
+   */
+  refuseOnly?: boolean;
+}
+
+/** One attempt: the token values in a form (undefined: no token), and whether data came back. Throws CouldNotTest when it could not tell. */
+export type NodeAttempt = (form: FormId | undefined, values: readonly string[] | undefined, purpose: string, cause: string) => Promise<{ data: boolean; what: string; evidence: Evidence }>;
+
+/** At most how many requests refuseNode sends for these accepted forms (for the test's time-out). */
+export function refusalCount(forms: readonly FormId[], full: boolean): number {
+  return 1 + forms.reduce((n, f) => n + wrongCredentialCount(f, full), 0);
+}
+
+/**
+ * Tries the right token in forms the description does not show on this path (observed, never
+ * failed); each one that gets data joins `accepted`, so the wrong tokens are tried there too.
+ */
+export async function learnOpenForms(check: Checks, row: NodeRow, forms: readonly FormId[], token: string, attempt: NodeAttempt, accepted: FormId[]): Promise<void> {
+  const idOf = (form: FormId) => `${row.id}[${form}]`;
+  const answers = await settleAll(
+    forms.map((form) => () => attempt(form, [token], idOf(form), OPEN_FORM_CAUSE)),
+    row.refuseOnly ? 1 : AUTH_CONCURRENCY,
+  );
+  for (const [i, form] of forms.entries()) {
+    await check.guard('NAUTH-07', idOf(form), async () => {
+      const r = valueOf(answers[i]!);
+      if (r.data) accepted.push(form);
+      const { expected: _expected, ...evidence } = r.evidence;
+      const authProbe: AuthProbe = { row: row.row, form, probe: 'right', documented: false, data: r.data };
+      check.add('NAUTH-07', idOf(form), 'observed', `${row.label}, the token as ${form} (a form not shown there): ${r.data ? 'accepted' : 'not accepted'}, ${r.what}`, { ...evidence, [AUTH_PROBE_FIELD]: authProbe });
+    });
+  }
+}
+
+interface NodeProbe {
+  form?: FormId;
+  values?: readonly string[];
+  kind: AuthProbe['probe'];
+  label: string;
+  expect: 'refuse' | 'observe';
+  rotating?: boolean;
+}
+
+/**
+ * No token, then every wrong token planned for the accepted forms, a few in flight at once (one at
+ * a time on a rate-limited node), judged in plan order.
+ */
+export async function refuseNode(check: Checks, row: NodeRow, accepted: readonly FormId[], token: string, attempt: NodeAttempt): Promise<void> {
+  const seed = suiteEnv().seed;
+  const probes: NodeProbe[] = [{ kind: 'none', label: 'no token', expect: 'refuse' }];
+  for (const [i, form] of accepted.entries()) {
+    for (const w of wrongCredentials(form, token, seed, { full: row.full, index: row.index * 3 + i })) {
+      if (!row.refuseOnly || w.expect === 'refuse') probes.push({ form, values: w.values, kind: w.kind, label: w.label, expect: w.expect, rotating: w.rotating });
+    }
+  }
+  const idOf = (p: NodeProbe) => (p.form ? `${row.id}[${p.rotating ? 'rotating' : p.kind}:${p.form}]` : `${row.id}[no-token]`);
+  const answers = await settleAll(
+    probes.map((p) => () => attempt(p.form, p.values, idOf(p), p.kind === 'none' ? NO_TOKEN_CAUSE : WRONG_TOKEN_CAUSE)),
+    row.refuseOnly ? 1 : AUTH_CONCURRENCY,
+  );
+  for (const [i, p] of probes.entries()) {
+    const id = idOf(p);
+    await check.guard('NAUTH-07', id, async () => {
+      const r = valueOf(answers[i]!);
+      const what = `${row.label} with ${!p.form ? 'no token' : p.kind === 'empty' ? `an empty token as ${p.form}` : `the token (${p.label}) as ${p.form}`}`;
+      const authProbe: AuthProbe = { row: row.row, form: p.form ?? 'none', probe: p.kind, data: r.data, expect: p.expect };
+      // A rotating kind's status may differ from the last run's kind: not drift (see WrongCredential).
+      const evidence = { ...r.evidence, ...(p.rotating && { observation: { accepted: r.data } }), [AUTH_PROBE_FIELD]: authProbe };
+      if (p.expect === 'observe') check.add('NAUTH-07', id, 'observed', `${what}: ${r.what}`, evidence);
+      else check.verdict(!r.data, 'NAUTH-07', id, `${what}: ${r.what}`, `${what}: ${r.what}, with data`, evidence);
+    });
+  }
+}

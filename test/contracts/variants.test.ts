@@ -1,0 +1,18 @@
+// Every open-behaviour variant of the reference breaks no rule: with it switched on, the auth and
+// node families (whose wrong-credential checks follow the forms each target is seen to accept)
+// report no fail and no error. One test per variant, each against its own reference.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { VARIANTS } from '../../reference/variants.js';
+import { runAgainstReference } from './harness.js';
+
+describe('no open-behaviour variant gets a fail or an error from the auth and node checks', { concurrency: 2 }, () => {
+  for (const variant of VARIANTS) {
+    it(variant.name, async () => {
+      const run = await runAgainstReference({ reference: { variants: new Set([variant.name]) }, only: 'auth,node', contracts: { workers: 1 } });
+      const bad = run.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+      assert.deepEqual(bad.map((c) => `${c.verdict} ${c.rule} ${c.id}: ${c.message}`), []);
+      assert.ok(run.checks.some((c) => c.rule === 'AUTH-08' && c.verdict === 'pass'), 'no AUTH-08 check passed');
+    });
+  }
+});
