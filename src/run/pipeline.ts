@@ -13,7 +13,7 @@ import type { CheckResult } from '../verdict.js';
 import type { ProgressEvent, RunContext, TimelineEntry } from './types.js';
 import { runContracts } from './contracts.js';
 import { runProbes } from '../../load/run.js';
-import { writeReports } from '../../reports/write.js';
+import { clearReports, writeReports } from '../../reports/write.js';
 import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../../reports/baseline.js';
 
 export interface RunOptions {
@@ -86,6 +86,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     );
 
   try {
+    await clearReports(ctx.outDir);
     if (RULES.some((r) => CONTRACT_SECTIONS.has(r.section) && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runContracts(ctx);
