@@ -53,6 +53,8 @@ export type HeadlineNote = (ctx: ReportContext) => string | undefined;
 /** Full request/response detail is kept for checks a person must act on; the rest link to results.json. */
 const DETAILED: ReadonlySet<Verdict> = new Set(['fail', 'error']);
 const MAX_EXCHANGES = 5;
+/** Longer extra fields of results.json are not spelt out in the header. */
+const MAX_FACT_CHARS = 240;
 const STANDARD_FIELDS = new Set(['tool', 'target', 'startedAt', 'finishedAt', 'summary', 'rules', 'checks', 'limiter']);
 const EVIDENCE_FIELDS = new Set(['exchanges', 'expected', 'actual', 'path', 'observation', 'cause']);
 
@@ -293,7 +295,9 @@ function facts(ctx: ReportContext): string {
   ];
   for (const [k, v] of Object.entries(results)) {
     if (STANDARD_FIELDS.has(k) || k === 'interrupted') continue;
-    rows.push([humanKey(k).label, esc(k === 'reference' ? referenceWords(v) : words(v, humanKey(k).unit))]);
+    const text = k === 'reference' ? referenceWords(v) : words(v, humanKey(k).unit);
+    // A long field (a fleet's roll-ups...) belongs to a section of its own, not to the header.
+    rows.push([humanKey(k).label, text.length > MAX_FACT_CHARS ? `in ${esc(safeRelativeHref(ctx.files.results))}` : esc(text)]);
   }
   return `<dl class="facts">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`).join('')}</dl>`;
 }

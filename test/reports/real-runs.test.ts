@@ -14,6 +14,7 @@ import type { ReferenceOptions } from '../../reference/options.js';
 import type { ResultsFile } from '../../src/results.js';
 import { RULES } from '../../src/rules/catalogue.js';
 import { checkReportInBrowser, CHART_IDS } from './browser-check.js';
+import { checkLayout } from './layout-check.js';
 import { runCli } from '../safety/support/cli.js';
 
 const OUT = resolve('test-results/real-runs');
@@ -49,6 +50,8 @@ test('a run with faults: the failing rules are expanded with their evidence', { 
   for (const rule of ['AUTH-03', 'RPC-02', 'RL-10']) assert.ok(failing.includes(rule), `${rule} not failing: ${failing.join(', ')}`);
   const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'faults.png') });
   assert.deepEqual([...found.failingRules].sort(), [...failing].sort());
+  const layout = await checkLayout(join(out, 'index.html'), join(OUT, 'faults-layout'));
+  assert.match(layout.laptop.headline, /^FAIL /);
   for (const rule of failing) {
     const row = found.rules.find((r) => r.id === rule)!;
     assert.ok(row.open && row.visible, `${rule} is not expanded and visible`);
