@@ -132,11 +132,17 @@ function checkBody(c: CheckResult): string {
   return parts.join('\n');
 }
 
-function checkItem(c: CheckResult): string {
+/**
+ * Failing checks a rule shows unfolded: enough to see what is wrong and whether it repeats; a rule
+ * failing the same way on every endpoint would otherwise fill screens with copies.
+ */
+export const OPEN_FAILURES_PER_RULE = 3;
+
+function checkItem(c: CheckResult, open: boolean): string {
   const body = checkBody(c);
   const head = `${verdictBadge(c.verdict)} <code class="cid">${esc(c.id)}</code> <span class="msg">${esc(c.message)}</span>${c.durationMs === undefined ? '' : ` <span class="dur">${esc(formatDuration(c.durationMs))}</span>`}`;
   if (!body) return `<div class="check leaf" data-check="${esc(c.id)}" data-verdict="${esc(c.verdict)}">${head}</div>`;
-  return `<details class="check" data-check="${esc(c.id)}" data-verdict="${esc(c.verdict)}"${c.verdict === 'fail' ? ' open' : ''}><summary>${head}</summary><div class="evidence">${body}</div></details>`;
+  return `<details class="check" data-check="${esc(c.id)}" data-verdict="${esc(c.verdict)}"${open ? ' open' : ''}><summary>${head}</summary><div class="evidence">${body}</div></details>`;
 }
 
 function countsText(checks: readonly CheckResult[]): string {
@@ -147,7 +153,17 @@ function countsText(checks: readonly CheckResult[]): string {
 }
 
 function ruleRow(rule: RuleDef, verdict: Verdict, checks: readonly CheckResult[]): string {
-  const body = checks.length ? checks.map(checkItem).join('\n') : '<p class="none">No check of this rule ran in this run (not selected, or its target section is missing).</p>';
+  let failures = 0;
+  let lastOpen = -1;
+  const items = checks.map((c, i) => {
+    const open = c.verdict === 'fail' && ++failures <= OPEN_FAILURES_PER_RULE;
+    if (open) lastOpen = i;
+    return checkItem(c, open);
+  });
+  const folded = failures - OPEN_FAILURES_PER_RULE;
+  if (folded > 0)
+    items.splice(lastOpen + 1, 0, `<p class="more" data-folded-failures="${folded}">The first ${OPEN_FAILURES_PER_RULE} failing checks are open; the other ${folded} are folded below (open one, or use "expand all").</p>`);
+  const body = checks.length ? items.join('\n') : '<p class="none">No check of this rule ran in this run (not selected, or its target section is missing).</p>';
   return `<details class="rule" id="rule-${esc(rule.id)}" data-rule="${esc(rule.id)}" data-kind="${rule.kind}" data-verdict="${esc(verdict)}"${verdict === 'fail' ? ' open' : ''}>
 <summary><span class="rid">${esc(rule.id)}</span> ${kindBadge(rule.kind)} ${verdictBadge(verdict)} <span class="title">${esc(rule.title)}</span> <span class="counts">${esc(countsText(checks))}</span></summary>
 <div class="checks">${body}</div>

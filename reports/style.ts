@@ -83,6 +83,9 @@ figure.chart{margin:8px 0}figcaption{font-weight:600;font-size:13px;margin-botto
 ul.legend{list-style:none;display:flex;gap:14px;padding:0;margin:2px 0;font-size:12px;flex-wrap:wrap}
 ul.legend svg{vertical-align:middle;margin-right:4px}
 footer{color:var(--muted);font-size:12px;margin-top:30px;padding-bottom:30px}
-@media (max-width:600px){ul.counts li{min-width:0;flex:1 1 0;padding:3px 6px}ul.counts b{font-size:17px}.headline .big{font-size:24px}}
+@media (max-width:600px){ul.counts li{min-width:0;flex:1 1 0;padding:3px 6px}ul.counts b{font-size:17px}.headline .big{font-size:24px}
+table.params,table.params tbody,table.params tr,table.params th,table.params td{display:block;width:auto;min-width:0}
+table.params thead{display:none}table.params tr{border:1px solid var(--line);border-radius:4px;margin:4px 0;padding:3px 0}
+table.params th,table.params td{border:0;padding:1px 8px;white-space:normal}table.params td:empty{display:none}}
 @media (max-width:800px){.cols{grid-template-columns:minmax(0,1fr)}header,main,footer{padding:0 10px}.checks{padding:4px 4px 8px 8px}.evidence{margin-left:4px;padding-left:6px}summary .counts{margin-left:0}}
 `;

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPORT_SECTIONS, renderHtml, type HtmlInputs } from '../../reports/html.js';
+import { OPEN_FAILURES_PER_RULE, REPORT_SECTIONS, renderHtml, type HtmlInputs } from '../../reports/html.js';
 import { writeReports } from '../../reports/write.js';
 import { diffBaseline } from '../../reports/baseline.js';
 import { RULES } from '../../src/rules/catalogue.js';
@@ -267,4 +267,15 @@ test("a failing check's response box marks the value at its JSON path", () => {
   assert.equal(c.evidence.path, '$.data.id');
   has(response, /<mark data-path-mark>&quot;id&quot;: &quot;[^<]*<\/mark>/);
   assert.equal((response.match(/<mark/g) ?? []).length, 1);
+});
+
+test('a rule failing many times shows its first failing checks open and folds the rest, saying so', () => {
+  const results = syntheticResults();
+  const base = results.checks.find((c) => c.rule === 'AUTH-02' && c.verdict === 'fail')!;
+  for (let i = 0; i < 4; i++) results.checks.push({ ...base, id: `${base.id}[copy ${i}]` });
+  const html = render({ results: syntheticResults({ checks: results.checks }) });
+  const rule = html.slice(html.indexOf('id="rule-AUTH-02"'), html.indexOf('id="rule-AUTH-03"'));
+  const states = [...rule.matchAll(/<details class="check"[^>]*data-verdict="fail"( open)?>/g)].map((m) => m[1] === ' open');
+  assert.deepEqual(states, [0, 1, 2, 3, 4].map((i) => i < OPEN_FAILURES_PER_RULE));
+  has(rule, /data-folded-failures="2">The first 3 failing checks are open; the other 2 are folded below/);
 });
