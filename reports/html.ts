@@ -274,7 +274,10 @@ function headline(ctx: ReportContext): string {
   if (failing.length) reasons.push(`${plural(failing.length, 'rule')} failing: ${ruleLinks(failing)}`);
   if (errors.length) reasons.push(`${plural(errors.length, 'rule')} could not be tested: ${ruleLinks(errors)}`);
   if (overall === 'COULD NOT TEST' && !errors.length) reasons.push('no check ran');
-  if (overall === 'PASS') reasons.push(`every one of the ${plural(checked, 'rule')} checked holds`);
+  if (overall === 'PASS') {
+    const n = (v: Verdict) => [...ctx.byRule.keys()].filter((id) => ctx.verdictOf(id) === v).length;
+    reasons.push(`${plural(checked, 'rule')} checked, none failing: ${n('pass')} pass, ${n('observed')} observed (points the description leaves open)`);
+  }
   const notes = HEADLINE_NOTES.map((n) => n(ctx)).filter((n): n is string => Boolean(n));
   const cls = overall === 'PASS' ? 'pass' : overall === 'FAIL' ? 'fail' : 'error';
   return `<div class="headline h-${cls}" id="headline" data-headline="${overall}"><span class="big">${overall}</span><span class="why">${reasons.join('<br>')}</span></div>

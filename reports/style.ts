@@ -17,7 +17,7 @@ h5{font-size:12px;margin:8px 0 2px;color:var(--muted);text-transform:uppercase;l
 .headline .why{font-size:15px;min-width:0;flex:1 1 18em}.headline a{color:#fff;font-weight:600}
 .h-pass{background:var(--pass)}.h-fail{background:var(--fail)}.h-error{background:var(--error)}
 ul.notes{margin:6px 0;padding:6px 10px 6px 28px;background:#fff8c5;border:1px solid #d4a72c;border-radius:6px}
-.tallies{display:flex;flex-wrap:wrap;gap:4px 32px}
+.tallies{display:flex;flex-wrap:wrap;gap:4px 32px}.tally{flex:1 1 340px;min-width:0}
 .tally h2{font-size:15px;margin:10px 0 0;border:0;padding:0}.tally p{margin:2px 0;color:var(--muted);font-size:12px}
 ul.counts{list-style:none;display:flex;gap:8px;padding:0;margin:6px 0;flex-wrap:wrap}
 ul.counts li{border:1px solid var(--line);border-radius:6px;padding:4px 10px;min-width:72px}
@@ -83,7 +83,7 @@ figure.chart{margin:8px 0}figcaption{font-weight:600;font-size:13px;margin-botto
 ul.legend{list-style:none;display:flex;gap:14px;padding:0;margin:2px 0;font-size:12px;flex-wrap:wrap}
 ul.legend svg{vertical-align:middle;margin-right:4px}
 footer{color:var(--muted);font-size:12px;margin-top:30px;padding-bottom:30px}
-@media (max-width:600px){ul.counts li{min-width:0;flex:1 1 0;padding:3px 6px}ul.counts b{font-size:17px}.headline .big{font-size:24px}
+@media (max-width:600px){ul.counts{gap:4px}ul.counts li{min-width:0;flex:1 1 0;padding:3px 4px;font-size:11px;overflow-wrap:normal}ul.counts b{font-size:17px}.headline .big{font-size:24px}
 table.params,table.params tbody,table.params tr,table.params th,table.params td{display:block;width:auto;min-width:0}
 table.params thead{display:none}table.params tr{border:1px solid var(--line);border-radius:4px;margin:4px 0;padding:3px 0}
 table.params th,table.params td{border:0;padding:1px 8px;white-space:normal}table.params td:empty{display:none}}
