@@ -60,8 +60,9 @@ const EVIDENCE_FIELDS = new Set(['exchanges', 'expected', 'actual', 'path', 'obs
 
 const KIND_LABEL: Record<RuleDef['kind'], string> = { must: 'must', std: 'std', observe: 'observe' };
 
-const verdictBadge = (v: string) => `<span class="verdict v-${esc(v)}">${esc(v)}</span>`;
-const kindBadge = (k: RuleDef['kind']) => `<span class="kind k-${k}" title="${k === 'std' ? 'required by a standard the description names' : k === 'observe' ? 'the description leaves it open: recorded, never failed' : 'documented by the service description'}">${KIND_LABEL[k]}</span>`;
+/** Badges for sections of other modules too (verdict and rule kind, as the matrix shows them). */
+export const verdictBadge = (v: string) => `<span class="verdict v-${esc(v)}">${esc(v)}</span>`;
+export const kindBadge = (k: RuleDef['kind']) => `<span class="kind k-${k}" title="${k === 'std' ? 'required by a standard the description names' : k === 'observe' ? 'the description leaves it open: recorded, never failed' : 'documented by the service description'}">${KIND_LABEL[k]}</span>`;
 
 function prettyBody(body: string | undefined): string {
   if (body === undefined || body === '') return '';
