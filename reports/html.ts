@@ -5,6 +5,7 @@
 // Content-Security-Policy that allows no network fetches and only the page's own script (by hash)
 // makes a slip harmless as well.
 import { createHash } from 'node:crypto';
+import { faultByName } from '../reference/faults/index.js';
 import type { ResultsFile } from '../src/results.js';
 import { RULES, SECTIONS, type RuleDef } from '../src/rules/catalogue.js';
 import { curlOf, type Exchange } from '../src/record/recorder.js';
@@ -317,7 +318,7 @@ function facts(ctx: ReportContext): string {
     if (STANDARD_FIELDS.has(k) || k === 'interrupted') continue;
     const text = k === 'reference' ? referenceWords(v) : words(v, humanKey(k).unit);
     // A long field (a fleet's roll-ups...) belongs to a section of its own, not to the header.
-    rows.push([humanKey(k).label, text.length > MAX_FACT_CHARS ? `in ${esc(safeRelativeHref(ctx.files.results))}` : esc(text)]);
+    rows.push([humanKey(k).label, text.length > MAX_FACT_CHARS && k !== 'reference' ? `in ${esc(safeRelativeHref(ctx.files.results))}` : esc(text)]);
   }
   return `<dl class="facts">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`).join('')}</dl>`;
 }
@@ -328,7 +329,11 @@ function referenceWords(v: unknown): string {
   const list = (x: unknown) => (Array.isArray(x) ? x.map(String) : []);
   const faults = list(o.faults);
   const variants = list(o.variants);
-  const parts = [faults.length ? `fault${faults.length === 1 ? '' : 's'} switched on: ${faults.join(', ')}` : 'no fault switched on'];
+  const fault = (name: string) => {
+    const f = faultByName(name);
+    return f ? `${name} (breaks ${f.rule}: ${f.description})` : name;
+  };
+  const parts = [faults.length ? `fault${faults.length === 1 ? '' : 's'} switched on: ${faults.map(fault).join('; ')}` : 'no fault switched on'];
   if (variants.length) parts.push(`open-behaviour variant${variants.length === 1 ? '' : 's'}: ${variants.join(', ')}`);
   const rest = Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'faults' && k !== 'variants'));
   if (Object.keys(rest).length) parts.push(words(rest));
