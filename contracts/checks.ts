@@ -40,6 +40,10 @@ export class Checks {
   readonly results: CheckResult[] = [];
   /** The last could-not-test cause, of any rule (selected or not): what an empty observation reports. */
   private lastCause?: string;
+  /** Start of the work that leads to the next verdicts: the test's start, then the previous verdicts. */
+  private workStart = performance.now();
+  /** While checks are stated in one synchronous run (one response judged for several rules): its time. */
+  private batchAt: number | undefined;
 
   constructor(
     private readonly redactor: Redactor,
@@ -57,7 +61,22 @@ export class Checks {
     // Exchanges came through the Recorder (redacted on entry); the rest is redacted here.
     const safe: Evidence = this.redactor.value(rest);
     if (exchanges?.length) safe.exchanges = exchanges;
-    this.results.push({ id, rule, verdict, message: oneLine(this.redactor.text(message)), evidence: safe });
+    this.results.push({ id, rule, verdict, message: oneLine(this.redactor.text(message)), evidence: safe, durationMs: this.elapsed() });
+  }
+
+  /**
+   * A check's duration: the time the test spent since its previous verdicts (requests, waits,
+   * validation). Checks stated together, with no await between them, share that time.
+   */
+  private elapsed(): number {
+    if (this.batchAt === undefined) {
+      const at = (this.batchAt = performance.now());
+      queueMicrotask(() => {
+        this.workStart = at;
+        this.batchAt = undefined;
+      });
+    }
+    return Math.round((this.batchAt - this.workStart) * 10) / 10;
   }
 
   pass(rule: string, id: string, message: string, evidence?: Evidence): void {

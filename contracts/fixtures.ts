@@ -16,6 +16,7 @@ import { Checks } from './checks.js';
 import { suiteEnv, type SuiteEnv } from './env.js';
 import { CHECKS_ATTACHMENT, RULE_ANNOTATION, type TestAttachment } from './protocol.js';
 import { Samples } from './samples.js';
+import { reportChecks } from './steps.js';
 
 interface WorkerFixtures {
   suite: SuiteEnv;
@@ -80,19 +81,34 @@ function timeoutFor(opts: ContractOptions): number {
   return Math.max(5_000, Math.min(wanted, env.deadline - Date.now() + 2_000));
 }
 
+/**
+ * Declares one Playwright test. Playwright takes a test's location from the caller of `test()`,
+ * which would put every test at this file's line. While it declares, stack captures start above
+ * `caller` (the function that called this one), so the first frame Playwright sees is the Spec
+ * method the spec file called, and the location it takes is the spec file's line.
+ */
+function declare(caller: Function, title: string, details: playwright.TestDetails, body: Parameters<typeof test>[2]): void {
+  const capture = Error.captureStackTrace;
+  Error.captureStackTrace = (obj: object, from?: Function) => capture(obj, from ?? caller);
+  try {
+    test(title, details, body);
+  } finally {
+    Error.captureStackTrace = capture;
+  }
+}
+
 /** One spec file (one access family): declares its contract tests and covers the rest. */
 export class Spec {
   private readonly declared = new Set<string>();
 
   constructor(readonly family: string) {}
 
-  /** Declares one contract test checking `rules`. */
+  /**
+   * Declares one contract test checking `rules`: the rule ids lead its title and are its tags
+   * (`--grep @NFT-01`); its checks become its steps in Playwright's report (steps.ts).
+   */
   contract(title: string, rules: readonly string[], body: (f: ContractFixtures) => Promise<void>, opts: ContractOptions = {}): void {
-    for (const r of rules) this.declared.add(r);
-    test(`${rules.join(' ')} · ${title}`, { annotation: rules.map((r) => ({ type: RULE_ANNOTATION, description: r })) }, async ({ contract }) => {
-      test.setTimeout(timeoutFor(opts));
-      await body(contract);
-    });
+    this.add(title, rules, body, opts);
   }
 
   /**
@@ -103,8 +119,23 @@ export class Spec {
   coverRest(rules: readonly string[], reasonOf: (rule: string, target: ResolvedTarget) => string): void {
     const missing = rules.filter((r) => !this.declared.has(r));
     if (missing.length === 0) return;
-    this.contract(`${this.family}: not testable with this target`, missing, async ({ check, target }) => {
+    this.add(`${this.family}: not testable with this target`, missing, async ({ check, target }) => {
       for (const rule of missing) check.skip(rule, `${this.family}.${rule.toLowerCase()}.not-testable`, reasonOf(rule, target));
+    });
+  }
+
+  private add(title: string, rules: readonly string[], body: (f: ContractFixtures) => Promise<void>, opts: ContractOptions = {}): void {
+    for (const r of rules) this.declared.add(r);
+    const details = { tag: rules.map((r) => `@${r}`), annotation: rules.map((r) => ({ type: RULE_ANNOTATION, description: r })) };
+    declare(Spec.prototype.add, `${rules.join(' ')} · ${title}`, details, async ({ contract }, testInfo) => {
+      test.setTimeout(timeoutFor(opts));
+      let threw = true;
+      try {
+        await body(contract);
+        threw = false;
+      } finally {
+        await reportChecks(test.step, testInfo, contract.check.results, threw);
+      }
     });
   }
 }

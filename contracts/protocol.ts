@@ -10,6 +10,8 @@ export const CONTRACT_FAMILIES = ['auth', 'universal', 'native', 'nft', 'node', 
 export const CHECKS_ATTACHMENT = 'chainprobe-checks';
 /** Annotation type declaring a rule a test checks (one annotation per rule). */
 export const RULE_ANNOTATION = 'rule';
+/** Annotation a test adds when it ran to its end and failed only on its checks' verdicts. */
+export const VERDICT_FAILURES_ANNOTATION = 'chainprobe: failing checks';
 /** Prefix of the reporter's progress lines on stdout. */
 export const PROGRESS_PREFIX = '@@chainprobe-progress ';
 
@@ -35,7 +37,9 @@ export interface TestAttachment {
 export type ChecksLine =
   | { kind: 'check'; check: CheckResult }
   | { kind: 'non2xx'; item: Non2xx }
-  | { kind: 'fatal'; message: string };
+  | { kind: 'fatal'; message: string }
+  /** The runner finished (its exit status is then only whether some test failed). */
+  | { kind: 'end'; status: string };
 
 export interface ProgressLine {
   family: string;

@@ -11,7 +11,7 @@ import { maskSecret, Redactor, REDACTED_SUFFIX } from '../src/record/redact.js';
 import { secretsOf } from '../src/target/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
-import { CHECKS_ATTACHMENT, PROGRESS_PREFIX, RULE_ANNOTATION, type ChecksLine, type ProgressLine, type TestAttachment } from './protocol.js';
+import { CHECKS_ATTACHMENT, PROGRESS_PREFIX, RULE_ANNOTATION, VERDICT_FAILURES_ANNOTATION, type ChecksLine, type ProgressLine, type TestAttachment } from './protocol.js';
 
 const MAX_TEXT_ATTACHMENT_BYTES = 16 * 1024 * 1024;
 const TEXTUAL = /^(text\/|application\/(json|xml|javascript)|.*\+json)/i;
@@ -99,7 +99,9 @@ export default class ChainprobeReporter implements Reporter {
       for (const item of got.non2xx) lines.push({ kind: 'non2xx', item });
     }
     for (const check of checks) lines.push({ kind: 'check', check });
-    if (result.status !== 'passed' && result.status !== 'skipped') {
+    // A test that failed only on its checks' verdicts (steps.ts) ran to its end: nothing to add.
+    const failedOnVerdicts = result.annotations.some((a) => a.type === VERDICT_FAILURES_ANNOTATION);
+    if (result.status !== 'passed' && result.status !== 'skipped' && !(result.status === 'failed' && failedOnVerdicts)) {
       const cause = this.causeOf(test, result);
       const rules = [...new Set([...test.annotations, ...result.annotations].filter((a) => a.type === RULE_ANNOTATION && a.description).map((a) => a.description!))];
       for (const rule of rules) {
@@ -129,7 +131,9 @@ export default class ChainprobeReporter implements Reporter {
     this.write([{ kind: 'fatal', message: this.free(firstLine(error.message?.replace(ANSI, '')) || 'error outside a test') }]);
   }
 
-  onEnd(_result: FullResult): void {}
+  onEnd(result: FullResult): void {
+    this.write([{ kind: 'end', status: result.status }]);
+  }
 
   // ---- collection
 

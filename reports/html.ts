@@ -1,8 +1,11 @@
 // index.html: the report a person opens first. One self-contained file: inline CSS, a few lines of
-// inline script (filters only; the page is complete without it), SVG charts drawn at write time.
-// Every piece of text is escaped with esc(); a Content-Security-Policy that allows no network
-// fetches and only the page's own script (by hash) makes a slip harmless as well.
+// inline script (filters, local times; the page is complete without it), SVG charts drawn at
+// write time. It leads with one verdict (PASS / FAIL / COULD NOT TEST) and its reasons, then the
+// parts of REPORT_SECTIONS in order. Every piece of text is escaped with esc(); a
+// Content-Security-Policy that allows no network fetches and only the page's own script (by hash)
+// makes a slip harmless as well.
 import { createHash } from 'node:crypto';
+import { faultByName } from '../reference/faults/index.js';
 import type { ResultsFile } from '../src/results.js';
 import { RULES, SECTIONS, type RuleDef } from '../src/rules/catalogue.js';
 import { curlOf, type Exchange } from '../src/record/recorder.js';
@@ -10,11 +13,13 @@ import type { TimelineEntry } from '../src/run/types.js';
 import { rollUp, VERDICTS, type CheckResult, type Verdict } from '../src/verdict.js';
 import { describeCounts, type BaselineDiff } from './baseline.js';
 import { limiterSection } from './limiter.js';
-import { authSurfaceSection } from './auth-surface.js';
+import { jsonView } from './json-view.js';
 import { flattenObservation } from './observation.js';
 import { brief, esc, formatDuration, safeRelativeHref, show } from './text.js';
 import { REPORT_CSS } from './style.js';
-import { reportTitle, runBanners } from './causes.js';
+import { humanKey, humanTime, TIME_OPTIONS_JSON, words } from './words.js';
+import { authSurfaceSection } from './auth-surface.js';
+import { causeNote, insecureNote, reportTitle } from './causes.js';
 
 export interface HtmlInputs {
   results: ResultsFile;
@@ -25,16 +30,42 @@ export interface HtmlInputs {
   files: { results: string; junit: string; timeline: string };
 }
 
+/** What every part of the page is drawn from: the inputs, and the checks grouped by rule. */
+export interface ReportContext extends HtmlInputs {
+  byRule: Map<string, CheckResult[]>;
+  verdictOf: (rule: string) => Verdict;
+}
+
+/**
+ * One part of the page after the headline. `render` gives its whole <section id="{id}"> element,
+ * or '' when it has nothing to show (then it has no link in the page's navigation either).
+ */
+export interface ReportSection {
+  id: string;
+  /** Link text in the navigation under the headline. */
+  nav: string;
+  render: (ctx: ReportContext) => string;
+}
+
+/**
+ * One line under the headline verdict, as HTML (escaped by its writer); undefined when it does not
+ * apply: an interrupted run, an insecure connection, the causes of checks that could not run.
+ */
+export type HeadlineNote = (ctx: ReportContext) => string | undefined;
+
 /** Full request/response detail is kept for checks a person must act on; the rest link to results.json. */
 const DETAILED: ReadonlySet<Verdict> = new Set(['fail', 'error']);
 const MAX_EXCHANGES = 5;
+/** Longer extra fields of results.json are not spelt out in the header. */
+const MAX_FACT_CHARS = 240;
 const STANDARD_FIELDS = new Set(['tool', 'target', 'startedAt', 'finishedAt', 'summary', 'rules', 'checks', 'limiter', 'causes']);
 const EVIDENCE_FIELDS = new Set(['exchanges', 'expected', 'actual', 'path', 'observation', 'cause']);
 
 const KIND_LABEL: Record<RuleDef['kind'], string> = { must: 'must', std: 'std', observe: 'observe' };
 
-const verdictBadge = (v: string) => `<span class="verdict v-${esc(v)}">${esc(v)}</span>`;
-const kindBadge = (k: RuleDef['kind']) => `<span class="kind k-${k}" title="${k === 'std' ? 'required by a standard the description names' : k === 'observe' ? 'the description leaves it open: recorded, never failed' : 'documented by the service description'}">${KIND_LABEL[k]}</span>`;
+/** Badges for sections of other modules too (verdict and rule kind, as the matrix shows them). */
+export const verdictBadge = (v: string) => `<span class="verdict v-${esc(v)}">${esc(v)}</span>`;
+export const kindBadge = (k: RuleDef['kind']) => `<span class="kind k-${k}" title="${k === 'std' ? 'required by a standard the description names' : k === 'observe' ? 'the description leaves it open: recorded, never failed' : 'documented by the service description'}">${KIND_LABEL[k]}</span>`;
 
 function prettyBody(body: string | undefined): string {
   if (body === undefined || body === '') return '';
@@ -56,14 +87,20 @@ function exchangeLine(x: Exchange): string {
   return `<span class="method">${esc(x.method)}</span> <code class="url">${esc(x.url)}</code> → <span class="status">${esc(status)}</span>${x.durationMs === undefined ? '' : ` <span class="dur">${esc(formatDuration(x.durationMs))}</span>`}${x.purpose ? ` <span class="purpose">${esc(x.purpose)}</span>` : ''}`;
 }
 
-function exchangeFull(x: Exchange): string {
+/** The response as HTML: status, headers, and the body with the value at `path` marked. */
+function responseHtml(x: Exchange, path: string | undefined): string {
+  if (x.error) return esc(`(no response: ${x.error})`);
+  const head = [`status ${x.status ?? '-'}`, headerLines(x.responseHeaders)].filter(Boolean).join('\n');
+  if (x.responseBody === undefined || x.responseBody === '') return esc(show(head));
+  const view = jsonView(x.responseBody, path, esc);
+  return `${esc(show(head))}\n\n${view ? view.html : esc(show(x.responseBody))}`;
+}
+
+function exchangeFull(x: Exchange, path?: string): string {
   const req = [`${x.method} ${x.url}`, headerLines(x.requestHeaders), x.requestBody === undefined ? '' : `\n${prettyBody(x.requestBody)}`].filter(Boolean).join('\n');
-  const res = x.error
-    ? `(no response: ${x.error})`
-    : [`status ${x.status ?? '-'}`, headerLines(x.responseHeaders), x.responseBody === undefined ? '' : `\n${prettyBody(x.responseBody)}`].filter(Boolean).join('\n');
   return `<div class="exchange" data-seq="${esc(x.seq)}">
 <div class="xline">${exchangeLine(x)}</div>
-<div class="cols"><div><h5>request</h5><pre data-field="request">${esc(show(req))}</pre></div><div><h5>response</h5><pre data-field="response">${esc(show(res))}</pre></div></div>
+<div class="cols"><div><h5>request</h5><pre data-field="request">${esc(show(req))}</pre></div><div><h5>response${path === undefined ? '' : ` <span class="path-key"><mark>marked</mark>: ${esc(path)}</span>`}</h5><pre data-field="response">${responseHtml(x, path)}</pre></div></div>
 <div class="curl"><h5>reproduce (credentials as $CHAINPROBE_CREDENTIAL)</h5><pre data-field="curl">${esc(curlOf(x))}</pre></div>
 </div>`;
 }
@@ -89,21 +126,27 @@ function checkBody(c: CheckResult): string {
     const shown = exchanges.slice(0, MAX_EXCHANGES);
     parts.push(
       DETAILED.has(c.verdict)
-        ? shown.map(exchangeFull).join('')
+        ? shown.map((x) => exchangeFull(x, typeof ev.path === 'string' ? ev.path : undefined)).join('')
         : `<ul class="xlist">${shown.map((x) => `<li>${exchangeLine(x)}</li>`).join('')}</ul>`,
     );
     if (exchanges.length > shown.length) parts.push(`<p class="more">${exchanges.length - shown.length} more exchanges in results.json</p>`);
   }
   const extra = Object.fromEntries(Object.entries(ev).filter(([k]) => !EVIDENCE_FIELDS.has(k)));
-  if (Object.keys(extra).length) parts.push(`<details class="extra"><summary>more evidence</summary><pre>${esc(show(extra))}</pre></details>`);
+  if (Object.keys(extra).length) parts.push(`<details class="extra"><summary>more evidence</summary><div class="scroll"><pre>${esc(show(extra))}</pre></div></details>`);
   return parts.join('\n');
 }
 
-function checkItem(c: CheckResult): string {
+/**
+ * Failing checks a rule shows unfolded: enough to see what is wrong and whether it repeats; a rule
+ * failing the same way on every endpoint would otherwise fill screens with copies.
+ */
+export const OPEN_FAILURES_PER_RULE = 3;
+
+function checkItem(c: CheckResult, open: boolean): string {
   const body = checkBody(c);
   const head = `${verdictBadge(c.verdict)} <code class="cid">${esc(c.id)}</code> <span class="msg">${esc(c.message)}</span>${c.durationMs === undefined ? '' : ` <span class="dur">${esc(formatDuration(c.durationMs))}</span>`}`;
   if (!body) return `<div class="check leaf" data-check="${esc(c.id)}" data-verdict="${esc(c.verdict)}">${head}</div>`;
-  return `<details class="check" data-check="${esc(c.id)}" data-verdict="${esc(c.verdict)}"${c.verdict === 'fail' ? ' open' : ''}><summary>${head}</summary><div class="evidence">${body}</div></details>`;
+  return `<details class="check" data-check="${esc(c.id)}" data-verdict="${esc(c.verdict)}"${open ? ' open' : ''}><summary>${head}</summary><div class="evidence">${body}</div></details>`;
 }
 
 function countsText(checks: readonly CheckResult[]): string {
@@ -114,15 +157,27 @@ function countsText(checks: readonly CheckResult[]): string {
 }
 
 function ruleRow(rule: RuleDef, verdict: Verdict, checks: readonly CheckResult[]): string {
-  const body = checks.length ? checks.map(checkItem).join('\n') : '<p class="none">No check of this rule ran in this run (not selected, or its target section is missing).</p>';
+  let failures = 0;
+  let lastOpen = -1;
+  const items = checks.map((c, i) => {
+    const open = c.verdict === 'fail' && ++failures <= OPEN_FAILURES_PER_RULE;
+    if (open) lastOpen = i;
+    return checkItem(c, open);
+  });
+  const folded = failures - OPEN_FAILURES_PER_RULE;
+  if (folded > 0)
+    items.splice(lastOpen + 1, 0, `<p class="more" data-folded-failures="${folded}">The first ${OPEN_FAILURES_PER_RULE} failing checks are open; the other ${folded} are folded below (open one, or use "expand all").</p>`);
+  const body = checks.length ? items.join('\n') : '<p class="none">No check of this rule ran in this run (not selected, or its target section is missing).</p>';
   return `<details class="rule" id="rule-${esc(rule.id)}" data-rule="${esc(rule.id)}" data-kind="${rule.kind}" data-verdict="${esc(verdict)}"${verdict === 'fail' ? ' open' : ''}>
 <summary><span class="rid">${esc(rule.id)}</span> ${kindBadge(rule.kind)} ${verdictBadge(verdict)} <span class="title">${esc(rule.title)}</span> <span class="counts">${esc(countsText(checks))}</span></summary>
 <div class="checks">${body}</div>
 </details>`;
 }
 
-function ruleMatrix(results: ResultsFile, byRule: Map<string, CheckResult[]>): string {
-  const verdictOf = (id: string): Verdict => (results.rules?.[id] as Verdict | undefined) ?? rollUp((byRule.get(id) ?? []).map((c) => c.verdict));
+const ruleLinks = (ids: readonly string[]) => ids.map((id) => `<a href="#rule-${esc(id)}">${esc(id)}</a>`).join(', ');
+
+function ruleMatrix(ctx: ReportContext): string {
+  const { byRule, verdictOf } = ctx;
   const out: string[] = [];
   for (const section of SECTIONS) {
     const rules = RULES.filter((r) => r.section === section.key);
@@ -135,31 +190,34 @@ function ruleMatrix(results: ResultsFile, byRule: Map<string, CheckResult[]>): s
 ${std.length ? `<h4 class="std-heading">Required by a standard the description names (JSON-RPC 2.0, HTTP)</h4><div class="rules std" data-group="standard">${std.map((r) => ruleRow(r, verdictOf(r.id), byRule.get(r.id) ?? [])).join('\n')}</div>` : ''}
 </section>`);
   }
-  const known = new Set(RULES.map((r) => r.id));
-  const unknown = [...byRule.keys()].filter((id) => !known.has(id)).sort();
+  const unknown = unknownRules(byRule);
   if (unknown.length)
     out.push(`<section class="rule-section" data-section="unknown"><h3>Checks naming a rule outside the catalogue</h3><div class="rules">${unknown
       .map((id) => ruleRow({ id, kind: 'must', section: 'unknown', title: '(not in the rule catalogue)' }, verdictOf(id), byRule.get(id)!))
       .join('\n')}</div></section>`);
   return `<section id="rule-matrix"><h2>Rules</h2>
-<div class="toolbar" role="toolbar">show <button type="button" data-filter="all" aria-pressed="true">all</button><button type="button" data-filter="problems">fail + error</button><button type="button" data-filter="observed">observed</button><button type="button" data-filter="skipped">skipped</button> · <button type="button" data-expand="open">expand all</button><button type="button" data-expand="close">collapse all</button></div>
+<div class="toolbar" role="toolbar" aria-label="which rules to show">show <button type="button" data-filter="all" aria-pressed="true">all</button><button type="button" data-filter="problems" aria-pressed="false">fail + error</button><button type="button" data-filter="observed" aria-pressed="false">observed</button><button type="button" data-filter="skipped" aria-pressed="false">skipped</button> · <button type="button" data-expand="open">expand all</button><button type="button" data-expand="close">collapse all</button></div>
+<p class="none" id="no-match" hidden>No rule has this verdict in this run.</p>
 ${out.join('\n')}</section>`;
 }
 
-function observationsSection(byRule: Map<string, CheckResult[]>): string {
-  const order = [...RULES.map((r) => r.id), ...[...byRule.keys()].filter((id) => !RULES.some((r) => r.id === id)).sort()];
+const unknownRules = (byRule: Map<string, CheckResult[]>) => [...byRule.keys()].filter((id) => !RULES.some((r) => r.id === id)).sort();
+
+function observationsSection(ctx: ReportContext): string {
+  const { byRule } = ctx;
   const blocks: string[] = [];
-  for (const id of order) {
+  for (const id of [...RULES.map((r) => r.id), ...unknownRules(byRule)]) {
     const withObs = (byRule.get(id) ?? []).filter((c) => c.evidence?.observation !== undefined);
     if (!withObs.length) continue;
     const rule = RULES.find((r) => r.id === id);
-    blocks.push(`<div class="obs-rule" data-observations="${esc(id)}"><h3><a href="#rule-${esc(id)}">${esc(id)}</a> ${rule ? `${kindBadge(rule.kind)} ${esc(rule.title)}` : ''}</h3>
-<table class="obs-table"><thead><tr><th>check</th><th>verdict</th><th>what the target does</th></tr></thead><tbody>${withObs
+    blocks.push(`<details class="obs-rule" data-observations="${esc(id)}"><summary><span class="rid">${esc(id)}</span> ${rule ? `${kindBadge(rule.kind)} <span class="title">${esc(rule.title)}</span>` : ''} <span class="counts">${withObs.length} observation${withObs.length === 1 ? '' : 's'}</span></summary>
+<p><a href="#rule-${esc(id)}">the rule's checks</a></p>
+<div class="scroll"><table class="obs-table"><thead><tr><th>check</th><th>verdict</th><th>what the target does</th></tr></thead><tbody>${withObs
       .map((c) => `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code></td><td>${verdictBadge(c.verdict)}</td><td>${observationList(c.evidence.observation)}</td></tr>`)
-      .join('')}</tbody></table></div>`);
+      .join('')}</tbody></table></div></details>`);
   }
   return `<section id="observations"><h2>Observations</h2>
-<p>Where the description leaves a point open, the suite records what the target does (never a failure). Grouped by rule; a baseline run compares these.</p>
+<p>Where the description leaves a point open, the suite records what the target does (never a failure). Grouped by rule, folded: open a rule to see its table. A baseline run compares these.</p>
 ${blocks.length ? blocks.join('\n') : '<p class="none">No observations in this run.</p>'}</section>`;
 }
 
@@ -173,50 +231,154 @@ function baselineSection(diff: BaselineDiff): string {
     )
     .join('');
   return `<section id="baseline" data-drift="${diff.items.length}"><h2>Drift against the baseline</h2>
-<p>Baseline: target ${esc(diff.previous.target)}, started ${esc(diff.previous.startedAt)}, chainprobe ${esc(diff.previous.toolVersion)}. ${diff.items.length ? esc(describeCounts(diff)) : 'No drift: observations and verdicts are as before.'}</p>
-${diff.items.length ? `<table class="drift"><thead><tr><th>rule</th><th>check</th><th>change</th><th>observation</th><th>before / member</th><th>now</th></tr></thead><tbody>${rows}</tbody></table>` : ''}
+<p>Baseline: target ${esc(diff.previous.target)}, started <time datetime="${esc(diff.previous.startedAt)}">${esc(humanTime(diff.previous.startedAt))}</time>, chainprobe ${esc(diff.previous.toolVersion)}. ${diff.items.length ? esc(describeCounts(diff)) : 'No drift: observations and verdicts are as before.'}</p>
+${diff.items.length ? `<div class="scroll"><table class="drift"><thead><tr><th>rule</th><th>check</th><th>change</th><th>observation</th><th>before / member</th><th>now</th></tr></thead><tbody>${rows}</tbody></table></div>` : ''}
 ${diff.notCompared.length ? `<p class="none">Not compared (run in only one of the two runs): ${esc(diff.notCompared.join(', '))}</p>` : ''}
 </section>`;
 }
 
-function summaryHeader(inputs: HtmlInputs, byRule: Map<string, CheckResult[]>): string {
-  const { results } = inputs;
-  const s = results.summary;
+/**
+ * The parts of the page, in order. A module that adds a part exports a ReportSection and gets one
+ * line here; its link appears in the navigation when it renders something.
+ */
+export const REPORT_SECTIONS: readonly ReportSection[] = [
+  { id: 'baseline', nav: 'baseline drift', render: (ctx) => (ctx.baseline ? baselineSection(ctx.baseline) : '') },
+  { id: 'rule-matrix', nav: 'rules', render: ruleMatrix },
+  { id: 'auth-surface', nav: 'auth surface', render: (ctx) => authSurfaceSection(ctx.results) },
+  {
+    id: 'limiter',
+    nav: 'rate limiter',
+    render: (ctx) => (ctx.results.limiter != null || ctx.timeline.length > 0 ? limiterSection(ctx.results.limiter, ctx.timeline, ctx.files.timeline) : ''),
+  },
+  { id: 'observations', nav: 'observations', render: observationsSection },
+];
+
+const interruptedNote: HeadlineNote = (ctx) =>
+  ctx.results.interrupted === true ? 'This run was interrupted: the rules it did not get to are marked error (could not test).' : undefined;
+
+/** The lines under the headline verdict, in order. A module that adds one gets one line here. */
+export const HEADLINE_NOTES: readonly HeadlineNote[] = [(ctx) => causeNote(ctx.results), (ctx) => insecureNote(ctx.results), interruptedNote];
+
+type Overall = 'PASS' | 'FAIL' | 'COULD NOT TEST';
+
+/** The one verdict of the run: FAIL when a rule fails, COULD NOT TEST when one could not be checked (or none was), else PASS. */
+export function overallVerdict(ctx: Pick<ReportContext, 'results' | 'byRule' | 'verdictOf'>): { overall: Overall; failing: string[]; errors: string[] } {
+  const ids = [...RULES.map((r) => r.id), ...unknownRules(ctx.byRule)];
+  const failing = ids.filter((id) => ctx.verdictOf(id) === 'fail');
+  const errors = ids.filter((id) => ctx.verdictOf(id) === 'error');
+  const ran = (ctx.results.checks ?? []).some((c) => c.verdict !== 'skipped');
+  const overall: Overall = failing.length ? 'FAIL' : errors.length || !ran ? 'COULD NOT TEST' : 'PASS';
+  return { overall, failing, errors };
+}
+
+function headline(ctx: ReportContext): string {
+  const { overall, failing, errors } = overallVerdict(ctx);
+  const checked = [...ctx.byRule.values()].filter((cs) => cs.some((c) => c.verdict !== 'skipped')).length;
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  const reasons: string[] = [];
+  if (failing.length) reasons.push(`${plural(failing.length, 'rule')} failing: ${ruleLinks(failing)}`);
+  if (errors.length) reasons.push(`${plural(errors.length, 'rule')} could not be tested: ${ruleLinks(errors)}`);
+  if (overall === 'COULD NOT TEST' && !errors.length) reasons.push('no check ran');
+  if (overall === 'PASS') {
+    const n = (v: Verdict) => [...ctx.byRule.keys()].filter((id) => ctx.verdictOf(id) === v).length;
+    reasons.push(`${plural(checked, 'rule')} checked, none failing: ${n('pass')} pass, ${n('observed')} observed (points the description leaves open)`);
+  }
+  const notes = HEADLINE_NOTES.map((n) => n(ctx)).filter((n): n is string => Boolean(n));
+  const cls = overall === 'PASS' ? 'pass' : overall === 'FAIL' ? 'fail' : 'error';
+  return `<div class="headline h-${cls}" id="headline" data-headline="${overall}"><span class="big">${overall}</span><span class="why">${reasons.join('<br>')}</span></div>
+${notes.length ? `<ul class="notes" data-slot="notes">${notes.map((n) => `<li>${n}</li>`).join('')}</ul>` : ''}`;
+}
+
+/** Labelled tallies: rules (their rolled-up verdicts) in one place, checks in another. */
+function tallies(ctx: ReportContext): string {
+  const { results } = ctx;
+  const ruleIds = [...RULES.map((r) => r.id), ...unknownRules(ctx.byRule)];
+  const ruleCount: Record<Verdict, number> = { pass: 0, fail: 0, observed: 0, skipped: 0, error: 0 };
+  for (const id of ruleIds) ruleCount[ctx.verdictOf(id)]++;
+  const checks = results.checks?.length ?? 0;
+  const failingRules = RULES.filter((r) => ctx.verdictOf(r.id) === 'fail');
+  const std = failingRules.filter((r) => r.kind === 'std').length;
+  const row = (what: string, n: Record<Verdict, number>) =>
+    `<ul class="counts">${VERDICTS.map((v) => `<li class="c-${v}" data-${what}-count="${v}"><b>${esc(n[v] ?? 0)}</b> ${v}</li>`).join('')}</ul>`;
+  return `<div class="tallies">
+<div class="tally" data-tally="rules"><h2>Rules</h2><p>${ctx.byRule.size} of the ${RULES.length} catalogue rules had checks in this run${failingRules.length ? `; of the ${failingRules.length} failing, ${failingRules.length - std} break the description, ${std} break a standard` : ''}.</p>${row('rule', ruleCount)}</div>
+<div class="tally" data-tally="checks"><h2>Checks</h2><p>${checks} check${checks === 1 ? '' : 's'}, each keyed to one rule.</p>${row('check', results.summary ?? { pass: 0, fail: 0, observed: 0, skipped: 0, error: 0 })}</div>
+</div>`;
+}
+
+/** The run's own facts in words: target, times, tool, and any extra fields of results.json. */
+function facts(ctx: ReportContext): string {
+  const { results } = ctx;
   const started = Date.parse(results.startedAt);
   const finished = Date.parse(results.finishedAt);
-  const failingRules = RULES.filter((r) => results.rules?.[r.id] === 'fail');
-  const errorRules = RULES.filter((r) => results.rules?.[r.id] === 'error');
-  const stdFailing = failingRules.filter((r) => r.kind === 'std').length;
-  const overall = s.fail > 0 || s.error > 0 ? 'fail' : 'pass';
-  const links = [
-    `<a href="#rule-matrix">rules</a>`,
-    `<a href="#observations">observations</a>`,
-    inputs.timeline.length || results.limiter ? `<a href="#limiter">rate limiter</a>` : '',
-    inputs.baseline ? `<a href="#baseline">baseline drift</a>` : '',
-    `<a href="${esc(safeRelativeHref(inputs.files.results))}" data-link="results">results.json</a>`,
-    `<a href="${esc(safeRelativeHref(inputs.files.junit))}" data-link="junit">junit.xml</a>`,
-    `<a href="${esc(safeRelativeHref(inputs.files.timeline))}" data-link="timeline">timeline.json</a>`,
+  const time = (iso: string, field: string) => `<time datetime="${esc(iso)}" data-field="${field}">${esc(humanTime(iso))}</time>`;
+  const rows: [string, string][] = [
+    ['started', time(results.startedAt, 'startedAt')],
+    ['finished', `${time(results.finishedAt, 'finishedAt')}${Number.isFinite(finished - started) ? ` (took ${esc(formatDuration(finished - started))})` : ''}`],
+    ['tool', `<span data-field="tool">${esc(results.tool?.name)} ${esc(results.tool?.version)}</span>`],
   ];
-  const pw = safeRelativeHref(inputs.playwrightReport);
+  for (const [k, v] of Object.entries(results)) {
+    if (STANDARD_FIELDS.has(k) || k === 'interrupted') continue;
+    const text = k === 'reference' ? referenceWords(v) : words(v, humanKey(k).unit);
+    // A long field (a fleet's roll-ups...) belongs to a section of its own, not to the header.
+    rows.push([humanKey(k).label, text.length > MAX_FACT_CHARS && k !== 'reference' ? `in ${esc(safeRelativeHref(ctx.files.results))}` : esc(text)]);
+  }
+  return `<dl class="facts">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`).join('')}</dl>`;
+}
+
+/** results.reference (the embedded reference's switches) as a sentence. */
+function referenceWords(v: unknown): string {
+  const o = (v ?? {}) as { faults?: unknown; variants?: unknown };
+  const list = (x: unknown) => (Array.isArray(x) ? x.map(String) : []);
+  const faults = list(o.faults);
+  const variants = list(o.variants);
+  const fault = (name: string) => {
+    const f = faultByName(name);
+    return f ? `${name} (breaks ${f.rule}: ${f.description})` : name;
+  };
+  const parts = [faults.length ? `fault${faults.length === 1 ? '' : 's'} switched on: ${faults.map(fault).join('; ')}` : 'no fault switched on'];
+  if (variants.length) parts.push(`open-behaviour variant${variants.length === 1 ? '' : 's'}: ${variants.join(', ')}`);
+  const rest = Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'faults' && k !== 'variants'));
+  if (Object.keys(rest).length) parts.push(words(rest));
+  return `the embedded reference service, ${parts.join('; ')}`;
+}
+
+function summaryHeader(ctx: ReportContext, parts: readonly { section: ReportSection; html: string }[]): string {
+  const links = [
+    ...parts.map(({ section }) => `<a href="#${esc(section.id)}">${esc(section.nav)}</a>`),
+    `<a href="${esc(safeRelativeHref(ctx.files.results))}" data-link="results">results.json</a>`,
+    `<a href="${esc(safeRelativeHref(ctx.files.junit))}" data-link="junit">junit.xml</a>`,
+    `<a href="${esc(safeRelativeHref(ctx.files.timeline))}" data-link="timeline">timeline.json</a>`,
+  ];
+  const pw = safeRelativeHref(ctx.playwrightReport);
   if (pw) links.push(`<a href="${esc(pw)}" data-link="playwright">Playwright report</a>`);
-  const extras = Object.entries(results).filter(([k]) => !STANDARD_FIELDS.has(k));
-  const quick = (rules: RuleDef[], v: string) =>
-    rules.length ? `<p class="quick">${verdictBadge(v)} ${rules.map((r) => `<a href="#rule-${esc(r.id)}">${esc(r.id)}</a>`).join(' ')}</p>` : '';
-  return `<header id="summary" data-overall="${overall}">
-<h1>chainprobe report: <span data-field="target">${esc(results.target)}</span></h1>
-<p class="meta">started <time data-field="startedAt">${esc(results.startedAt)}</time> · finished <time data-field="finishedAt">${esc(results.finishedAt)}</time>${Number.isFinite(finished - started) ? ` (${esc(formatDuration(finished - started))})` : ''} · <span data-field="tool">${esc(results.tool?.name)} ${esc(results.tool?.version)}</span></p>
-${runBanners(results)}
-${results.interrupted === true ? '<p class="banner">This run was interrupted: checks that did not run are marked error.</p>' : ''}
-<ul class="counts">${VERDICTS.map((v) => `<li class="c-${v}" data-count="${v}"><b>${esc(s?.[v] ?? 0)}</b> ${v}</li>`).join('')}</ul>
-<p class="rulecount">${byRule.size} rules checked of ${RULES.length}; ${failingRules.length} failing${failingRules.length ? ` (${failingRules.length - stdFailing} break the description, ${stdFailing} break a standard)` : ''}, ${errorRules.length} could not be tested.</p>
-${quick(failingRules, 'fail')}${quick(errorRules, 'error')}
-${extras.length ? `<dl class="run-extra">${extras.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(typeof v === 'string' ? v : brief(v, 300))}</dd>`).join('')}</dl>` : ''}
-<nav>${links.filter(Boolean).join(' · ')}</nav>
+  const { overall } = overallVerdict(ctx);
+  return `<header id="summary" data-overall="${overall === 'PASS' ? 'pass' : overall === 'FAIL' ? 'fail' : 'error'}">
+<h1>chainprobe report: <span data-field="target">${esc(ctx.results.target)}</span></h1>
+${headline(ctx)}
+${tallies(ctx)}
+${facts(ctx)}
+<nav>${links.join(' · ')}</nav>
 </header>`;
 }
 
-// Filters and expand/collapse. The page reads fully without it (details elements do the rest).
-const SCRIPT = `(()=>{const b=document.body;document.querySelectorAll('[data-filter]').forEach(e=>e.addEventListener('click',()=>{b.dataset.filter=e.dataset.filter;document.querySelectorAll('[data-filter]').forEach(x=>x.setAttribute('aria-pressed',String(x===e)));}));document.querySelectorAll('[data-expand]').forEach(e=>e.addEventListener('click',()=>{const o=e.dataset.expand==='open';document.querySelectorAll('#rule-matrix details').forEach(d=>{d.open=o;});}));})();`;
+// Filters (rules of a verdict; a section or heading with none left hides, the chosen button shows
+// pressed), expand/collapse, response boxes scrolled to the marked JSON path, and times in the
+// reader's own time zone. The page reads fully
+// without it (details elements do the rest).
+const SCRIPT = `(()=>{
+const b=document.body,q=(s,r)=>[...(r||document).querySelectorAll(s)];
+const keep={all:()=>true,problems:v=>v==='fail'||v==='error',observed:v=>v==='observed',skipped:v=>v==='skipped'};
+const filter=f=>{b.dataset.filter=f;q('button[data-filter]').forEach(x=>x.setAttribute('aria-pressed',String(x.dataset.filter===f)));
+let any=false;q('#rule-matrix .rule-section').forEach(s=>{let n=0;q('.rules',s).forEach(g=>{let m=0;q('details.rule',g).forEach(d=>{const ok=keep[f](d.dataset.verdict);d.hidden=!ok;if(ok)m++;});g.hidden=!m;const h=g.previousElementSibling;if(h&&h.classList.contains('std-heading'))h.hidden=!m;n+=m;});s.hidden=!n;if(n)any=true;});
+const none=document.getElementById('no-match');if(none)none.hidden=any;};
+q('button[data-filter]').forEach(e=>e.addEventListener('click',()=>filter(e.dataset.filter)));
+q('[data-expand]').forEach(e=>e.addEventListener('click',()=>{const o=e.dataset.expand==='open';q('#rule-matrix details').forEach(d=>{d.open=o;});}));
+const reveal=r=>q('pre',r).forEach(p=>{const m=p.querySelector('mark');if(m&&p.scrollHeight>p.clientHeight)p.scrollTop+=m.getBoundingClientRect().top-p.getBoundingClientRect().top-p.clientHeight/3;});
+reveal();document.addEventListener('toggle',e=>{if(e.target.open)reveal(e.target);},true);
+const fmt=new Intl.DateTimeFormat(undefined,${TIME_OPTIONS_JSON});
+q('time[datetime]').forEach(t=>{const d=new Date(t.getAttribute('datetime'));if(!isNaN(d))t.textContent=fmt.format(d);});
+})();`;
 
 export function renderHtml(inputs: HtmlInputs): string {
   const { results } = inputs;
@@ -226,9 +388,12 @@ export function renderHtml(inputs: HtmlInputs): string {
     if (list) list.push(c);
     else byRule.set(c.rule, [c]);
   }
+  const verdictOf = (id: string): Verdict => (results.rules?.[id] as Verdict | undefined) ?? rollUp((byRule.get(id) ?? []).map((c) => c.verdict));
+  const ctx: ReportContext = { ...inputs, byRule, verdictOf };
+  const parts = REPORT_SECTIONS.map((section) => ({ section, html: section.render(ctx) })).filter((p) => p.html !== '');
+  const { overall, failing } = overallVerdict(ctx);
   const scriptHash = createHash('sha256').update(SCRIPT).digest('base64');
   const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'; img-src data:; base-uri 'none'; form-action 'none'`;
-  const showLimiter = results.limiter != null || inputs.timeline.length > 0;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -240,13 +405,9 @@ export function renderHtml(inputs: HtmlInputs): string {
 <style>${REPORT_CSS}</style>
 </head>
 <body data-filter="all">
-${summaryHeader(inputs, byRule)}
+${summaryHeader(ctx, parts)}
 <main>
-${inputs.baseline ? baselineSection(inputs.baseline) : ''}
-${ruleMatrix(results, byRule)}
-${authSurfaceSection(results)}
-${observationsSection(byRule)}
-${showLimiter ? limiterSection(results.limiter, inputs.timeline, inputs.files.timeline) : ''}
+${parts.map((p) => p.html).join('\n')}
 </main>
 <footer>Written by ${esc(results.tool?.name)} ${esc(results.tool?.version)}. Request and response data are redacted at recording time; credentials appear only as masked prefixes.</footer>
 <script>${SCRIPT}</script>

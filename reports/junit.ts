@@ -3,10 +3,9 @@
 // point open) and carries its observation in system-out.
 import type { ResultsFile } from '../src/results.js';
 import { RULES, SECTIONS } from '../src/rules/catalogue.js';
-import { curlOf } from '../src/record/recorder.js';
 import type { CheckResult } from '../src/verdict.js';
 import { flattenObservation } from './observation.js';
-import { brief, esc, oneLine, show } from './text.js';
+import { brief, esc, failureText, oneLine } from './text.js';
 
 const sectionOfRule = new Map(RULES.map((r) => [r.id, r.section]));
 const sectionTitle = new Map(SECTIONS.map((s) => [s.key, s.title]));
@@ -16,17 +15,17 @@ function sectionOf(rule: string): string {
 }
 
 const seconds = (ms: number | undefined) => (typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? (ms / 1000).toFixed(3) : '0');
+const finite = (ms: unknown): number | undefined => (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : undefined);
 
-function failureText(c: CheckResult): string {
-  const ev = c.evidence ?? {};
-  const parts = [c.message];
-  if ('expected' in ev) parts.push(`expected: ${show(ev.expected, 2000)}`);
-  if ('actual' in ev) parts.push(`actual: ${show(ev.actual, 2000)}`);
-  if (ev.path !== undefined) parts.push(`path: ${ev.path}`);
-  if (ev.cause !== undefined) parts.push(`cause: ${ev.cause}`);
-  const first = Array.isArray(ev.exchanges) ? ev.exchanges[0] : undefined;
-  if (first) parts.push(`reproduce: ${curlOf(first)}`);
-  return parts.join('\n');
+/**
+ * A check's time: its own (contract checks: the test's time since its previous verdicts), else,
+ * for a rate-limit check, the probes' whole run, which every such verdict is drawn from.
+ */
+function durationOf(c: CheckResult, probesMs: number | undefined): { ms: number; shared: boolean } {
+  const own = finite(c.durationMs);
+  if (own !== undefined) return { ms: own, shared: false };
+  if (probesMs !== undefined && sectionOf(c.rule) === 'RL') return { ms: probesMs, shared: true };
+  return { ms: 0, shared: false };
 }
 
 function observationText(c: CheckResult): string {
@@ -35,8 +34,8 @@ function observationText(c: CheckResult): string {
     .join('\n');
 }
 
-function testcase(c: CheckResult, section: string): string {
-  const open = `<testcase classname="${esc(`${section}.${c.rule}`)}" name="${esc(`${c.rule} ${c.id}`)}" time="${seconds(c.durationMs)}"`;
+function testcase(c: CheckResult, section: string, probesMs: number | undefined): string {
+  const open = `<testcase classname="${esc(`${section}.${c.rule}`)}" name="${esc(`${c.rule} ${c.id}`)}" time="${seconds(durationOf(c, probesMs).ms)}"`;
   const msg = esc(oneLine(c.message));
   switch (c.verdict) {
     case 'fail':
@@ -62,14 +61,19 @@ interface Counts {
   ms: number;
 }
 
-function countsOf(checks: readonly CheckResult[]): Counts {
+/** Counts, and the time: the checks' own times, plus the probes' shared time once. */
+function countsOf(checks: readonly CheckResult[], probesMs: number | undefined): Counts {
   const n: Counts = { tests: checks.length, failures: 0, errors: 0, skipped: 0, ms: 0 };
+  let shared = 0;
   for (const c of checks) {
     if (c.verdict === 'fail') n.failures++;
     else if (c.verdict === 'error') n.errors++;
     else if (c.verdict === 'skipped') n.skipped++;
-    n.ms += typeof c.durationMs === 'number' && Number.isFinite(c.durationMs) && c.durationMs > 0 ? c.durationMs : 0;
+    const d = durationOf(c, probesMs);
+    if (d.shared) shared = d.ms;
+    else n.ms += d.ms;
   }
+  n.ms += shared;
   return n;
 }
 
@@ -83,16 +87,17 @@ export function renderJunit(results: ResultsFile): string {
     if (list) list.push(c);
     else bySection.set(s, [c]);
   }
+  const probesMs = finite(results.limiter?.durationMs);
   const order = [...SECTIONS.map((s) => s.key), 'OTHER'].filter((k) => bySection.has(k));
   // JUnit timestamps are local date-times without a zone; ours are UTC.
   const timestamp = esc(String(results.startedAt ?? '').replace(/(\.\d+)?Z$/, ''));
   const suites = order.map((key) => {
     const checks = bySection.get(key)!;
-    const n = countsOf(checks);
+    const n = countsOf(checks, probesMs);
     const name = `${key} ${sectionTitle.get(key) ?? 'rules outside the catalogue'}`;
-    return `  <testsuite name="${esc(name)}" ${countAttrs(n)} time="${seconds(n.ms)}" timestamp="${timestamp}">\n${checks.map((c) => `    ${testcase(c, key)}`).join('\n')}\n  </testsuite>`;
+    return `  <testsuite name="${esc(name)}" ${countAttrs(n)} time="${seconds(n.ms)}" timestamp="${timestamp}">\n${checks.map((c) => `    ${testcase(c, key, probesMs)}`).join('\n')}\n  </testsuite>`;
   });
-  const total = countsOf(results.checks ?? []);
+  const total = countsOf(results.checks ?? [], probesMs);
   const wall = Date.parse(results.finishedAt) - Date.parse(results.startedAt);
   return `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="${esc(`chainprobe ${results.target}`)}" ${countAttrs(total)} time="${seconds(Number.isFinite(wall) ? wall : total.ms)}">

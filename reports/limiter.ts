@@ -3,7 +3,8 @@
 import type { LimiterEstimates } from '../src/results.js';
 import type { TimelineEntry } from '../src/run/types.js';
 import { renderChart, type Bar, type Point } from './svg.js';
-import { brief, esc, formatDuration, safeRelativeHref } from './text.js';
+import { esc, formatDuration, safeRelativeHref } from './text.js';
+import { humanKey, num, words } from './words.js';
 
 const accepted = (e: TimelineEntry) => e.status !== undefined && e.status >= 200 && e.status < 300;
 const limited = (e: TimelineEntry) => e.status === 429;
@@ -123,14 +124,109 @@ export function limiterCharts(timeline: readonly TimelineEntry[], limiter: Limit
   return [versus[0], versus[1], rate, versus[2]].join('');
 }
 
-const KNOWN: readonly [keyof LimiterEstimates & string, string, (v: number) => string][] = [
-  ['limit', 'Limit (X-RateLimit-Limit)', String],
-  ['burst', 'Burst (Limit - 1)', String],
-  ['emissionIntervalMs', 'T, the emission interval', (v) => `${v} ms (${v > 0 ? Math.round(3_600_000 / v) : '-'} requests/hour)`],
-  ['perSecondCap', 'Per-second cap', (v) => `${v} requests/s`],
-  ['requestsSent', 'Requests sent', String],
-  ['durationMs', 'Duration', (v) => formatDuration(v)],
+/** One figure of the limiter block: how it reads, in which unit, and what it means. */
+interface Figure {
+  key: string;
+  label: string;
+  /** The value in words with its unit; undefined hides the row (nothing to say). */
+  show: (v: unknown, l: LimiterEstimates) => string | undefined;
+  explain: string;
+  /** Unit of its ± value. */
+  unit?: string;
+}
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const count = (unit: string) => (v: unknown) => (isNum(v) ? `${num(v)} ${unit}` : words(v));
+const msText = (v: number) => `${num(v)} ms`;
+const perHour = (t: number) => (t > 0 ? `${num(Math.round(3_600_000 / t))} requests/hour` : 'no rate');
+const oneOf = (table: Record<string, string>) => (v: unknown) => (typeof v === 'string' ? (table[v] ?? v) : words(v));
+
+const FIGURES: readonly Figure[] = [
+  { key: 'limit', label: 'Limit', show: count('requests'), explain: 'X-RateLimit-Limit as the node sends it: the size of a full quota.', unit: 'requests' },
+  { key: 'burst', label: 'Burst', show: count('requests'), explain: 'Limit − 1: the requests a full quota takes back to back after the first one.', unit: 'requests' },
+  {
+    key: 'emissionIntervalMs',
+    label: 'Emission interval T (estimated)',
+    show: (v) => (isNum(v) ? `${msText(v)} (${perHour(v)})` : words(v)),
+    explain: 'The time one request of quota takes to come back; the hourly rate is one hour divided by T.',
+    unit: 'ms',
+  },
+  {
+    key: 'emissionIntervalBandMs',
+    label: 'T the responses allow',
+    show: (v) => {
+      const b = v as { lo?: unknown; hi?: unknown } | null;
+      return b && isNum(b.lo) && isNum(b.hi) ? `${num(b.lo)} – ${num(b.hi)} ms` : undefined;
+    },
+    explain: 'Every T in this range explains every status and header the probes saw.',
+  },
+  {
+    key: 'expectedEmissionIntervalMs',
+    label: 'Expected T',
+    show: (v, l) => (isNum(v) ? `${msText(v)}${isNum(l.hourlyLimit) ? ` (one hour / ${num(l.hourlyLimit)} requests)` : ''}` : undefined),
+    explain: "One hour divided by the plan's hourly limit: what RL-09 compares the estimate with.",
+  },
+  {
+    key: 'emissionIntervalTolerance',
+    label: 'Tolerance on T',
+    show: (v) => (isNum(v) ? `± ${num(v * 100)} %` : undefined),
+    explain: 'How far the estimated T may be from the expected T before RL-09 fails.',
+  },
+  {
+    key: 'estimateMethod',
+    label: 'T estimated from',
+    show: oneOf({
+      'all-headers': 'status, Remaining, Reset and retry-after of every response',
+      'remaining-only': 'status and Remaining (Reset and retry-after did not fit)',
+      'reset-only': 'status, Reset and retry-after (Remaining did not fit)',
+      coarse: 'statuses only (a coarse estimate)',
+    }),
+    explain: 'Which parts of the responses the estimate of T rests on.',
+  },
+  { key: 'modelConsistent', label: 'One limiter explains every response', show: (v) => words(v), explain: 'Whether a single GCRA limiter with these figures reproduces every status and header seen.' },
+  {
+    key: 'verdictEmissionIntervalSource',
+    label: 'T the verdicts use',
+    show: oneOf({ estimate: 'the estimate above', declared: "the expected T (from the plan's hourly limit)" }),
+    explain: 'Which T the rate-limit checks judged the headers against.',
+  },
+  { key: 'perSecondCap', label: 'Per-second cap', show: count('requests/s'), explain: "The proxy's limit on requests per second (RL-10).", unit: 'requests/s' },
+  { key: 'perSecondCapSource', label: 'Per-second cap from', show: (v) => words(v), explain: 'Where the cap figure above comes from.' },
+  { key: 'declaredPerSecondCap', label: 'Per-second cap in the target file', show: count('requests/s'), explain: 'The cap the target file states for this node.' },
+  {
+    key: 'capRejectionsUseQuota',
+    label: 'Cap refusals use quota',
+    show: oneOf({ yes: 'yes', no: 'no', undetermined: 'undetermined: the responses fit both', 'not-seen': 'not seen: no request was refused by the cap' }),
+    explain: 'Whether a request the per-second cap refuses still takes a unit of the hourly quota (the description leaves it open).',
+  },
+  { key: 'customer', label: 'Plan', show: oneOf({ dedicated: 'dedicated node', shared: 'shared node' }), explain: 'The customer plan the expected hourly limit comes from.' },
+  { key: 'hourlyLimit', label: 'Hourly limit of the plan', show: count('requests/hour'), explain: 'Requests per hour the plan allows.' },
+  { key: 'requestsSent', label: 'Requests sent', show: count('requests'), explain: 'What the probes sent, all phases together.' },
+  { key: 'durationMs', label: 'Probe time', show: (v) => (isNum(v) ? formatDuration(v) : words(v)), explain: 'From the first probe request to the last answer.' },
+  {
+    key: 'unknown',
+    label: 'Not estimated',
+    show: (v) =>
+      Array.isArray(v) && v.length
+        ? v.map((x) => (x === 'limit' ? 'Limit (no response carried X-RateLimit-Limit)' : x === 'emissionIntervalMs' ? 'T (the responses did not pin it down)' : words(x))).join('; ')
+        : undefined,
+    explain: 'Figures the probes could not estimate; checks that need them report error.',
+  },
+  { key: 'engine', label: 'Load engine', show: oneOf({ node: 'Node.js (undici)', k6: 'k6' }), explain: 'What sent the probe requests.' },
+  {
+    key: 'pacing',
+    label: 'Send delay',
+    show: (v) => {
+      const p = v as { count?: unknown; p50Ms?: unknown; p99Ms?: unknown; maxMs?: unknown } | null;
+      if (!p || !isNum(p.count)) return undefined;
+      return `median ${isNum(p.p50Ms) ? msText(p.p50Ms) : '-'}, 99th percentile ${isNum(p.p99Ms) ? msText(p.p99Ms) : '-'}, at most ${isNum(p.maxMs) ? msText(p.maxMs) : '-'} (${num(p.count)} timed sends)`;
+    },
+    explain: 'How late requests left compared with their planned send time; long delays blur the timing checks.',
+  },
 ];
+
+/** Fields shown elsewhere: as a figure's ± or in the phases table. */
+const SHOWN_ELSEWHERE = new Set(['uncertainty', 'phases']);
 
 /**
  * Where the probes may put a ± value (in the field's own unit): `uncertainty: { emissionIntervalMs: 40 }`,
@@ -147,29 +243,56 @@ function uncertaintyOf(limiter: LimiterEstimates, key: string): number | undefin
   return candidates.find((v): v is number => typeof v === 'number' && Number.isFinite(v));
 }
 
+const row = (key: string, label: string, value: string, plusMinus: string, explain: string) =>
+  `<tr data-param="${esc(key)}"><th>${esc(label)}</th><td>${esc(value)}</td><td>${esc(plusMinus)}</td><td class="explain">${esc(explain)}</td></tr>`;
+
 function parametersTable(limiter: LimiterEstimates | null, timeline: readonly TimelineEntry[]): string {
   const rows: string[] = [];
   if (limiter) {
-    for (const [key, label, fmt] of KNOWN) {
-      const v = limiter[key];
-      const u = uncertaintyOf(limiter, key);
-      const shown = typeof v === 'number' ? fmt(v) : brief(v);
-      rows.push(`<tr data-param="${esc(key)}"><th>${esc(label)}</th><td>${esc(shown)}</td><td>${u === undefined ? '' : `± ${esc(u)}`}</td></tr>`);
+    const known = new Set<string>(SHOWN_ELSEWHERE);
+    for (const f of FIGURES) {
+      known.add(f.key);
+      for (const k of uncertaintyKeys(f.key)) known.add(k);
+      if (!(f.key in limiter)) continue;
+      const shown = f.show(limiter[f.key], limiter);
+      if (shown === undefined) continue;
+      const u = uncertaintyOf(limiter, f.key);
+      rows.push(row(f.key, f.label, shown, u === undefined ? '' : `± ${num(u)}${f.unit ? ` ${f.unit}` : ''}`, f.explain));
     }
-    const known = new Set<string>([...KNOWN.flatMap(([k]) => [k, ...uncertaintyKeys(k)]), 'uncertainty']);
+    // Fields this page does not know yet: still in words, never as raw JSON.
     for (const [key, v] of Object.entries(limiter)) {
       if (known.has(key)) continue;
+      const h = humanKey(key);
       const u = uncertaintyOf(limiter, key);
-      rows.push(`<tr data-param="${esc(key)}"><th>${esc(key)}</th><td>${esc(typeof v === 'number' || typeof v === 'string' ? String(v) : brief(v, 400))}</td><td>${u === undefined ? '' : `± ${esc(u)}`}</td></tr>`);
+      rows.push(row(key, h.label.charAt(0).toUpperCase() + h.label.slice(1), words(v, h.unit), u === undefined ? '' : `± ${num(u)}${h.unit ? ` ${h.unit}` : ''}`, 'As the probes report it (see results.json).'));
     }
   } else {
-    rows.push('<tr><td colspan="3">The probes gave no estimates (see the RL checks).</td></tr>');
+    rows.push('<tr><td colspan="4">The probes gave no estimates (see the RL checks).</td></tr>');
   }
   const modelled = timeline.filter((e) => e.predicted !== undefined && e.status !== undefined);
   const disagreed = modelled.filter((e) => e.predicted!.accepted !== accepted(e)).length;
   if (modelled.length)
-    rows.push(`<tr data-param="model-disagreements"><th>Requests where the model predicted the other outcome</th><td>${disagreed} of ${modelled.length}</td><td></td></tr>`);
-  return `<table class="params"><thead><tr><th>estimate</th><th>value</th><th>uncertainty</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+    rows.push(
+      row(
+        'model-disagreements',
+        'Requests the model called the other way',
+        `${disagreed} of ${modelled.length} (${num((100 * disagreed) / modelled.length)} %)`,
+        '',
+        'Answers (accepted or 429) other than the model predicted from the send times and the estimate. At the accept/deny edge network delay decides, so some occur on a conformant service; the RL checks judge with stated tolerances, not by this count.',
+      ),
+    );
+  return `<div class="scroll"><table class="params"><thead><tr><th>figure</th><th>value</th><th>uncertainty</th><th>what it means</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+}
+
+/** The probes' phases (results.json limiter.phases): when each ran and how many requests it sent. */
+function phasesTable(limiter: LimiterEstimates | null): string {
+  const phases = Array.isArray(limiter?.phases) ? (limiter!.phases as Record<string, unknown>[]) : [];
+  if (!phases.length) return '';
+  const sec = (v: unknown) => (isNum(v) ? `${(v / 1000).toFixed(1)} s` : '-');
+  const rows = phases.map(
+    (p) => `<tr data-phase="${esc(p.name)}"><td>${esc(words(p.name))}</td><td>${esc(words(p.status))}</td><td>${esc(sec(p.startedAt))} – ${esc(sec(p.endedAt))}</td><td>${esc(isNum(p.requests) ? num(p.requests) : '-')}</td></tr>`,
+  );
+  return `<h3>Probe phases</h3><div class="scroll"><table class="phases"><thead><tr><th>phase</th><th>status</th><th>time since the probes started</th><th>requests</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 function probesTable(timeline: readonly TimelineEntry[]): string {
@@ -187,15 +310,18 @@ function probesTable(timeline: readonly TimelineEntry[]): string {
     const l = es.filter(limited).length;
     return `<tr data-probe="${esc(probe)}"><td>${esc(probe)}</td><td>${es.length}</td><td>${a}</td><td>${l}</td><td>${es.length - a - l}</td><td>${esc((start / 1000).toFixed(1))}–${esc((end / 1000).toFixed(1))} s</td></tr>`;
   });
-  return `<table class="probes"><thead><tr><th>probe</th><th>requests</th><th>accepted</th><th>429</th><th>other</th><th>time</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<h3>Requests by probe</h3><div class="scroll"><table class="probes"><thead><tr><th>probe</th><th>requests</th><th>accepted (2xx)</th><th>refused (429)</th><th>other</th><th>time since the probes started</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 export function limiterSection(limiter: LimiterEstimates | null, timeline: readonly TimelineEntry[], timelineHref: string): string {
   const href = safeRelativeHref(timelineHref) ?? 'timeline.json';
   return `<section id="limiter" data-limiter="${limiter ? 'estimated' : 'none'}">
 <h2>Rate limiter</h2>
-<p>Estimated from the rate-limit probes' ${timeline.length} requests. Raw data: <a href="${esc(href)}" data-link="timeline">timeline.json</a>.</p>
-<div class="limiter-grid"><div>${parametersTable(limiter, timeline)}${probesTable(timeline)}</div></div>
+<p>What the rate-limit probes saw (${timeline.length} requests) against what a GCRA limiter with the estimated figures predicts. Raw data: <a href="${esc(href)}" data-link="timeline">timeline.json</a>.</p>
 <div class="charts">${limiterCharts(timeline, limiter)}</div>
+<h3>Estimated figures</h3>
+${parametersTable(limiter, timeline)}
+${phasesTable(limiter)}
+${probesTable(timeline)}
 </section>`;
 }

@@ -1,6 +1,8 @@
 // Making target-supplied text safe for the report files. Everything a target sends (bodies,
 // headers, messages built from them) may contain markup or control characters; the writers pass
 // every piece of text through here before it lands in HTML or XML.
+import { curlOf } from '../src/record/recorder.js';
+import type { CheckResult } from '../src/verdict.js';
 
 // XML 1.0 allows tab, LF, CR and the ranges below; a lone surrogate or a C0 control would make the
 // JUnit file unparseable for CI, and is meaningless in HTML too.
@@ -64,4 +66,17 @@ export function formatDuration(ms: number): string {
 /** For terminal lines: no control characters (a target's field name must not move the cursor). */
 export function printable(s: string): string {
   return oneLine(s, 300).replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+}
+
+/** A failing check as plain text: its message, expected and actual, where, why, and a curl line. */
+export function failureText(c: CheckResult): string {
+  const ev = c.evidence ?? {};
+  const parts = [c.message];
+  if ('expected' in ev) parts.push(`expected: ${show(ev.expected, 2000)}`);
+  if ('actual' in ev) parts.push(`actual: ${show(ev.actual, 2000)}`);
+  if (ev.path !== undefined) parts.push(`path: ${ev.path}`);
+  if (ev.cause !== undefined) parts.push(`cause: ${ev.cause}`);
+  const first = Array.isArray(ev.exchanges) ? ev.exchanges[0] : undefined;
+  if (first) parts.push(`reproduce: ${curlOf(first)}`);
+  return parts.join('\n');
 }

@@ -1,6 +1,6 @@
 // Writes a run's reports into the output folder: results.json (the fixed interface), junit.xml,
 // index.html and the probes' raw timeline.json; baseline-diff.json too when a baseline was given.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResultsFile } from '../src/results.js';
 import type { TimelineEntry } from '../src/run/types.js';
@@ -25,6 +25,18 @@ export const REPORT_FILES = {
   timeline: 'timeline.json',
   baseline: 'baseline-diff.json',
 } as const;
+
+/** Playwright's own HTML report, written by the contracts stage (src/run/contracts.ts). */
+export const PLAYWRIGHT_DIR = 'playwright';
+
+/**
+ * Removes what a run writes into outDir, before it starts: a run cut short (Ctrl-C kills the
+ * contract runner before it writes its report) must not leave the previous run's files beside its
+ * own partial report. Nothing else in the folder is touched.
+ */
+export async function clearReports(outDir: string): Promise<void> {
+  await Promise.all([...Object.values(REPORT_FILES), PLAYWRIGHT_DIR].map((name) => rm(join(outDir, name), { recursive: true, force: true })));
+}
 
 /** One entry a line: greppable and diffable, still valid JSON. */
 function timelineJson(timeline: readonly TimelineEntry[]): string {

@@ -19,6 +19,7 @@ import { secretsOf } from '../target/load.js';
 import type { CheckResult } from '../verdict.js';
 import type { ContractsOutcome, RunContext } from './types.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../net/causes.js';
+import { PLAYWRIGHT_DIR } from '../../reports/write.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CONFIG = join(ROOT, 'contracts', 'playwright.config.ts');
@@ -60,10 +61,12 @@ interface Collected {
   checks: CheckResult[];
   non2xx: Non2xx[];
   fatal: string[];
+  /** The runner reached its end (a failing test then exits 1 without anything being wrong). */
+  ended: boolean;
 }
 
 function readChecksFile(file: string): Collected {
-  const out: Collected = { checks: [], non2xx: [], fatal: [] };
+  const out: Collected = { checks: [], non2xx: [], fatal: [], ended: false };
   if (!existsSync(file)) return out;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -76,6 +79,7 @@ function readChecksFile(file: string): Collected {
     if (parsed.kind === 'check') out.checks.push(parsed.check);
     else if (parsed.kind === 'non2xx') out.non2xx.push(parsed.item);
     else if (parsed.kind === 'fatal') out.fatal.push(parsed.message);
+    else if (parsed.kind === 'end') out.ended = true;
   }
   return out;
 }
@@ -98,7 +102,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const families = CONTRACT_FAMILIES.filter((f) => selected.some((id) => (FAMILIES[f] as readonly string[]).includes(id.split('-')[0]!)));
   const checksFile = join(ctx.workDir, 'contract-checks.jsonl');
   rmSync(checksFile, { force: true });
-  const htmlDir = opts.htmlReport === false ? undefined : join(ctx.outDir, 'playwright');
+  const htmlDir = opts.htmlReport === false ? undefined : join(ctx.outDir, PLAYWRIGHT_DIR);
 
   // Families are spec files (file filters are regular expressions on the path).
   const args = [playwrightCli(), 'test', '-c', CONFIG, ...families.map((f) => `[/\\\\]${f}\\.spec\\.ts$`)];
@@ -198,7 +202,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
           ? `budget: the run reached limits.maxRequests (${ctx.target.limits.maxRequests})`
           : collected.fatal[0]
             ? `the contract runner failed: ${collected.fatal[0]}`
-            : exitCode === 0
+            : exitCode === 0 || (exitCode === 1 && collected.ended)
               ? NO_EVIDENCE
               : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
     for (const rule of missing) {
@@ -207,6 +211,6 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
     }
   }
 
-  const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? 'playwright/index.html' : undefined;
+  const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? `${PLAYWRIGHT_DIR}/index.html` : undefined;
   return { checks, seed, ...(report ? { playwrightReport: report } : {}) };
 }

@@ -14,7 +14,7 @@ import type { CheckResult } from '../verdict.js';
 import type { ProgressEvent, RunContext, TimelineEntry } from './types.js';
 import { runContracts } from './contracts.js';
 import { runProbes } from '../../load/run.js';
-import { writeReports } from '../../reports/write.js';
+import { clearReports, writeReports } from '../../reports/write.js';
 import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../../reports/baseline.js';
 import { exportCauses, groupCauses, parseCause, whereOf } from '../net/causes.js';
 import { preflight } from '../net/preflight.js';
@@ -108,6 +108,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     );
 
   try {
+    await clearReports(ctx.outDir);
     // One connection per address first: a target none of whose addresses answers is not tried 60 times.
     const pre = await preflight(opts.target, Math.min(opts.target.limits.timeoutMs, 10_000));
     ctx.knownCauses = exportCauses();

@@ -3,6 +3,8 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import assert from 'node:assert/strict';
 import { startReference } from '../../reference/start.js';
 import type { ReferenceOptions } from '../../reference/options.js';
 import { runContracts, type ContractsOptions } from '../../src/run/contracts.js';
@@ -68,4 +70,23 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
     await ref.close();
     rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** The files inside the zip Playwright's HTML report embeds in its index.html (stored or deflated). */
+export function htmlReportFiles(indexHtml: string): { name: string; text: string }[] {
+  const m = /data:application\/zip;base64,([A-Za-z0-9+/=]+)/.exec(indexHtml);
+  assert.ok(m, 'the HTML report embeds its data as a zip');
+  const zip = Buffer.from(m[1]!, 'base64');
+  const out: { name: string; text: string }[] = [];
+  for (let at = 0; at + 30 <= zip.length && zip.readUInt32LE(at) === 0x04034b50; ) {
+    const method = zip.readUInt16LE(at + 8);
+    const compressed = zip.readUInt32LE(at + 18);
+    const nameLen = zip.readUInt16LE(at + 26);
+    const extraLen = zip.readUInt16LE(at + 28);
+    const start = at + 30 + nameLen + extraLen;
+    const data = zip.subarray(start, start + compressed);
+    out.push({ name: zip.subarray(at + 30, at + 30 + nameLen).toString('utf8'), text: (method === 8 ? inflateRawSync(data) : data).toString('utf8') });
+    at = start + compressed;
+  }
+  return out;
 }

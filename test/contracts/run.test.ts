@@ -4,32 +4,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { defaultOptions } from '../../reference/options.js';
 import { CONTRACT_RULES } from '../../src/run/contracts.js';
-import { runAgainstReference } from './harness.js';
+import { htmlReportFiles, runAgainstReference } from './harness.js';
 
 const SECRETS = Object.values(defaultOptions().credentials);
-
-/** The files inside the zip Playwright's HTML report embeds in index.html (stored or deflated). */
-function htmlReportFiles(indexHtml: string): string[] {
-  const m = /data:application\/zip;base64,([A-Za-z0-9+/=]+)/.exec(indexHtml);
-  assert.ok(m, 'the HTML report embeds its data as a zip');
-  const zip = Buffer.from(m[1]!, 'base64');
-  const out: string[] = [];
-  for (let at = 0; at + 30 <= zip.length && zip.readUInt32LE(at) === 0x04034b50; ) {
-    const method = zip.readUInt16LE(at + 8);
-    const compressed = zip.readUInt32LE(at + 18);
-    const nameLen = zip.readUInt16LE(at + 26);
-    const extraLen = zip.readUInt16LE(at + 28);
-    const start = at + 30 + nameLen + extraLen;
-    const data = zip.subarray(start, start + compressed);
-    out.push((method === 8 ? inflateRawSync(data) : data).toString('utf8'));
-    at = start + compressed;
-  }
-  return out;
-}
 
 describe('contract stage against the embedded reference', () => {
   it('checks every contract rule with no fail and no error, fast, without leaking a secret', async (t) => {
@@ -47,7 +27,7 @@ describe('contract stage against the embedded reference', () => {
     assert.deepEqual([...last.keys()].sort(), ['auth', 'errors', 'native', 'nft', 'node', 'universal']);
     for (const e of last.values()) if (e.stage === 'contracts') assert.equal(e.done, e.total);
     // No credential value anywhere: checks (evidence, messages) and the HTML report's data.
-    const text = JSON.stringify(run.checks) + htmlReportFiles(html).join('\n');
+    const text = JSON.stringify(run.checks) + htmlReportFiles(html).map((f) => f.text).join('\n');
     for (const s of SECRETS) assert.ok(!text.includes(s), `a credential appears in the output`);
     // Loose bound on a shared machine; the figure itself is in the diagnostic above.
     assert.ok(run.wallMs < 60_000, `contract run took ${Math.round(run.wallMs)} ms`);

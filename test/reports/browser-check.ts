@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from '@playwright/test';
+import { OPEN_FAILURES_PER_RULE } from '../../reports/html.js';
 import { RULES } from '../../src/rules/catalogue.js';
 import { CHROMIUM_FLAGS, chromiumPath } from '../support/chromium.js';
 
@@ -109,22 +110,22 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
       assert.ok(r.visible, `rule ${rule.id} is not visible in the matrix`);
     }
 
-    // Failing rules are expanded, with their failing checks' evidence on screen.
+    // Failing rules are expanded, with their first failing checks' evidence on screen.
     const failingRules = rules.filter((r) => r.verdict === 'fail').map((r) => r.id);
     if (expectedFailing) assert.deepEqual([...failingRules].sort(), [...expectedFailing].sort(), 'failing rules shown differ from results.json');
     for (const id of failingRules) {
-      const state = await page.$eval(`#rule-matrix details.rule[data-rule="${id}"]`, (found) => {
+      const state = await page.$eval(`#rule-matrix details.rule[data-rule="${id}"]`, (found, openFailures) => {
         const d = found as unknown as El;
         // No named helper functions in here: the tsx loader would wrap them in a __name() call
         // that does not exist inside the page.
-        const failed = [...d.querySelectorAll('.check[data-verdict="fail"]')];
+        const failed = [...d.querySelectorAll('.check[data-verdict="fail"]')].slice(0, openFailures);
         return {
           open: d.open === true,
           checks: failed.length,
           allOpen: failed.every((c) => c.tagName !== 'DETAILS' || c.open === true),
           evidenceVisible: failed.every((c) => c.tagName !== 'DETAILS' || (c.querySelector('.evidence')?.getBoundingClientRect().height ?? 0) > 0),
         };
-      });
+      }, OPEN_FAILURES_PER_RULE);
       assert.ok(state.open, `failing rule ${id} is not expanded`);
       assert.ok(state.checks > 0, `failing rule ${id} shows no failing check`);
       assert.ok(state.allOpen && state.evidenceVisible, `failing rule ${id}: a failing check's evidence is not shown`);

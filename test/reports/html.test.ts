@@ -4,10 +4,11 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderHtml, type HtmlInputs } from '../../reports/html.js';
+import { OPEN_FAILURES_PER_RULE, REPORT_SECTIONS, renderHtml, type HtmlInputs } from '../../reports/html.js';
 import { writeReports } from '../../reports/write.js';
 import { diffBaseline } from '../../reports/baseline.js';
 import { RULES } from '../../src/rules/catalogue.js';
+import { humanTime } from '../../reports/words.js';
 import { syntheticResults, syntheticTimeline, XSS_BODY, XSS_MESSAGE } from './fixture.js';
 
 const files = { results: 'results.json', junit: 'junit.xml', timeline: 'timeline.json' };
@@ -99,13 +100,13 @@ test('charts are drawn from the timeline: remaining, reset, per-second rate with
   const withRemaining = timeline.filter((e) => e.remaining !== undefined).length;
   has(html, new RegExp(`data-series="observed" data-points="${withRemaining}"`));
   // Estimates with their uncertainty.
-  has(html, /<tr data-param="emissionIntervalMs"><th>[^<]*<\/th><td>1000 ms \(3600 requests\/hour\)<\/td><td>± 35<\/td>/);
+  has(html, /<tr data-param="emissionIntervalMs"><th>[^<]*<\/th><td>1,000 ms \(3,600 requests\/hour\)<\/td><td>± 35 ms<\/td>/);
   has(html, /data-param="emissionIntervalFromRecoveryMs"/);
   // The probes may also put T's uncertainty beside it.
   const results = syntheticResults();
   const { uncertainty: _dropped, ...rest } = results.limiter!;
   const beside = render({ results: { ...results, limiter: { ...rest, uncertaintyMs: 12 } }, timeline });
-  has(beside, /<tr data-param="emissionIntervalMs"><th>[^<]*<\/th><td>[^<]*<\/td><td>± 12<\/td>/);
+  has(beside, /<tr data-param="emissionIntervalMs"><th>[^<]*<\/th><td>[^<]*<\/td><td>± 12 ms<\/td>/);
   lacks(beside, 'data-param="uncertaintyMs"');
 });
 
@@ -159,4 +160,122 @@ test('size and speed: 1,000 checks and 1,000 timeline points', async () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** The page's <header> (headline, tallies, facts, navigation). */
+const headerOf = (html: string) => html.slice(html.indexOf('<header id="summary"'), html.indexOf('</header>'));
+
+test('one headline verdict first: FAIL naming the failing rules, COULD NOT TEST naming the untestable, PASS', () => {
+  const results = syntheticResults();
+  const html = render({ results });
+  const header = headerOf(html);
+  // The verdict is the first thing after the title.
+  assert.ok(header.indexOf('data-headline=') < header.indexOf('data-tally='), 'headline before the tallies');
+  has(header, /data-headline="FAIL"><span class="big">FAIL<\/span>/);
+  const failing = Object.entries(results.rules).filter(([, v]) => v === 'fail').map(([id]) => id);
+  for (const id of failing) has(header, `<a href="#rule-${id}">${id}</a>`, id);
+  has(header, new RegExp(`${failing.length} rules failing`));
+
+  const errorsOnly = syntheticResults({ checks: results.checks.filter((c) => c.verdict !== 'fail') });
+  const untestable = Object.entries(errorsOnly.rules).filter(([, v]) => v === 'error').map(([id]) => id);
+  assert.ok(untestable.length > 0);
+  const e = headerOf(render({ results: errorsOnly }));
+  has(e, /data-headline="COULD NOT TEST"/);
+  for (const id of untestable) has(e, `<a href="#rule-${id}">${id}</a>`, id);
+
+  const clean = syntheticResults({ checks: results.checks.filter((c) => c.verdict === 'pass' || c.verdict === 'observed') });
+  has(headerOf(render({ results: clean })), /data-headline="PASS"/);
+  has(headerOf(render({ results: syntheticResults({ checks: [], limiter: null }), timeline: [] })), /data-headline="COULD NOT TEST".*no check ran/);
+  // The headline's notes slot: an interrupted run says so under the verdict.
+  const cut = headerOf(render({ results: syntheticResults({ extra: { interrupted: true } }) }));
+  has(cut, /<ul class="notes" data-slot="notes"><li>This run was interrupted/);
+});
+
+test('rules and checks are counted in separate labelled places; times read as dates; no raw JSON in the header', () => {
+  const results = syntheticResults({ extra: { reference: { faults: ['event-wrong-id', 'rl-cap-25'], variants: [] } } });
+  const header = headerOf(render({ results }));
+  const tally = (what: string) => header.slice(header.indexOf(`data-tally="${what}"`)).split('</div>')[0]!;
+  has(tally('rules'), /<h2>Rules<\/h2>/);
+  has(tally('checks'), /<h2>Checks<\/h2>/);
+  const rolled = Object.values(results.rules);
+  for (const v of ['pass', 'fail', 'observed', 'skipped', 'error'] as const) {
+    has(tally('rules'), new RegExp(`data-rule-count="${v}"><b>${rolled.filter((x) => x === v).length}</b>`), `rules ${v}`);
+    has(tally('checks'), new RegExp(`data-check-count="${v}"><b>${results.summary[v]}</b>`), `checks ${v}`);
+  }
+  // Human-readable times, the instant kept in datetime for the page's script and for machines.
+  has(header, `<time datetime="2026-01-01T00:00:00.000Z" data-field="startedAt">${humanTime('2026-01-01T00:00:00.000Z')}</time>`);
+  assert.match(humanTime('2026-01-01T00:00:00.000Z'), /^\w{3}, \d{1,2} \w{3} 202[56], \d\d:\d\d:\d\d \S+/);
+  has(header, /took 1 min 6 s/);
+  has(header, /the embedded reference service, faults switched on: event-wrong-id \(breaks NFT-02: the event lookup is off by one[^;]*; rl-cap-25 \(breaks RL-10: /);
+  const text = header.replace(/<[^>]*>/g, '');
+  lacks(text, /[{}[\]]|&quot;/, 'JSON punctuation in the header');
+  lacks(text, /\d{4}-\d\d-\d\dT/, 'ISO time as text');
+});
+
+test('the page is a list of sections: limiter right after the rule matrix, observations folded, nav only for what is there', () => {
+  const html = render();
+  const order = [...html.matchAll(/<section id="(baseline|rule-matrix|limiter|observations)"/g)].map((m) => m[1]);
+  assert.deepEqual(order, ['rule-matrix', 'limiter', 'observations']);
+  has(html, /<details class="obs-rule" data-observations="AUTH-07">/, 'observations folded');
+  lacks(html, /<details class="obs-rule"[^>]* open/);
+  // Passing checks fold their evidence too.
+  lacks(html, /<details class="check"[^>]*data-verdict="pass" open/);
+  const nav = /<nav>([\s\S]*?)<\/nav>/.exec(html)![1]!;
+  has(nav, '<a href="#limiter">rate limiter</a>');
+  lacks(nav, '#baseline', 'no baseline, no link');
+  assert.ok(REPORT_SECTIONS.every((s) => /^[a-z-]+$/.test(s.id) && s.nav));
+});
+
+test('the limiter section reads as words: labelled figures with units and a one-line explanation, no raw keys or long numbers', () => {
+  const results = syntheticResults();
+  const { uncertainty: _own, ...limiter } = results.limiter!;
+  results.limiter = {
+    ...limiter,
+    emissionIntervalMs: 999.938,
+    emissionIntervalUncertaintyMs: 0.064,
+    emissionIntervalBandMs: { lo: 999.873, hi: 1000.002 },
+    unknown: [],
+    capRejectionsUseQuota: 'no',
+    pacing: { count: 125, p50Ms: 0.442, p99Ms: 49.558, maxMs: 71.8 },
+    phases: [{ name: 'drain', status: 'done', startedAt: 4103.504010000001, endedAt: 11145.525637000002, requests: 118 }],
+  };
+  const html = render({ results });
+  const section = html.slice(html.indexOf('<section id="limiter"'), html.indexOf('</section>', html.indexOf('<section id="limiter"')));
+  const table = section.slice(section.indexOf('<table class="params">'));
+  for (const m of table.matchAll(/<tr data-param="[^"]*"><th>([^<]*)<\/th><td>([^<]*)<\/td><td>([^<]*)<\/td><td class="explain">([^<]*)<\/td>/g)) {
+    const [, label, value, pm, explain] = m;
+    assert.doesNotMatch(label!, /[a-z][A-Z]/, `camelCase label ${label}`);
+    assert.ok(explain!.length > 10, `no explanation for ${label}`);
+    if (pm) assert.match(pm, /^± [\d.,]+ \S+/, `± without a unit: ${label}`);
+    assert.doesNotMatch(value!, /[{[]/, `raw JSON in ${label}: ${value}`);
+  }
+  has(table, /<th>Emission interval T \(estimated\)<\/th><td>999.938 ms \(3,600 requests\/hour\)<\/td><td>± 0.064 ms<\/td>/);
+  has(table, /<th>Send delay<\/th><td>median 0.442 ms, 99th percentile 49.558 ms, at most 71.8 ms \(125 timed sends\)/);
+  lacks(section, /unknown/i, 'an empty "unknown" list');
+  lacks(section, /\d\.\d{4,}/, 'numbers with more than 3 decimals');
+  has(section, /<tr data-phase="drain"><td>drain<\/td><td>done<\/td><td>4.1 s – 11.1 s<\/td><td>118<\/td>/);
+  // Charts come first in the section, the figures after them.
+  assert.ok(section.indexOf('class="charts"') < section.indexOf('class="params"'));
+});
+
+test("a failing check's response box marks the value at its JSON path", () => {
+  const results = syntheticResults();
+  const c = results.checks.find((x) => x.id === 'nft.event.id[9b2e0c1a]')!;
+  const html = render({ results });
+  const check = html.slice(html.indexOf(`data-check="${c.id}"`));
+  const response = /<pre data-field="response">([\s\S]*?)<\/pre>/.exec(check)![1]!;
+  assert.equal(c.evidence.path, '$.data.id');
+  has(response, /<mark data-path-mark>&quot;id&quot;: &quot;[^<]*<\/mark>/);
+  assert.equal((response.match(/<mark/g) ?? []).length, 1);
+});
+
+test('a rule failing many times shows its first failing checks open and folds the rest, saying so', () => {
+  const results = syntheticResults();
+  const base = results.checks.find((c) => c.rule === 'AUTH-02' && c.verdict === 'fail')!;
+  for (let i = 0; i < 4; i++) results.checks.push({ ...base, id: `${base.id}[copy ${i}]` });
+  const html = render({ results: syntheticResults({ checks: results.checks }) });
+  const rule = html.slice(html.indexOf('id="rule-AUTH-02"'), html.indexOf('id="rule-AUTH-03"'));
+  const states = [...rule.matchAll(/<details class="check"[^>]*data-verdict="fail"( open)?>/g)].map((m) => m[1] === ' open');
+  assert.deepEqual(states, [0, 1, 2, 3, 4].map((i) => i < OPEN_FAILURES_PER_RULE));
+  has(rule, /data-folded-failures="2">The first 3 failing checks are open; the other 2 are folded below/);
 });

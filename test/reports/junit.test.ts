@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Checks } from '../../contracts/checks.js';
 import { renderJunit } from '../../reports/junit.js';
+import { Redactor } from '../../src/record/redact.js';
 import { RULES } from '../../src/rules/catalogue.js';
 import { findAll, parseXml, XmlError } from './xml.js';
 import { syntheticResults, XSS_MESSAGE } from './fixture.js';
@@ -76,4 +78,36 @@ test('a run without checks still gives a valid, empty junit.xml', () => {
   const root = parseXml(renderJunit(syntheticResults({ checks: [], limiter: null })));
   assert.equal(root.attrs.tests, '0');
   assert.equal(findAll(root, 'testsuite').length, 0);
+});
+
+test('every testcase carries its duration: a contract check its own, a rate-limit check the probes run it is drawn from', () => {
+  const results = syntheticResults();
+  const root = parseXml(renderJunit(results));
+  const probesMs = results.limiter!.durationMs;
+  assert.ok(probesMs > 0);
+  for (const c of results.checks) {
+    const tc = findAll(root, 'testcase').find((x) => x.attrs.name === `${c.rule} ${c.id}`)!;
+    const want = c.durationMs ?? (c.rule.startsWith('RL-') ? probesMs : 0);
+    assert.equal(tc.attrs.time, want > 0 ? (want / 1000).toFixed(3) : '0', `${c.rule} ${c.id}`);
+    if (c.durationMs || c.rule.startsWith('RL-')) assert.ok(Number(tc.attrs.time) > 0, `${c.rule} ${c.id} has time ${tc.attrs.time}`);
+  }
+  // The probes' time counts once in their suite, not once per check.
+  const rl = findAll(root, 'testsuite').find((s) => s.attrs.name!.startsWith('RL '))!;
+  const own = results.checks.filter((c) => c.rule.startsWith('RL-') && c.durationMs !== undefined).reduce((n, c) => n + c.durationMs!, 0);
+  assert.equal(rl.attrs.time, ((own + probesMs) / 1000).toFixed(3));
+});
+
+test("a contract check's duration is the time since the test's previous verdicts; checks stated together share it", async () => {
+  const check = new Checks(new Redactor(), () => true);
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  await pause(30);
+  check.pass('NFT-01', 'a', 'first after 30 ms');
+  check.pass('NFT-04', 'a', 'same response, same moment');
+  await pause(60);
+  check.fail('NFT-02', 'b', 'after 60 ms more');
+  const [a, b, c] = check.results.map((r) => r.durationMs!);
+  // Timers fire no earlier than asked; the upper bound only says the windows do not add up.
+  assert.ok(a! >= 29 && a! < 30 + 1_000, String(a));
+  assert.equal(b, a);
+  assert.ok(c! >= 59 && c! < 60 + 1_000, String(c));
 });

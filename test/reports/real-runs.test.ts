@@ -15,6 +15,7 @@ import type { ResultsFile } from '../../src/results.js';
 import { RULES } from '../../src/rules/catalogue.js';
 import { checkReportInBrowser, CHART_IDS } from './browser-check.js';
 import { skipWithoutBrowser } from '../support/chromium.js';
+import { checkLayout } from './layout-check.js';
 import { runCli } from '../safety/support/cli.js';
 
 const OUT = resolve('test-results/real-runs');
@@ -53,6 +54,8 @@ test('a run with faults: the failing rules are expanded with their evidence', { 
   await t.test('in Chromium', { skip: skipWithoutBrowser() }, async () => {
     const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'faults.png') });
     assert.deepEqual([...found.failingRules].sort(), [...failing].sort());
+    const layout = await checkLayout(join(out, 'index.html'), join(OUT, 'faults-layout'));
+    assert.match(layout.laptop.headline, /^FAIL /);
     for (const rule of failing) {
       const row = found.rules.find((r) => r.id === rule)!;
       assert.ok(row.open && row.visible, `${rule} is not expanded and visible`);

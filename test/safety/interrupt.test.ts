@@ -3,7 +3,7 @@
 // the checks not run marked "interrupted", and the CLI exits non-zero within 2 seconds.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ResultsFile } from '../../src/results.js';
@@ -97,8 +97,15 @@ test('SIGINT during the probes stops sending at once, writes partial reports and
 test('SIGINT during the contracts stops the Playwright workers at once and exits non-zero within 2 s', async (t) => {
   const ref = await startWatchedReference({ hourlyLimit: 18_000, burst: 100 });
   try {
+    // A previous run's Playwright report in the same folder: the killed runner writes none, and the
+    // partial report must neither sit beside the old one nor link to it.
+    const stale = join(ref.dir, 'out', 'playwright');
+    mkdirSync(stale, { recursive: true });
+    writeFileSync(join(stale, 'index.html'), '<p>the previous run</p>');
     const x = await interruptWhen(ref, () => ref.arrivals.length >= 40);
     assertCleanStop(t, ref, x, 'contracts', RELAY_TO_WORKERS_MS);
+    assert.equal(existsSync(stale), false, "the previous run's playwright/ is still there");
+    assert.doesNotMatch(readFileSync(join(x.out, 'index.html'), 'utf8'), /data-link="playwright"/);
     const notRun = x.results.checks.filter((c) => c.verdict === 'error' && /interrupted/i.test(c.message));
     assert.ok(notRun.length > 0, 'no check is marked as not run because of the interruption');
     assert.ok(x.results.checks.some((c) => c.rule.startsWith('RL-') && /interrupted/i.test(c.message)), 'the probes are not marked as not run');

@@ -1,0 +1,88 @@
+// Playwright's own report agrees with chainprobe: a test with a failing check is failed there,
+// with one step per check located in its spec file, and rule ids are tags that --grep selects by.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { startReference } from '../../reference/start.js';
+import { resolveTarget } from '../../src/target/load.js';
+import { htmlReportFiles, runAgainstReference } from './harness.js';
+
+interface PwStep {
+  title: string;
+  location?: { file: string; line: number };
+  error?: unknown;
+}
+interface PwTest {
+  title: string;
+  tags: string[];
+  outcome: string;
+  location: { file: string; line: number };
+  results: { status?: string; steps: PwStep[]; errors?: { message?: string }[] }[];
+}
+
+describe("Playwright's report", () => {
+  it('counts a test with a failing check as failed, one step per check located in its spec file', async () => {
+    let html = '';
+    const run = await runAgainstReference({
+      reference: { faults: new Set(['event-block-number-string']) },
+      only: 'NFT-01',
+      contracts: { htmlReport: true, workers: 1 },
+      inspect: (out) => (html = readFileSync(join(out, 'playwright', 'index.html'), 'utf8')),
+    });
+    // chainprobe's own verdicts: the fault's fail, and nothing made up because Playwright failed the test.
+    assert.ok(run.checks.some((c) => c.rule === 'NFT-01' && c.verdict === 'fail'));
+    assert.deepEqual(run.checks.filter((c) => c.verdict === 'error').map((c) => c.message), []);
+
+    const files = htmlReportFiles(html);
+    const report = JSON.parse(files.find((f) => f.name === 'report.json')!.text) as { stats: { unexpected: number; expected: number } };
+    const tests = files.filter((f) => f.name !== 'report.json').flatMap((f) => (JSON.parse(f.text) as { tests: PwTest[] }).tests);
+    const events = tests.find((t) => t.tags.includes('@NFT-01'));
+    assert.ok(events, `no test tagged @NFT-01 among ${tests.map((t) => t.title).join(' | ')}`);
+    assert.equal(events.outcome, 'unexpected');
+    assert.equal(report.stats.unexpected, 1);
+    assert.equal(events.location.file, 'nft.spec.ts');
+    const result = events.results[0]!;
+    assert.equal(result.status, 'failed');
+    assert.match(result.errors?.[0]?.message ?? '', /fail NFT-01 /);
+
+    const checkSteps = result.steps.filter((s) => /^(PASS|FAIL|OBSERVED|SKIPPED|ERROR) /.test(s.title));
+    const mine = run.checks.filter((c) => c.rule === 'NFT-01');
+    assert.equal(checkSteps.length, mine.length, 'one step per check');
+    for (const c of mine) {
+      const step = checkSteps.find((s) => s.title === `${c.verdict.toUpperCase()} ${c.rule} ${c.id}: ${c.message}`);
+      assert.ok(step, `no step for ${c.id}`);
+      assert.equal(step.location?.file, 'nft.spec.ts');
+      assert.equal(step.location?.line, events.location.line);
+      assert.equal(step.error !== undefined, c.verdict === 'fail', `${c.verdict} step ${c.id}: error ${JSON.stringify(step.error)}`);
+    }
+  });
+
+  it('tags every test with its rule ids: --grep @<rule> selects exactly the tests of that rule', async () => {
+    const ref = await startReference();
+    try {
+      const target = resolveTarget(ref.target, {});
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, FORCE_COLOR: '0', CHAINPROBE_TARGET: JSON.stringify(target) };
+      const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
+      const list = (...extra: string[]) => {
+        const r = spawnSync(process.execPath, [cli, 'test', '-c', resolve('contracts/playwright.config.ts'), '--list', '--reporter=json', ...extra], { env, encoding: 'utf8', timeout: 60_000 });
+        assert.equal(r.status, 0, r.stderr);
+        type Suite = { specs?: { title: string; tags: string[] }[]; suites?: Suite[] };
+        const walk = (s: Suite): { title: string; tags: string[] }[] => [...(s.specs ?? []), ...(s.suites ?? []).flatMap(walk)];
+        return (JSON.parse(r.stdout) as { suites: Suite[] }).suites.flatMap(walk);
+      };
+      const all = list();
+      // (The JSON reporter lists tags without their @.)
+      for (const t of all) assert.deepEqual(t.tags, t.title.split(' · ')[0]!.split(' '), `tags of "${t.title}"`);
+      for (const rule of ['NFT-05', 'AUTH-07', 'RPC-04']) {
+        const want = all.filter((t) => t.tags.includes(rule)).map((t) => t.title).sort();
+        assert.ok(want.length > 0, rule);
+        assert.deepEqual(list('--grep', `@${rule}`).map((t) => t.title).sort(), want, rule);
+      }
+    } finally {
+      await ref.close();
+    }
+  });
+});
