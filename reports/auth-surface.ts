@@ -121,8 +121,8 @@ export function authSurfaceSection(results: ResultsFile): string {
   return `<section id="auth-surface" data-auth-requests="${s.requests}">${STYLE}
 <h2>Auth surface</h2>
 <p class="meta">${s.requests} requests spent by the auth checks${seed === undefined ? '' : `; near-miss seed ${esc(seed)} (<code>npm start -- --seed ${esc(seed)}</code> sends the same near misses)`}. A cell is one credential form on one endpoint or node path: whether the right credential was accepted there (documented or only observed), and whether every wrong one (near misses of the real value, the empty value, the query parameter twice) got no data. Wrong credentials go only to forms that accepted the right one; every kind on one endpoint per family and node kind, one rotating kind elsewhere.</p>
-<table class="auth-surface">${head}
-${body}</table>
+<div class="scroll"><table class="auth-surface">${head}
+${body}</table></div>
 ${anchors.size ? `<h3>Wrong credentials that got data</h3>\n${[...anchors].map(([c, a]) => evidenceHtml(c, a)).join('\n')}` : ''}
 </section>`;
 }
