@@ -40,7 +40,7 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
   suite: [async ({}, use) => use(suiteEnv()), { scope: 'worker' }],
   budget: [
     async ({ suite }, use) => {
-      const budget = new Budget({ maxRequests: suite.target.limits.maxRequests, deadline: suite.deadline, counterFile: suite.budgetFile });
+      const budget = new Budget({ maxRequests: suite.target.limits.maxRequests, deadline: suite.deadline, counterFile: suite.budgetFile, tallyFile: suite.tallyFile });
       await use(budget);
       budget.close();
       await closeHttp();

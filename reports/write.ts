@@ -27,7 +27,7 @@ export const REPORT_FILES = {
 } as const;
 
 /** One entry a line: greppable and diffable, still valid JSON. */
-function timelineJson(timeline: readonly TimelineEntry[]): string {
+export function timelineJson(timeline: readonly TimelineEntry[]): string {
   return timeline.length ? `[\n${timeline.map((e) => JSON.stringify(e)).join(',\n')}\n]\n` : '[]\n';
 }
 

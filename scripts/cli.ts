@@ -1,5 +1,5 @@
 // `npm start` - the main job. Without --target it tests the embedded reference service.
-//   npm start -- [--target <file.json>] [--only <selectors>] [--out <dir>] [--baseline <results.json>]
+//   npm start -- [--target <file.json>]... [--only <selectors>] [--out <dir>] [--baseline <results.json>]
 //   npm start -- --node horizon|blockRest|chainB --endpoint <url> --token-env <VAR> [--customer dedicated|shared] [--hourly-limit N]
 //   npm start -- --fault <name> ... --variant <name> ...   (embedded reference only: switch a fault or
 //   an open-behaviour variant on)
@@ -11,6 +11,8 @@ import { loadTargetFile, resolveTarget, secretsOf } from '../src/target/load.js'
 import type { ResolvedTarget } from '../src/target/types.js';
 import { parseSelectors, type Selection } from '../src/select.js';
 import { runChainprobe, summarizeBaseline } from '../src/run/pipeline.js';
+import { runFleet } from '../src/run/fleet.js';
+import { isFleet } from '../src/fleet/units.js';
 import type { ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
@@ -24,7 +26,8 @@ const NODE_KINDS = { horizon: 'node,load', blockRest: 'node', chainB: 'node' } a
 type NodeKind = keyof typeof NODE_KINDS;
 
 interface Cli {
-  target?: string;
+  /** Several: a fleet run over several deployments, one report. */
+  targets: string[];
   only?: string;
   out: string;
   baseline?: string;
@@ -43,7 +46,7 @@ function parseCli(argv: string[]): Cli {
     p = parseArgs({
       args: argv,
       options: {
-        target: { type: 'string' },
+        target: { type: 'string', multiple: true },
         only: { type: 'string' },
         out: { type: 'string', default: 'reports/latest' },
         baseline: { type: 'string' },
@@ -64,12 +67,12 @@ function parseCli(argv: string[]): Cli {
   const v = p.values;
   if (v.token !== undefined) throw new UsageError('--token: tokens are never taken from the command line; put it in an environment variable and pass --token-env <NAME>');
   if (v.node !== undefined && !(v.node in NODE_KINDS)) throw new UsageError(`--node: must be one of ${Object.keys(NODE_KINDS).join(', ')}`);
-  if (v.node && v.target) throw new UsageError('--node and --target exclude each other');
+  if (v.node && v.target?.length) throw new UsageError('--node and --target exclude each other');
   if (v.node && (!v.endpoint || !v['token-env'])) throw new UsageError('--node needs --endpoint <url> and --token-env <VARIABLE>');
   if (!v.node && (v.endpoint || v['token-env'])) throw new UsageError('--endpoint and --token-env go with --node');
-  if ((v.fault?.length || v.variant?.length) && (v.target || v.node)) throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
+  if ((v.fault?.length || v.variant?.length) && (v.target?.length || v.node)) throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
   return {
-    target: v.target,
+    targets: v.target ?? [],
     only: v.only,
     out: v.out!,
     baseline: v.baseline,
@@ -91,6 +94,16 @@ function nodeTarget(cli: Cli): ResolvedTarget {
     if (cli.hourlyLimit) node.hourlyLimit = Number(cli.hourlyLimit);
   }
   return resolveTarget({ name: `node ${cli.node}`, nodes: { [cli.node!]: node } }, process.env, `node ${cli.node}`);
+}
+
+/** Every --target file; deployments are told apart by name, so two with one name stop the run. */
+function loadTargets(paths: string[]): ResolvedTarget[] {
+  const targets = paths.map((p) => loadTargetFile(p));
+  targets.forEach((t, i) => {
+    const j = targets.findIndex((o) => o.name === t.name);
+    if (j < i) throw new UsageError(`--target ${paths[i]}: the same target name as ${paths[j]} ("name" tells deployments apart in the report; give each its own)`);
+  });
+  return targets;
 }
 
 function loadBaseline(path: string): ResultsFile {
@@ -127,10 +140,10 @@ async function main(): Promise<number> {
   const baseline = cli.baseline ? loadBaseline(cli.baseline) : undefined;
 
   let reference: RunningReference | undefined;
-  let target: ResolvedTarget;
+  let targets: ResolvedTarget[];
   const extra: Record<string, unknown> = {};
-  if (cli.node) target = nodeTarget(cli);
-  else if (cli.target) target = loadTargetFile(cli.target);
+  if (cli.node) targets = [nodeTarget(cli)];
+  else if (cli.targets.length) targets = loadTargets(cli.targets);
   else {
     const customer = cli.customer === 'shared' || cli.customer === 'dedicated' ? cli.customer : undefined;
     if (cli.customer && !customer) throw new UsageError('--customer: must be "dedicated" or "shared"');
@@ -143,11 +156,11 @@ async function main(): Promise<number> {
     } catch (e) {
       throw new UsageError(`embedded reference service could not start: ${(e as Error).message.split('\n')[0]}`);
     }
-    target = resolveTarget(reference.target, {}, 'reference');
+    targets = [resolveTarget(reference.target, {}, 'reference')];
     extra.reference = { faults: cli.faults, variants: cli.variants };
   }
 
-  const redactor = new Redactor(secretsOf(target));
+  const redactor = new Redactor(targets.flatMap(secretsOf));
   redactLine = (s) => redactor.text(s);
   const controller = new AbortController();
   let signals = 0;
@@ -162,15 +175,15 @@ async function main(): Promise<number> {
   process.on('SIGTERM', onSignal);
   const progress = createProgress(process.stderr);
   try {
-    const outcome = await runChainprobe({
-      target,
+    const common = {
       selection,
       outDir: cli.out,
       baseline,
       progress,
       signal: controller.signal,
       extra,
-    });
+    };
+    const outcome = isFleet(targets) ? await runFleet({ ...common, targets }) : await runChainprobe({ ...common, target: targets[0]! });
     progress.end();
     printSummary(outcome.results, cli.out, outcome.baseline ? summarizeBaseline(outcome.baseline).map((l) => redactor.text(l)) : []);
     if (outcome.interrupted) return 130;

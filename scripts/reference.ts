@@ -1,12 +1,16 @@
 // `npm run reference -- --target-out <file.json> [--fault <name>]... [--variant <name>]...
 //   [--hourly-limit N] [--customer dedicated|shared] [--burst N] [--latency-ms A[:J]] [--seed N]
-//   [--big-collection N] [--list-faults] [--list-variants]`
+//   [--big-collection N] [--horizon-nodes N] [--block-rest-nodes N] [--chain-b-nodes N]
+//   [--list-faults] [--list-variants]`
+// With a --<kind>-nodes count above 1 the reference serves that many nodes of the kind, each with
+// its own token, and the target file lists the kind as an array of named nodes (a fleet).
 // Starts only the reference service, writes a target file for it, prints the ready line, and
 // serves until SIGINT/SIGTERM.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startReference } from '../reference/start.js';
+import { MAX_FLEET_NODES, startFleetReference, type FleetCounts } from '../reference/fleet.js';
 import { FAULTS } from '../reference/faults/index.js';
 import { VARIANTS } from '../reference/variants.js';
 import type { ReferenceOptions } from '../reference/options.js';
@@ -18,7 +22,10 @@ function positiveInt(flag: string, v: string | undefined): number | undefined {
   return Number(v);
 }
 
-export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFaults: boolean; listVariants: boolean; options: Partial<ReferenceOptions> } {
+/** The fleet flags: node kind -> flag. */
+const FLEET_FLAGS = { horizon: 'horizon-nodes', blockRest: 'block-rest-nodes', chainB: 'chain-b-nodes' } as const;
+
+export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFaults: boolean; listVariants: boolean; options: Partial<ReferenceOptions>; fleet: FleetCounts } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -33,6 +40,9 @@ export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFa
         'latency-ms': { type: 'string' },
         seed: { type: 'string' },
         'big-collection': { type: 'string' },
+        'horizon-nodes': { type: 'string' },
+        'block-rest-nodes': { type: 'string' },
+        'chain-b-nodes': { type: 'string' },
         'list-faults': { type: 'boolean', default: false },
         'list-variants': { type: 'boolean', default: false },
       },
@@ -74,7 +84,13 @@ export function parseReferenceArgs(argv: string[]): { targetOut?: string; listFa
   if (faults.length) options.faults = new Set(faults);
   const variants = (v.variant ?? []).flatMap((f) => f.split(',')).filter(Boolean);
   if (variants.length) options.variants = new Set(variants);
-  return { targetOut: v['target-out'], listFaults: v['list-faults'] ?? false, listVariants: v['list-variants'] ?? false, options };
+  const fleet: FleetCounts = {};
+  for (const [kind, flag] of Object.entries(FLEET_FLAGS) as [keyof FleetCounts, string][]) {
+    const n = positiveInt(`--${flag}`, v[flag as keyof typeof v] as string | undefined);
+    if (n !== undefined && n > MAX_FLEET_NODES) throw new UsageError(`--${flag}: at most ${MAX_FLEET_NODES}`);
+    if (n !== undefined) fleet[kind] = n;
+  }
+  return { targetOut: v['target-out'], listFaults: v['list-faults'] ?? false, listVariants: v['list-variants'] ?? false, options, fleet };
 }
 
 async function main(): Promise<void> {
@@ -88,7 +104,8 @@ async function main(): Promise<void> {
     return;
   }
   if (!args.targetOut) throw new UsageError('--target-out <file.json> is required');
-  const ref = await startReference(args.options);
+  const fleet = Object.values(args.fleet).some((n) => n > 1);
+  const ref = fleet ? await startFleetReference(args.fleet, args.options) : await startReference(args.options);
   const file = resolve(args.targetOut);
   writeFileSync(file, `${JSON.stringify(ref.target, null, 2)}\n`, { mode: 0o600 });
   process.stdout.write(`${JSON.stringify({ ready: true, target: args.targetOut })}\n`);

@@ -40,7 +40,7 @@ export interface RunOutcome {
 const CONTRACT_SECTIONS = new Set<string>(Object.entries(FAMILIES).filter(([f]) => f !== 'load').flatMap(([, s]) => [...s]));
 
 /** Rules that were selected but got no check (a stage cut short): marked so the report says why. */
-function notRun(selected: (id: string) => boolean, checks: CheckResult[], reason: string): CheckResult[] {
+export function notRun(selected: (id: string) => boolean, checks: CheckResult[], reason: string): CheckResult[] {
   const seen = new Set(checks.map((c) => c.rule));
   return RULES.filter((r) => selected(r.id) && !seen.has(r.id)).map((r) => ({
     id: `${r.id.toLowerCase()}.not-run`,

@@ -1,0 +1,79 @@
+// A fleet run against the embedded reference serving 4 horizon nodes (distinct tokens): every node
+// gets its own set of rate-limit verdicts, all clean; a token listed twice is probed once and the
+// results say so; the fleet roll-ups add up to the run's summary. The limiter runs at 7200/h with
+// burst 30 so each plan takes seconds.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startFleetReference, type RunningFleetReference } from '../../reference/fleet.js';
+import { resolveTarget } from '../../src/target/load.js';
+import { parseSelectors } from '../../src/select.js';
+import { runFleet } from '../../src/run/fleet.js';
+import { fleetOf } from '../../src/fleet/rollup.js';
+import { RL_RULES } from '../../load/plan.js';
+import type { HorizonNode } from '../../src/types/generated/target.js';
+import { emptySummary, VERDICTS } from '../../src/verdict.js';
+
+const OUT = resolve('test-results/fleet-run');
+let ref: RunningFleetReference;
+
+before(async () => {
+  rmSync(OUT, { recursive: true, force: true });
+  ref = await startFleetReference({ horizon: 4 }, { hourlyLimit: 7200, burst: 30 });
+});
+after(async () => ref?.close());
+
+test('4 horizon nodes: 4 sets of RL verdicts, all clean; a token listed twice is probed once', { timeout: 180_000 }, async () => {
+  const file = structuredClone(ref.target);
+  const horizons = file.nodes!.horizon as HorizonNode[];
+  assert.equal(horizons.length, 4);
+  assert.equal(new Set(horizons.map((h) => h.token)).size, 4, 'distinct tokens');
+  horizons.push({ ...horizons[1]!, name: 'horizon-2-again' });
+  const out = join(OUT, 'four');
+  const run = await runFleet({ targets: [resolveTarget(file, {}, 'reference')], selection: parseSelectors('load'), outDir: out });
+  const r = run.results;
+  const fleet = fleetOf(r)!;
+
+  for (const h of horizons.slice(0, 4)) {
+    const mine = r.checks.filter((c) => c.node === h.name);
+    assert.deepEqual([...new Set(mine.map((c) => c.rule))].sort(), [...RL_RULES].sort(), `${h.name}: every RL rule`);
+    const bad = mine.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+    assert.deepEqual(bad.map((c) => `${c.rule} ${c.message}`), [], `${h.name}: clean`);
+    assert.ok(mine.every((c) => c.target === 'reference' && c.nodeKind === 'horizon'));
+    const node = fleet.nodes.find((n) => n.name === h.name)!;
+    assert.equal(node.limiter?.limit, 31, `${h.name}: Limit = burst + 1`);
+    assert.ok(node.requestsSent!.probes! > 0 && node.requestsSent!.probes === node.limiter!.requestsSent, `${h.name}: its spend is its plan's`);
+  }
+  const again = r.checks.filter((c) => c.node === 'horizon-2-again');
+  assert.ok(again.length > 0 && again.every((c) => c.verdict === 'skipped' && /probed once/.test(c.message)));
+  assert.equal(fleet.nodes.find((n) => n.name === 'horizon-2-again')?.sameTokenAs, 'reference/horizon-2');
+  assert.deepEqual(fleet.sharedTokens, [{ probed: 'reference/horizon-2', alsoListedAs: ['reference/horizon-2-again'] }]);
+  assert.equal(r.limiter, null, 'several horizon nodes: the estimates are per node, in fleet');
+
+  // Roll-ups are exact: the nodes' summaries add up to the run's (every check here is a node's).
+  const sum = emptySummary();
+  for (const n of fleet.nodes) for (const v of VERDICTS) sum[v] += n.summary[v];
+  assert.deepEqual(sum, r.summary);
+  assert.deepEqual(fleet.targets[0]!.summary, r.summary);
+  assert.deepEqual(fleet.targets[0]!.rules, r.rules);
+  // The limits bound the deployment as a whole: its counter holds every node's requests.
+  assert.equal(fleet.targets[0]!.requestsSent, fleet.nodes.reduce((a, n) => a + (n.requestsSent?.probes ?? 0) + (n.requestsSent?.contracts ?? 0), 0));
+  const timeline = JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as { node?: string }[];
+  assert.deepEqual([...new Set(timeline.map((e) => e.node))].sort(), horizons.slice(0, 4).map((h) => h.name).sort());
+});
+
+test('one horizon node in a fleet of deployments: limiter as before, checks named by target', { timeout: 180_000 }, async () => {
+  const file = structuredClone(ref.target);
+  const one = { ...file, name: 'solo', nodes: { horizon: (file.nodes!.horizon as HorizonNode[])[2]! } };
+  const other = { name: 'api-only', api: file.api };
+  const run = await runFleet({ targets: [resolveTarget(one, {}), resolveTarget(other, {})], selection: parseSelectors('load'), outDir: join(OUT, 'solo') });
+  const r = run.results;
+  const fleet = fleetOf(r)!;
+  assert.equal(r.target, 'solo, api-only');
+  assert.deepEqual(r.limiter, fleet.nodes.find((n) => n.target === 'solo')?.limiter);
+  assert.ok(r.limiter && r.limiter.limit === 31);
+  const skipped = r.checks.filter((c) => c.target === 'api-only');
+  assert.ok(skipped.length > 0 && skipped.every((c) => c.verdict === 'skipped' && c.node === undefined), 'no horizon node: skipped, named by target');
+  assert.equal(run.exitCode, 0);
+});
