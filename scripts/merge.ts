@@ -1,0 +1,92 @@
+// `npm run merge -- <results.json or folder>... [--out <dir>]` - merges runs made elsewhere (CI
+// matrix jobs, k6 runners' handleSummary output) into one index.html, results.json and junit.xml.
+// A folder is searched (recursively) for chainprobe results files; the same run found twice is
+// counted once, and the report says so.
+// Exit: 0 no merged check failed or errored, 1 one did, 2 bad input (one line naming it).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { exitWith, UsageError } from '../src/cli/fatal.js';
+import { mergeResults, type MergeInput } from '../src/fleet/merge.js';
+import { exitCodeOf, type ResultsFile } from '../src/results.js';
+import { VERDICTS } from '../src/verdict.js';
+import { writeReports } from '../reports/write.js';
+
+/** The flags (--out: folder the merged index.html, results.json and junit.xml go to). */
+const FLAGS = { out: { type: 'string', default: 'reports/merged' } } as const;
+
+function looksLikeResults(v: unknown): v is ResultsFile {
+  const r = v as ResultsFile;
+  return !!r && typeof r === 'object' && r.tool?.name === 'chainprobe' && Array.isArray(r.checks) && !!r.summary && typeof r.target === 'string' && r.checks.every((c) => c && typeof c.rule === 'string' && (VERDICTS as readonly string[]).includes(c.verdict));
+}
+
+function parseJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON (${(e as Error).message.split('\n')[0]!.replace(/,\s*(?:\.\.\.)?".*$/s, '')})`}`);
+  }
+}
+
+/** JSON files under a folder, depth-first, sorted (so the merge does not depend on the file system's order). */
+function jsonFilesUnder(dir: string, depth = 0): string[] {
+  if (depth > 8) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => (e.isDirectory() ? jsonFilesUnder(join(dir, e.name), depth + 1) : e.isFile() && e.name.endsWith('.json') && !e.name.endsWith('timeline.json') ? [join(dir, e.name)] : []));
+}
+
+export function readInputs(paths: readonly string[]): MergeInput[] {
+  const inputs: MergeInput[] = [];
+  for (const path of paths) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      throw new UsageError(`${path}: no such file or folder`);
+    }
+    if (!isDir) {
+      const v = parseJson(path);
+      if (!looksLikeResults(v)) throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
+      inputs.push({ source: path, results: v });
+      continue;
+    }
+    const found = jsonFilesUnder(path).flatMap((file) => {
+      let v: unknown;
+      try {
+        v = JSON.parse(readFileSync(file, 'utf8'));
+      } catch {
+        return []; // other JSON in an artifact folder is not ours to judge
+      }
+      return looksLikeResults(v) ? [{ source: file, results: v }] : [];
+    });
+    if (!found.length) throw new UsageError(`${path}: no chainprobe results file in this folder`);
+    inputs.push(...found);
+  }
+  return inputs;
+}
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: process.argv.slice(2), options: FLAGS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0]!);
+  }
+  if (!parsed.positionals.length) throw new UsageError('give at least one results.json or folder of them');
+  const merged = mergeResults(readInputs(parsed.positionals));
+  const out = parsed.values.out!;
+  await writeReports(out, { results: merged.results, timeline: [] });
+  const s = merged.results.summary;
+  process.stdout.write(`chainprobe merge: ${merged.runs.length} run(s) of ${merged.results.target}\n`);
+  for (const d of merged.duplicates) process.stdout.write(`  counted once: ${d.source} is the same run as ${d.sameRunAs}\n`);
+  process.stdout.write(`  pass ${s.pass}  fail ${s.fail}  observed ${s.observed}  skipped ${s.skipped}  error ${s.error}\n  report: ${resolve(out, 'index.html')}\n`);
+  return exitCodeOf(merged.results);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => exitWith('chainprobe merge', e),
+  );
+}

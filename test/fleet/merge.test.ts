@@ -1,0 +1,114 @@
+// `npm run merge`: runs made elsewhere merge into one report whose summary is the sum of theirs,
+// whose rules roll up over everything, and in which the same run given twice counts once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildResults, type ResultsFile } from '../../src/results.js';
+import { mergeResults } from '../../src/fleet/merge.js';
+import { fleetOf, rollupFleet } from '../../src/fleet/rollup.js';
+import { emptySummary, VERDICTS, type CheckResult, type Verdict } from '../../src/verdict.js';
+import { ROOT } from '../safety/support/cli.js';
+
+const check = (rule: string, verdict: Verdict, extra: Partial<CheckResult> = {}): CheckResult => ({ id: `${rule.toLowerCase()}.x`, rule, verdict, message: `${rule} ${verdict}`, evidence: {}, ...extra });
+const limiter = (limit: number) => ({ limit, burst: limit - 1, emissionIntervalMs: 1000, perSecondCap: 20, requestsSent: 120, durationMs: 9000 });
+
+/** A single-deployment run, as `npm start -- --target <one file>` writes it. */
+function staging(): ResultsFile {
+  return buildResults({
+    target: 'staging',
+    startedAt: new Date('2026-01-01T00:00:00Z'),
+    finishedAt: new Date('2026-01-01T00:01:00Z'),
+    checks: [check('AUTH-01', 'pass'), check('NFT-01', 'observed'), check('RL-02', 'pass'), check('RL-10', 'pass')],
+    limiter: limiter(101),
+  });
+}
+
+/** A fleet run over one deployment with two horizon nodes. */
+function production(): ResultsFile {
+  const checks = [
+    check('AUTH-01', 'fail', { target: 'production' }),
+    check('RL-02', 'pass', { target: 'production', node: 'eu', nodeKind: 'horizon' }),
+    check('RL-02', 'error', { target: 'production', node: 'us', nodeKind: 'horizon' }),
+  ];
+  const fleet = rollupFleet({
+    checks,
+    targets: [{ name: 'production', requestsSent: 300 }],
+    nodes: [
+      { target: 'production', kind: 'horizon', name: 'eu', requestsSent: { contracts: 4, probes: 126 }, limiter: limiter(101) },
+      { target: 'production', kind: 'horizon', name: 'us', requestsSent: { contracts: 4, probes: 20 }, limiter: null },
+    ],
+  });
+  return buildResults({ target: 'production', startedAt: new Date('2026-01-01T00:00:30Z'), finishedAt: new Date('2026-01-01T00:02:00Z'), checks, limiter: null, extra: { fleet } });
+}
+
+test('two runs merge: the summary is the sum, rules roll up over both, both deployments named', () => {
+  const a = staging();
+  const b = production();
+  const { results, runs, duplicates } = mergeResults([
+    { source: 'a/results.json', results: a },
+    { source: 'b/results.json', results: b },
+  ]);
+  const sum = emptySummary();
+  for (const v of VERDICTS) sum[v] = a.summary[v] + b.summary[v];
+  assert.deepEqual(results.summary, sum);
+  assert.equal(results.rules['AUTH-01'], 'fail', 'fail in one run fails the rule');
+  assert.equal(results.rules['RL-02'], 'error');
+  assert.equal(results.rules['NFT-01'], 'observed');
+  assert.equal(results.target, 'staging, production');
+  assert.equal(results.startedAt, '2026-01-01T00:00:00.000Z');
+  assert.equal(results.finishedAt, '2026-01-01T00:02:00.000Z');
+  assert.equal(runs.length, 2);
+  assert.deepEqual(duplicates, []);
+  const fleet = fleetOf(results)!;
+  assert.deepEqual(fleet.targets.map((t) => [t.name, t.summary.pass + t.summary.fail + t.summary.error + t.summary.observed]), [
+    ['staging', 4],
+    ['production', 3],
+  ]);
+  // The single run's probes ran on its one horizon node: its RL checks and estimates are that node's.
+  assert.deepEqual(fleet.nodes.map((n) => [n.target, n.name, n.limiter?.limit ?? null]), [
+    ['staging', 'horizon', 101],
+    ['production', 'eu', 101],
+    ['production', 'us', null],
+  ]);
+  assert.equal(fleet.nodes[0]!.summary.pass, 2);
+  assert.equal(results.limiter, null, 'three horizon nodes: estimates per node only');
+});
+
+test('the same run given twice is counted once, and the merge says so', () => {
+  const a = staging();
+  const { results, duplicates } = mergeResults([
+    { source: 'x/results.json', results: a },
+    { source: 'y/results.json', results: structuredClone(a) },
+  ]);
+  assert.deepEqual(results.summary, a.summary);
+  assert.deepEqual(duplicates, [{ source: 'y/results.json', sameRunAs: 'x/results.json' }]);
+  assert.match(String((results.merged as { note: string }).note), /1 input\(s\) repeat a run already merged and were counted once/);
+  assert.deepEqual(results.limiter, a.limiter, 'one horizon node: limiter as in the run');
+});
+
+test('npm run merge: files and folders, duplicates named on stdout, one report written', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-'));
+  mkdirSync(join(dir, 'artifacts/job-a'), { recursive: true });
+  mkdirSync(join(dir, 'artifacts/job-b'), { recursive: true });
+  writeFileSync(join(dir, 'artifacts/job-a/results.json'), JSON.stringify(staging()));
+  writeFileSync(join(dir, 'artifacts/job-b/results.json'), JSON.stringify(production()));
+  writeFileSync(join(dir, 'artifacts/job-b/timeline.json'), '[]');
+  writeFileSync(join(dir, 'artifacts/job-b/other.json'), '{"not":"ours"}');
+  cpSync(join(dir, 'artifacts/job-a/results.json'), join(dir, 'again.json'));
+  const out = join(dir, 'merged');
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts'), join(dir, 'again.json'), '--out', out], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(run.status, 1, `a failing check in a merged run fails the merge: ${run.stderr}`);
+  assert.match(run.stdout, /2 run\(s\) of staging, production/);
+  assert.match(run.stdout, /counted once: .*again\.json is the same run as .*job-a\/results\.json/);
+  const merged = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+  assert.equal(merged.checks.length, 7);
+  for (const f of ['index.html', 'junit.xml']) assert.ok(readFileSync(join(out, f), 'utf8').length > 0);
+  assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /staging, production/);
+
+  const bad = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts/job-b/other.json')], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  assert.deepEqual(bad.stderr.trim().split('\n'), [`chainprobe merge: ${join(dir, 'artifacts/job-b/other.json')}: not a chainprobe results.json (no tool, target, summary and checks)`]);
+});
