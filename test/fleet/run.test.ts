@@ -4,7 +4,7 @@
 // burst 30 so each plan takes seconds.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startFleetReference, type RunningFleetReference } from '../../reference/fleet.js';
 import { resolveTarget } from '../../src/target/load.js';
@@ -14,6 +14,8 @@ import { fleetOf } from '../../src/fleet/rollup.js';
 import { RL_RULES } from '../../load/plan.js';
 import type { HorizonNode } from '../../src/types/generated/target.js';
 import { emptySummary, VERDICTS } from '../../src/verdict.js';
+import type { ResultsFile } from '../../src/results.js';
+import { runCli } from '../safety/support/cli.js';
 
 const OUT = resolve('test-results/fleet-run');
 let ref: RunningFleetReference;
@@ -76,4 +78,32 @@ test('one horizon node in a fleet of deployments: limiter as before, checks name
   const skipped = r.checks.filter((c) => c.target === 'api-only');
   assert.ok(skipped.length > 0 && skipped.every((c) => c.verdict === 'skipped' && c.node === undefined), 'no horizon node: skipped, named by target');
   assert.equal(run.exitCode, 0);
+});
+
+test('npm start -- --target a.json --target b.json: both deployments in one report, node checks named', { timeout: 180_000 }, async () => {
+  const dir = join(OUT, 'cli');
+  mkdirSync(dir, { recursive: true });
+  const horizons = ref.target.nodes!.horizon as HorizonNode[];
+  const a = join(dir, 'a.json');
+  const b = join(dir, 'b.json');
+  writeFileSync(a, JSON.stringify({ name: 'eu', nodes: { horizon: horizons.slice(0, 2) } }));
+  writeFileSync(b, JSON.stringify({ name: 'us', nodes: { blockRest: ref.target.nodes!.blockRest } }));
+  const out = join(dir, 'out');
+  const run = await runCli(['--target', a, '--target', b, '--only', 'node', '--out', out], { killAfterMs: 150_000 });
+  assert.equal(run.code, 0, run.stderr.slice(-800));
+  const r = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+  assert.equal(r.target, 'eu, us');
+  const fleet = fleetOf(r)!;
+  assert.deepEqual(fleet.targets.map((t) => t.name), ['eu', 'us']);
+  assert.deepEqual(fleet.nodes.map((n) => `${n.target}/${n.kind}/${n.name}`), ['eu/horizon/horizon-1', 'eu/horizon/horizon-2', 'us/blockRest/blockRest']);
+  for (const n of fleet.nodes) {
+    assert.ok(Object.keys(n.rules).length > 0 && n.summary.fail === 0 && n.summary.error === 0, `${n.name}: checked, clean`);
+    assert.ok(n.requestsSent!.contracts! > 0, `${n.name}: its spend is counted`);
+  }
+  assert.ok(r.checks.every((c) => c.target === 'eu' || c.target === 'us'));
+  assert.ok(!readFileSync(join(out, 'results.json'), 'utf8').includes(horizons[0]!.token), 'tokens redacted');
+
+  const same = await runCli(['--target', a, '--target', a, '--out', join(dir, 'same')], { killAfterMs: 30_000 });
+  assert.equal(same.code, 2);
+  assert.match(same.stderr, /--target .*a\.json: the same target name as .*a\.json/);
 });
