@@ -10,6 +10,7 @@ import type { TimelineEntry } from '../src/run/types.js';
 import { rollUp, VERDICTS, type CheckResult, type Verdict } from '../src/verdict.js';
 import { describeCounts, type BaselineDiff } from './baseline.js';
 import { limiterSection } from './limiter.js';
+import { scorecardSection } from './scorecard.js';
 import { flattenObservation } from './observation.js';
 import { brief, esc, formatDuration, safeRelativeHref, show } from './text.js';
 import { REPORT_CSS } from './style.js';
@@ -239,6 +240,7 @@ export function renderHtml(inputs: HtmlInputs): string {
 <body data-filter="all">
 ${summaryHeader(inputs, byRule)}
 <main>
+${scorecardSection(results)}
 ${inputs.baseline ? baselineSection(inputs.baseline) : ''}
 ${ruleMatrix(results, byRule)}
 ${observationsSection(byRule)}

@@ -6,43 +6,12 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildResults, type ResultsFile } from '../../src/results.js';
+import type { ResultsFile } from '../../src/results.js';
 import { mergeResults } from '../../src/fleet/merge.js';
-import { fleetOf, rollupFleet } from '../../src/fleet/rollup.js';
-import { emptySummary, VERDICTS, type CheckResult, type Verdict } from '../../src/verdict.js';
+import { fleetOf } from '../../src/fleet/rollup.js';
+import { emptySummary, VERDICTS } from '../../src/verdict.js';
+import { production, staging } from './fixture.js';
 import { ROOT } from '../safety/support/cli.js';
-
-const check = (rule: string, verdict: Verdict, extra: Partial<CheckResult> = {}): CheckResult => ({ id: `${rule.toLowerCase()}.x`, rule, verdict, message: `${rule} ${verdict}`, evidence: {}, ...extra });
-const limiter = (limit: number) => ({ limit, burst: limit - 1, emissionIntervalMs: 1000, perSecondCap: 20, requestsSent: 120, durationMs: 9000 });
-
-/** A single-deployment run, as `npm start -- --target <one file>` writes it. */
-function staging(): ResultsFile {
-  return buildResults({
-    target: 'staging',
-    startedAt: new Date('2026-01-01T00:00:00Z'),
-    finishedAt: new Date('2026-01-01T00:01:00Z'),
-    checks: [check('AUTH-01', 'pass'), check('NFT-01', 'observed'), check('RL-02', 'pass'), check('RL-10', 'pass')],
-    limiter: limiter(101),
-  });
-}
-
-/** A fleet run over one deployment with two horizon nodes. */
-function production(): ResultsFile {
-  const checks = [
-    check('AUTH-01', 'fail', { target: 'production' }),
-    check('RL-02', 'pass', { target: 'production', node: 'eu', nodeKind: 'horizon' }),
-    check('RL-02', 'error', { target: 'production', node: 'us', nodeKind: 'horizon' }),
-  ];
-  const fleet = rollupFleet({
-    checks,
-    targets: [{ name: 'production', requestsSent: 300 }],
-    nodes: [
-      { target: 'production', kind: 'horizon', name: 'eu', requestsSent: { contracts: 4, probes: 126 }, limiter: limiter(101) },
-      { target: 'production', kind: 'horizon', name: 'us', requestsSent: { contracts: 4, probes: 20 }, limiter: null },
-    ],
-  });
-  return buildResults({ target: 'production', startedAt: new Date('2026-01-01T00:00:30Z'), finishedAt: new Date('2026-01-01T00:02:00Z'), checks, limiter: null, extra: { fleet } });
-}
 
 test('two runs merge: the summary is the sum, rules roll up over both, both deployments named', () => {
   const a = staging();
