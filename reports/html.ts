@@ -11,6 +11,7 @@ import { rollUp, VERDICTS, type CheckResult, type Verdict } from '../src/verdict
 import { describeCounts, type BaselineDiff } from './baseline.js';
 import { limiterSection } from './limiter.js';
 import { scorecardSection } from './scorecard.js';
+import { trendsSection } from './trends.js';
 import { flattenObservation } from './observation.js';
 import { brief, esc, formatDuration, safeRelativeHref, show } from './text.js';
 import { REPORT_CSS } from './style.js';
@@ -20,6 +21,8 @@ export interface HtmlInputs {
   timeline: readonly TimelineEntry[];
   playwrightReport?: string;
   baseline?: BaselineDiff;
+  /** --history: the last runs, oldest first, this one last (the trends section). */
+  history?: readonly ResultsFile[];
   /** File names of the siblings written beside index.html. */
   files: { results: string; junit: string; timeline: string };
 }
@@ -245,6 +248,7 @@ ${inputs.baseline ? baselineSection(inputs.baseline) : ''}
 ${ruleMatrix(results, byRule)}
 ${observationsSection(byRule)}
 ${showLimiter ? limiterSection(results.limiter, inputs.timeline, inputs.files.timeline) : ''}
+${inputs.history ? trendsSection(inputs.history) : ''}
 </main>
 <footer>Written by ${esc(results.tool?.name)} ${esc(results.tool?.version)}. Request and response data are redacted at recording time; credentials appear only as masked prefixes.</footer>
 <script>${SCRIPT}</script>

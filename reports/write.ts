@@ -16,6 +16,8 @@ export interface ReportInputs {
   playwrightReport?: string;
   /** When --baseline was given. */
   baseline?: BaselineDiff;
+  /** --history: the last runs, this one last. */
+  history?: readonly ResultsFile[];
 }
 
 export const REPORT_FILES = {
@@ -45,6 +47,7 @@ export async function writeReports(outDir: string, inputs: ReportInputs): Promis
         timeline,
         playwrightReport: inputs.playwrightReport,
         baseline: inputs.baseline,
+        history: inputs.history,
         files: { results: REPORT_FILES.results, junit: REPORT_FILES.junit, timeline: REPORT_FILES.timeline },
       }),
     ],

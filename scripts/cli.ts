@@ -1,10 +1,10 @@
 // `npm start` - the main job. Without --target it tests the embedded reference service.
-//   npm start -- [--target <file.json>]... [--only <selectors>] [--out <dir>] [--baseline <results.json>]
+//   npm start -- [--target <file.json>]... [--only <selectors>] [--out <dir>] [--baseline <results.json>] [--history <dir>]
 //   npm start -- --node horizon|blockRest|chainB --endpoint <url> --token-env <VAR> [--customer dedicated|shared] [--hourly-limit N]
 //   npm start -- --fault <name> ... --variant <name> ...   (embedded reference only: switch a fault or
 //   an open-behaviour variant on)
 // Exit: 0 no fail/error, 1 a check failed or errored, 2 the run could not start.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadTargetFile, resolveTarget, secretsOf } from '../src/target/load.js';
@@ -31,6 +31,8 @@ interface Cli {
   only?: string;
   out: string;
   baseline?: string;
+  /** A folder keeping every run's results.json; the report shows the trends of the last runs. */
+  history?: string;
   node?: NodeKind;
   endpoint?: string;
   tokenEnv?: string;
@@ -50,6 +52,7 @@ function parseCli(argv: string[]): Cli {
         only: { type: 'string' },
         out: { type: 'string', default: 'reports/latest' },
         baseline: { type: 'string' },
+        history: { type: 'string' },
         node: { type: 'string' },
         endpoint: { type: 'string' },
         'token-env': { type: 'string' },
@@ -65,6 +68,7 @@ function parseCli(argv: string[]): Cli {
     throw new UsageError((e as Error).message.split('\n')[0]!.replace(/\. To specify.*$/, ''));
   }
   const v = p.values;
+  if (v.history !== undefined && existsSync(v.history) && !statSync(v.history).isDirectory()) throw new UsageError(`--history ${v.history}: a file, not a folder`);
   if (v.token !== undefined) throw new UsageError('--token: tokens are never taken from the command line; put it in an environment variable and pass --token-env <NAME>');
   if (v.node !== undefined && !(v.node in NODE_KINDS)) throw new UsageError(`--node: must be one of ${Object.keys(NODE_KINDS).join(', ')}`);
   if (v.node && v.target?.length) throw new UsageError('--node and --target exclude each other');
@@ -76,6 +80,7 @@ function parseCli(argv: string[]): Cli {
     only: v.only,
     out: v.out!,
     baseline: v.baseline,
+    history: v.history,
     node: v.node as NodeKind | undefined,
     endpoint: v.endpoint,
     tokenEnv: v['token-env'],
@@ -182,6 +187,7 @@ async function main(): Promise<number> {
       progress,
       signal: controller.signal,
       extra,
+      history: cli.history,
     };
     const outcome = isFleet(targets) ? await runFleet({ ...common, targets }) : await runChainprobe({ ...common, target: targets[0]! });
     progress.end();

@@ -7,18 +7,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
-import { mergeResults, type MergeInput } from '../src/fleet/merge.js';
-import { exitCodeOf, type ResultsFile } from '../src/results.js';
-import { VERDICTS } from '../src/verdict.js';
+import { isResultsFile, mergeResults, type MergeInput } from '../src/fleet/merge.js';
+import { exitCodeOf } from '../src/results.js';
 import { writeReports } from '../reports/write.js';
 
 /** The flags (--out: folder the merged index.html, results.json and junit.xml go to). */
 const FLAGS = { out: { type: 'string', default: 'reports/merged' } } as const;
-
-function looksLikeResults(v: unknown): v is ResultsFile {
-  const r = v as ResultsFile;
-  return !!r && typeof r === 'object' && r.tool?.name === 'chainprobe' && Array.isArray(r.checks) && !!r.summary && typeof r.target === 'string' && r.checks.every((c) => c && typeof c.rule === 'string' && (VERDICTS as readonly string[]).includes(c.verdict));
-}
 
 function parseJson(path: string): unknown {
   try {
@@ -47,7 +41,7 @@ export function readInputs(paths: readonly string[]): MergeInput[] {
     }
     if (!isDir) {
       const v = parseJson(path);
-      if (!looksLikeResults(v)) throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
+      if (!isResultsFile(v)) throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
       inputs.push({ source: path, results: v });
       continue;
     }
@@ -58,7 +52,7 @@ export function readInputs(paths: readonly string[]): MergeInput[] {
       } catch {
         return []; // other JSON in an artifact folder is not ours to judge
       }
-      return looksLikeResults(v) ? [{ source: file, results: v }] : [];
+      return isResultsFile(v) ? [{ source: file, results: v }] : [];
     });
     if (!found.length) throw new UsageError(`${path}: no chainprobe results file in this folder`);
     inputs.push(...found);

@@ -5,7 +5,7 @@
 // apart by a digest of what they are (target, times, checks), not by the path they came from.
 import { createHash } from 'node:crypto';
 import { buildResults, type LimiterEstimates, type ResultsFile } from '../results.js';
-import type { CheckResult } from '../verdict.js';
+import { VERDICTS, type CheckResult } from '../verdict.js';
 import { fleetOf, rollupFleet, type FleetNodeInfo } from './rollup.js';
 
 export interface MergeInput {
@@ -28,6 +28,12 @@ export interface MergeOutcome {
   runs: MergedRun[];
   /** Inputs that repeat a run already taken: counted once. */
   duplicates: { source: string; sameRunAs: string }[];
+}
+
+/** Whether parsed JSON is a chainprobe results file (of any run: npm start, a fleet, k6, a merge). */
+export function isResultsFile(v: unknown): v is ResultsFile {
+  const r = v as ResultsFile;
+  return !!r && typeof r === 'object' && r.tool?.name === 'chainprobe' && Array.isArray(r.checks) && !!r.summary && typeof r.target === 'string' && r.checks.every((c) => c && typeof c.rule === 'string' && (VERDICTS as readonly string[]).includes(c.verdict));
 }
 
 /** A run's identity: what it is, not where it was found. */

@@ -15,6 +15,7 @@ import { Redactor } from '../record/redact.js';
 import { secretsOf } from '../target/load.js';
 import { NODE_KINDS, nodesOf, type Named, type ResolvedHorizon, type ResolvedTarget } from '../target/types.js';
 import type { CheckResult } from '../verdict.js';
+import { historyOf } from '../fleet/history.js';
 import { nodeId, rollupFleet, type FleetNodeInfo } from '../fleet/rollup.js';
 import { KIND_RULES, slug, unitsOf, type Unit } from '../fleet/units.js';
 import { runContracts } from './contracts.js';
@@ -208,7 +209,9 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);
     // The report's limiter charts read one node's timeline; several nodes' go to timeline.json, tagged.
-    const { files } = await writeReports(outDir, { results, timeline: horizons.length === 1 ? timeline : [], playwrightReport: playwrightReports.sort()[0], baseline });
+    const history = historyOf(opts.history, results);
+    const { files } = await writeReports(outDir, { results, timeline: horizons.length === 1 ? timeline : [], playwrightReport: playwrightReports.sort()[0], baseline, history: history.runs });
+    history.keep();
     if (horizons.length > 1) await writeFile(join(outDir, REPORT_FILES.timeline), timelineJson(timeline));
     return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
   } finally {

@@ -14,6 +14,7 @@ import type { ProgressEvent, RunContext, TimelineEntry } from './types.js';
 import { runContracts } from './contracts.js';
 import { runProbes } from '../../load/run.js';
 import { writeReports } from '../../reports/write.js';
+import { historyOf } from '../fleet/history.js';
 import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../../reports/baseline.js';
 
 export interface RunOptions {
@@ -27,6 +28,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Extra fields for results.json (e.g. the reference's faults). */
   extra?: Record<string, unknown>;
+  /** --history: a folder of earlier runs' results; this run is added after its report is written. */
+  history?: string;
 }
 
 export interface RunOutcome {
@@ -118,7 +121,9 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     });
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);
-    const { files } = await writeReports(ctx.outDir, { results, timeline, playwrightReport, baseline });
+    const history = historyOf(opts.history, results);
+    const { files } = await writeReports(ctx.outDir, { results, timeline, playwrightReport, baseline, history: history.runs });
+    history.keep();
     return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
