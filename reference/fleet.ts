@@ -64,6 +64,9 @@ export async function startFleetReference(counts: FleetCounts, partial: Partial<
       }
       (target.nodes as Record<NodeKind, unknown>)[kind] = list;
     }
+    // `limits` bound the deployment as a whole: room for every node's checks and probe plan.
+    const most = Math.max(1, ...Object.values(counts));
+    if (target.limits?.maxRequests) target.limits = { ...target.limits, maxRequests: target.limits.maxRequests * most };
   } catch (e) {
     await close();
     throw e;

@@ -46,7 +46,9 @@ function tally(checks: readonly CheckResult[], allRules: boolean): { summary: Su
   const byRule = new Map<string, Verdict[]>();
   for (const c of checks) {
     summary[c.verdict]++;
-    byRule.set(c.rule, [...(byRule.get(c.rule) ?? []), c.verdict]);
+    const list = byRule.get(c.rule);
+    if (list) list.push(c.verdict);
+    else byRule.set(c.rule, [c.verdict]);
   }
   const ids = allRules ? RULES.map((r) => r.id) : [...byRule.keys()].sort();
   return { summary, rules: Object.fromEntries(ids.map((id) => [id, rollUp(byRule.get(id) ?? [])])) };

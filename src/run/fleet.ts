@@ -1,10 +1,12 @@
 // A fleet run: several deployments, each possibly listing several nodes of a kind, in one run with
 // one report. Contract units (src/fleet/units.ts) run a few at a time; then the rate-limit probes
-// run on every distinct horizon token at once (each token has its own bucket, so concurrent plans
-// on different tokens cannot disturb each other; a token listed twice is probed once). Contracts
+// run on every distinct horizon token at once, each plan in a worker thread of its own so that one
+// plan's model work never delays another's timers (each token has its own bucket, so concurrent
+// plans on different tokens cannot disturb each other; a token listed twice is probed once). Contracts
 // finish before any probe starts, so no contract request lands in a bucket a plan is measuring.
 // Each deployment's `limits` bound everything sent to it, all its nodes together: its units and
 // plans share one budget counter and one deadline.
+import { setMaxListeners } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,9 +21,10 @@ import { historyOf } from '../fleet/history.js';
 import { nodeId, rollupFleet, type FleetNodeInfo } from '../fleet/rollup.js';
 import { KIND_RULES, slug, unitsOf, type Unit } from '../fleet/units.js';
 import { runContracts } from './contracts.js';
+import { runProbesInThread } from './probe-thread.js';
+import { runProbes } from '../../load/run.js';
 import { notRun, type RunOptions, type RunOutcome } from './pipeline.js';
 import type { RunContext, TimelineEntry } from './types.js';
-import { runProbes } from '../../load/run.js';
 import { RL_RULES } from '../../load/plan.js';
 import { skippedChecks } from '../../load/suite.js';
 import { diffBaseline, type BaselineDiff } from '../../reports/baseline.js';
@@ -81,6 +84,8 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
   const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-fleet-'));
   const outDir = resolve(opts.outDir);
   const controller = new AbortController();
+  // Every unit and plan listens for an interrupt on this one signal.
+  setMaxListeners(0, controller.signal);
   const onAbort = () => controller.abort();
   if (opts.signal?.aborted) controller.abort();
   else opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -164,7 +169,8 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
         const id = nodeId({ target: d.target.name, name: node.name });
         const ref = { kind: 'horizon', name: node.name };
         try {
-          const outcome = await runProbes(ctx, node);
+          // One plan runs as before, in this thread; several each get a thread (own event loop, own timers).
+          const outcome = firstByToken.size === 1 ? await runProbes(ctx, node) : await runProbesInThread(ctx, node, RL_RULES);
           checks.push(...tag(outcome.checks, d.target.name, ref));
           limiters.set(id, outcome.limiter);
           return outcome.timeline.map((e) => ({ ...e, target: d.target.name, node: node.name }));

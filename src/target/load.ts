@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { createAjv, type ErrorObject, type ValidateFunction } from '../schemas/ajv.js';
 import { dottedPath, pointerSegments } from '../schemas/paths.js';
 import type { TargetFile } from '../types/generated/target.js';
-import { DEFAULT_HOURLY_LIMIT, NODE_KINDS, nodesOf, type NodeKind, type ResolvedTarget } from './types.js';
+import { DEFAULT_HOURLY_LIMIT, NODE_KINDS, type NodeKind, type ResolvedTarget } from './types.js';
 
 const require = createRequire(import.meta.url);
 const targetSchema = require('../../schemas/target.schema.json') as object;
@@ -265,8 +265,5 @@ export function loadTargetFile(path: string, env: Env = process.env): ResolvedTa
   return resolveTarget(raw, env, base);
 }
 
-/** Every credential value the target holds: the redactor's list. */
-export function secretsOf(target: ResolvedTarget): string[] {
-  const s = [target.api?.apiKey, target.api?.legacyApiKey, ...NODE_KINDS.flatMap((kind) => nodesOf(target, kind).map((n) => n.token))];
-  return s.filter((v): v is string => typeof v === 'string' && v.length > 0);
-}
+/** Every credential value the target holds: the redactor's list (kept in types.ts, free of the schema validator). */
+export { secretsOf } from './types.js';

@@ -102,3 +102,9 @@ export function nodesOf<K extends NodeKind>(target: ResolvedTarget, kind: K): Na
 }
 
 export const DEFAULT_HOURLY_LIMIT: Record<Customer, number> = { dedicated: 3600, shared: 2000 };
+
+/** Every credential value the target holds: the redactor's list. */
+export function secretsOf(target: ResolvedTarget): string[] {
+  const s = [target.api?.apiKey, target.api?.legacyApiKey, ...NODE_KINDS.flatMap((kind) => nodesOf(target, kind).map((n) => n.token))];
+  return s.filter((v): v is string => typeof v === 'string' && v.length > 0);
+}

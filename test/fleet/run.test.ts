@@ -107,3 +107,14 @@ test('npm start -- --target a.json --target b.json: both deployments in one repo
   assert.equal(same.code, 2);
   assert.match(same.stderr, /--target .*a\.json: the same target name as .*a\.json/);
 });
+
+test('an interrupt stops every plan thread at once; the report is still written', { timeout: 60_000 }, async () => {
+  const controller = new AbortController();
+  const started = Date.now();
+  setTimeout(() => controller.abort(), 2_500);
+  const run = await runFleet({ targets: [resolveTarget(ref.target, {}, 'reference')], selection: parseSelectors('load'), outDir: join(OUT, 'interrupted'), signal: controller.signal });
+  assert.equal(run.interrupted, true);
+  assert.ok(Date.now() - started < 8_000, `stopped ${Date.now() - started} ms after the start`);
+  assert.ok(run.results.checks.some((c) => c.verdict === 'error'));
+  assert.ok(readFileSync(join(OUT, 'interrupted', 'results.json'), 'utf8').length > 0);
+});
