@@ -36,7 +36,7 @@ function observationText(c: CheckResult): string {
 }
 
 function testcase(c: CheckResult, section: string): string {
-  const open = `<testcase classname="${esc(`${section}.${c.rule}`)}" name="${esc(`${c.rule} ${c.id}`)}" time="${seconds(c.durationMs)}"`;
+  const open = `<testcase classname="${esc(`${section}.${c.rule}`)}" name="${esc(`${c.rule} ${c.id}${c.target === undefined ? '' : ` [${c.target}${c.node ? `/${c.node}` : ''}]`}`)}" time="${seconds(c.durationMs)}"`;
   const msg = esc(oneLine(c.message));
   switch (c.verdict) {
     case 'fail':

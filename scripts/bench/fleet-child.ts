@@ -1,9 +1,11 @@
 // Bench child: the rate-limit probes of N horizon nodes (distinct tokens) at once, from one
 // process, against a fleet reference started here; or a merge of many results files.
 //   fleet-child.ts probes '<json {nodes, outDir}>'  -> {type:'result', wallMs, nodes: [...]} (horizon nodes)
-//   fleet-child.ts serve '<json {nodes}>'           -> the fleet reference, in its own process, {type:'ready', target}
+//   fleet-child.ts horizon '<json {token}>'        -> one reference horizon node in its own process, {type:'ready', endpoint}
 //   fleet-child.ts merge '<json {dir, outDir}>'                   -> {type:'result', wallMs, maxRssKb, runs, checks}
-import { startFleetReference } from '../../reference/fleet.js';
+import { randomBytes } from 'node:crypto';
+import { startHorizonNode } from '../../reference/nodes/horizon.js';
+import { defaultOptions } from '../../reference/options.js';
 import { runFleet } from '../../src/run/fleet.js';
 import { parseSelectors } from '../../src/select.js';
 import { resolveTarget } from '../../src/target/load.js';
@@ -14,7 +16,6 @@ import { readInputs } from '../merge.js';
 import type { PacingStats } from '../../load/engine/types.js';
 import type { Verdict } from '../../src/verdict.js';
 import { serveParent, startChild, toParent, type ChildMessage } from './child.js';
-import type { TargetFile } from '../../src/types/generated/target.js';
 
 export interface FleetProbeNode {
   name: string;
@@ -25,17 +26,23 @@ export interface FleetProbeNode {
   limit?: number;
 }
 
-/** The reference runs in a process of its own: the probes' process then holds only the probes, as in use. */
-async function serve(input: { nodes: number }): Promise<void> {
-  const ref = await startFleetReference({ horizon: input.nodes });
-  serveParent({}, () => ref.close());
-  await toParent({ type: 'ready', target: ref.target as unknown as Record<string, unknown> });
+/**
+ * Each horizon node is its own server process, as distinct nodes are distinct machines: the probes'
+ * process then holds only the probes, and no node's answers wait on another node's.
+ */
+async function horizon(input: { token: string }): Promise<void> {
+  const opts = defaultOptions();
+  const node = await startHorizonNode({ ...opts, credentials: { ...opts.credentials, horizonToken: input.token } });
+  serveParent({}, () => node.close());
+  await toParent({ type: 'ready', endpoint: node.endpoint });
 }
 
 async function probes(input: { nodes: number; outDir: string }): Promise<void> {
-  const ref = await startChild<ChildMessage & { target: TargetFile }>('scripts/bench/fleet-child.ts', ['serve', JSON.stringify({ nodes: input.nodes })]);
+  const tokens = Array.from({ length: input.nodes }, (_, i) => `bench-horizon-${i + 1}-${randomBytes(6).toString('hex')}`);
+  const servers = await Promise.all(tokens.map((token) => startChild<ChildMessage & { endpoint: string }>('scripts/bench/fleet-child.ts', ['horizon', JSON.stringify({ token })])));
   try {
-    const target = resolveTarget(ref.ready.target, {}, 'reference');
+    const horizons = servers.map((s, i) => ({ name: `horizon-${i + 1}`, endpoint: s.ready.endpoint, token: tokens[i]! }));
+    const target = resolveTarget({ name: 'reference', nodes: { horizon: horizons }, limits: { maxRequests: 1000 * input.nodes, maxSeconds: 300, timeoutMs: 10000 } }, {}, 'reference');
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     const out = await runFleet({ targets: [target], selection: parseSelectors('load'), outDir: input.outDir });
@@ -52,7 +59,7 @@ async function probes(input: { nodes: number; outDir: string }): Promise<void> {
     }));
     await toParent({ type: 'result', wallMs, cpuMs, nodes });
   } finally {
-    await ref.stop();
+    await Promise.all(servers.map((s) => s.stop()));
   }
 }
 
@@ -66,10 +73,10 @@ async function merge(input: { dir: string; outDir: string }): Promise<void> {
 }
 
 const [mode, arg] = process.argv.slice(2);
-const modes: Record<string, (input: never) => Promise<void>> = { probes, serve, merge };
+const modes: Record<string, (input: never) => Promise<void>> = { probes, horizon, merge };
 const run = modes[mode ?? ''];
 (run ? run(JSON.parse(arg ?? '{}') as never) : Promise.reject(new Error(`unknown mode ${mode}`))).then(
-  // serve keeps running until the parent stops it
-  () => mode !== 'serve' && process.exit(0),
-  (e: unknown) => toParent({ type: mode === 'serve' ? 'ready' : 'result', error: e instanceof Error ? e.message.split('\n')[0] : String(e) }).then(() => process.exit(1)),
+  // a server keeps running until the parent stops it
+  () => mode !== 'horizon' && process.exit(0),
+  (e: unknown) => toParent({ type: mode === 'horizon' ? 'ready' : 'result', error: e instanceof Error ? e.message.split('\n')[0] : String(e) }).then(() => process.exit(1)),
 );

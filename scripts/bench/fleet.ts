@@ -42,7 +42,7 @@ export async function benchFleet(s: FleetSettings): Promise<Figure[]> {
   const differing = many.flatMap((m) => m.nodes.filter((n) => JSON.stringify(n.rules) !== soloRules).map((n) => n.name));
   const p99 = (rs: ProbeResult[]) => rs.flatMap((r) => r.nodes.map((n) => n.pacing?.p99Ms ?? Number.NaN));
   const max = (rs: ProbeResult[]) => rs.flatMap((r) => r.nodes.map((n) => n.pacing?.maxMs ?? Number.NaN));
-  const note = `${s.nodes} plans on ${s.nodes} tokens in one process (the reference's servers in another), against one plan; probes only, reference start-up excluded`;
+  const note = `${s.nodes} plans on ${s.nodes} tokens in one process (each node's reference server in a process of its own, as distinct nodes are distinct machines), against one plan; probes only, reference start-up excluded`;
   return [
     figure({ id: 'fleet.wall-1', group, label: 'time to verdict, 1 node', unit: 's', values: solo.map((r) => r.wallMs / 1000) }),
     figure({ id: `fleet.wall-${s.nodes}`, group, label: `time to verdict, ${s.nodes} nodes at once`, unit: 's', values: many.map((r) => r.wallMs / 1000), note }),

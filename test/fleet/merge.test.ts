@@ -75,6 +75,9 @@ test('npm run merge: files and folders, duplicates named on stdout, one report w
   const merged = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
   assert.equal(merged.checks.length, 7);
   for (const f of ['index.html', 'junit.xml']) assert.ok(readFileSync(join(out, f), 'utf8').length > 0);
+  const junit = readFileSync(join(out, 'junit.xml'), 'utf8');
+  assert.match(junit, /name="RL-02 rl-02\.x \[production\/eu\]"/, 'a node\'s test case names its deployment and node');
+  assert.match(junit, /name="RL-02 rl-02\.x \[production\/us\]"/);
   assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /staging, production/);
 
   const bad = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts/job-b/other.json')], { cwd: ROOT, encoding: 'utf8' });
