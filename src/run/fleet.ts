@@ -111,7 +111,8 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
       tallyFile,
       deadline: d.deadline,
       signal: controller.signal,
-      progress: (e) => progress(e.stage === 'contracts' ? { ...e, family: `${key} ${e.family ?? ''}`.trim() } : e),
+      // Lines of units and plans running at once say whose they are.
+      progress: (e) => progress(e.stage === 'contracts' ? { ...e, family: `${key} ${e.family ?? ''}`.trim() } : e.stage === 'probes' ? { ...e, phase: `${key} ${e.phase}` } : e),
     };
   };
   const spent = new Map<string, { contracts: number | null; probes: number | null }>();

@@ -10,7 +10,8 @@ import type { ResultsFile } from '../../src/results.js';
 import { mergeResults } from '../../src/fleet/merge.js';
 import { fleetOf } from '../../src/fleet/rollup.js';
 import { emptySummary, VERDICTS } from '../../src/verdict.js';
-import { production, staging } from './fixture.js';
+import { production, staging, check, limiter } from './fixture.js';
+import { k6Results } from '../../load/k6/run.js';
 import { ROOT } from '../safety/support/cli.js';
 
 test('two runs merge: the summary is the sum, rules roll up over both, both deployments named', () => {
@@ -83,4 +84,27 @@ test('npm run merge: files and folders, duplicates named on stdout, one report w
   const bad = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts/job-b/other.json')], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(bad.status, 2);
   assert.deepEqual(bad.stderr.trim().split('\n'), [`chainprobe merge: ${join(dir, 'artifacts/job-b/other.json')}: not a chainprobe results.json (no tool, target, summary and checks)`]);
+});
+
+test('k6 runners, one per horizon node (CHAINPROBE_NODE_NAME): the merge names each node with its estimates', () => {
+  const runner = (node: string, minute: number, T: number) =>
+    k6Results({
+      name: 'production',
+      node,
+      selection: 'all',
+      startedAt: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString(),
+      finishedAt: new Date(Date.UTC(2026, 0, 1, 0, minute, 12)).toISOString(),
+      outcome: { checks: [check('RL-02', 'pass'), check('RL-10', 'pass')], limiter: limiter(101, T), timeline: [] },
+    });
+  const { results } = mergeResults([
+    { source: 'eu.json', results: runner('horizon-eu-1', 0, 1000) },
+    { source: 'us.json', results: runner('horizon-us-1', 0, 1002) },
+  ]);
+  const fleet = fleetOf(results)!;
+  assert.deepEqual(fleet.targets.map((t) => t.name), ['production']);
+  assert.deepEqual(fleet.nodes.map((n) => [n.name, n.limiter?.emissionIntervalMs, n.summary.pass]), [
+    ['horizon-eu-1', 1000, 2],
+    ['horizon-us-1', 1002, 2],
+  ]);
+  assert.ok(results.checks.every((c) => c.target === 'production' && c.nodeKind === 'horizon'));
 });
