@@ -21,7 +21,7 @@ import { historyOf } from '../fleet/history.js';
 import { nodeId, rollupFleet, type FleetNodeInfo } from '../fleet/rollup.js';
 import { KIND_RULES, slug, unitsOf, type Unit } from '../fleet/units.js';
 import { runContracts } from './contracts.js';
-import { runProbesInThread } from './probe-thread.js';
+import { runProbesInThread, threadsAvailable } from './probe-thread.js';
 import { runProbes } from '../../load/run.js';
 import { notRun, type RunOptions, type RunOutcome } from './pipeline.js';
 import type { RunContext, TimelineEntry } from './types.js';
@@ -164,14 +164,15 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
       for (const d of deployments) {
         if (nodesOf(d.target, 'horizon').length === 0) checks.push(...tag(skippedChecks(selected, 'the target file has no nodes.horizon section'), d.target.name));
       }
+      // One plan runs as before, in this thread; several each get a thread (own event loop, own timers).
+      const threaded = firstByToken.size > 1 && (await threadsAvailable());
       const plans = [...firstByToken.values()].map(async ({ d, node }) => {
         const key = `${deployments.indexOf(d)}-${slug(d.target.name)}-probes-${slug(node.name)}`;
         const ctx = ctxFor(d, d.target, key, RL_RULES);
         const id = nodeId({ target: d.target.name, name: node.name });
         const ref = { kind: 'horizon', name: node.name };
         try {
-          // One plan runs as before, in this thread; several each get a thread (own event loop, own timers).
-          const outcome = firstByToken.size === 1 ? await runProbes(ctx, node) : await runProbesInThread(ctx, node, RL_RULES);
+          const outcome = threaded ? await runProbesInThread(ctx, node, RL_RULES) : await runProbes(ctx, node);
           checks.push(...tag(outcome.checks, d.target.name, ref));
           limiters.set(id, outcome.limiter);
           return outcome.timeline.map((e) => ({ ...e, target: d.target.name, node: node.name }));

@@ -103,6 +103,14 @@ function threadScript(): Promise<URL> {
   return bundled;
 }
 
+/** Whether plans can run in threads here (the bundle builds); otherwise they share this thread. */
+export function threadsAvailable(): Promise<boolean> {
+  return threadScript().then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Runs `runProbes(ctx, horizon)` in a worker thread; aborting ctx.signal stops it sending at once. */
 export async function runProbesInThread(ctx: RunContext, horizon: ResolvedHorizon, rules: readonly string[]): Promise<ProbesOutcome> {
   const input: ThreadInput = { target: ctx.target, horizon, rules: rules.filter(ctx.selected), outDir: ctx.outDir, workDir: ctx.workDir, budgetFile: ctx.budgetFile, tallyFile: ctx.tallyFile, deadline: ctx.deadline };
