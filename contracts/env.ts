@@ -9,6 +9,8 @@ export const ENV = {
   only: 'CHAINPROBE_ONLY',
   /** Counter file of the run's request budget (src/budget.ts). */
   budgetFile: 'CHAINPROBE_BUDGET_FILE',
+  /** Counter of this suite run's own requests within a shared budget (a fleet's per-node spend). */
+  tallyFile: 'CHAINPROBE_TALLY_FILE',
   /** Absolute deadline, ms since epoch. */
   deadline: 'CHAINPROBE_DEADLINE',
   /** JSON-lines file the reporter appends checks and non-2xx summaries to. */
@@ -27,6 +29,7 @@ export interface SuiteEnv {
   target: ResolvedTarget;
   selected: (rule: string) => boolean;
   budgetFile?: string;
+  tallyFile?: string;
   deadline: number;
   checksFile?: string;
   htmlDir?: string;
@@ -56,6 +59,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     target,
     selected: only === 'all' || only === '' ? () => true : (rule) => ids.has(rule),
     budgetFile: env[ENV.budgetFile] || undefined,
+    tallyFile: env[ENV.tallyFile] || undefined,
     deadline: Number.isFinite(deadline) && deadline > 0 ? deadline : Date.now() + target.limits.maxSeconds * 1000,
     checksFile: env[ENV.checksFile] || undefined,
     htmlDir: env[ENV.htmlDir] || undefined,

@@ -43,7 +43,7 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
   suite: [async ({}, use) => { const env = suiteEnv(); useTls(env.target.tls); importCauses(process.env[KNOWN_CAUSES_ENV]); await use(env); }, { scope: 'worker' }],
   budget: [
     async ({ suite }, use) => {
-      const budget = new Budget({ maxRequests: suite.target.limits.maxRequests, deadline: suite.deadline, counterFile: suite.budgetFile });
+      const budget = new Budget({ maxRequests: suite.target.limits.maxRequests, deadline: suite.deadline, counterFile: suite.budgetFile, tallyFile: suite.tallyFile });
       await use(budget);
       budget.close();
       await closeHttp();

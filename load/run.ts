@@ -5,19 +5,19 @@ import { Budget } from '../src/budget.js';
 import { Recorder } from '../src/record/recorder.js';
 import { Redactor } from '../src/record/redact.js';
 import type { ProbesOutcome, RunContext } from '../src/run/types.js';
-import { secretsOf } from '../src/target/load.js';
+import { secretsOf, type ResolvedHorizon } from '../src/target/types.js';
 import { NodeEngine } from './engine/node.js';
 import { RL_RULES } from './plan.js';
 import { runSuite, skippedChecks } from './suite.js';
 
-export async function runProbes(ctx: RunContext): Promise<ProbesOutcome> {
-  const horizon = ctx.target.nodes.horizon;
+/** Probes one horizon node: the target's own, or (a fleet) the one given. */
+export async function runProbes(ctx: RunContext, horizon: ResolvedHorizon | undefined = ctx.target.nodes.horizon): Promise<ProbesOutcome> {
   if (!RL_RULES.some((r) => ctx.selected(r))) return { checks: [], limiter: null, timeline: [] };
   if (!horizon) {
     return { checks: skippedChecks(ctx.selected, 'the target file has no nodes.horizon section'), limiter: null, timeline: [] };
   }
   const recorder = new Recorder(new Redactor(secretsOf(ctx.target)));
-  const budget = new Budget({ maxRequests: ctx.target.limits.maxRequests, deadline: ctx.deadline, counterFile: ctx.budgetFile });
+  const budget = new Budget({ maxRequests: ctx.target.limits.maxRequests, deadline: ctx.deadline, counterFile: ctx.budgetFile, tallyFile: ctx.tallyFile });
   const engine = new NodeEngine({ endpoint: horizon.endpoint, token: horizon.token, timeoutMs: ctx.target.limits.timeoutMs, signal: ctx.signal });
   try {
     return await runSuite({

@@ -1,6 +1,6 @@
 // Starts the whole reference service on 127.0.0.1 and describes it as a target file.
 // `npm run reference` and the embedded default target of `npm start` both come through here.
-import type { TargetFile } from '../src/types/generated/target.js';
+import type { BlockRestNode, ChainBNode, HorizonNode, TargetFile } from '../src/types/generated/target.js';
 import { startApiServers } from './api/index.js';
 import { startBlockRestNode } from './nodes/block-rest.js';
 import { startChainBNode } from './nodes/chain-b.js';
@@ -9,9 +9,12 @@ import { faultByName } from './faults/index.js';
 import { isVariant } from './variants.js';
 import { defaultOptions, type ReferenceOptions } from './options.js';
 
+/** The reference's target file: one node of each kind (a fleet reference lists arrays instead, see fleet.ts). */
+export type ReferenceTarget = TargetFile & { nodes: { blockRest: BlockRestNode; chainB: ChainBNode; horizon: HorizonNode } };
+
 export interface RunningReference {
   /** A target file for this instance, credentials written in (no variables). */
-  target: TargetFile;
+  target: ReferenceTarget;
   options: ReferenceOptions;
   /** Dataset facts a target file has no field for (the scale collection). */
   dataset: { bigCollectionId?: string };
@@ -43,7 +46,7 @@ export async function startReference(partial: Partial<ReferenceOptions> = {}): P
     closers.push(() => horizon.close());
 
     const c = options.credentials;
-    const target: TargetFile = {
+    const target: ReferenceTarget = {
       name: 'reference',
       api: {
         baseUrl: api.baseUrl,

@@ -14,6 +14,8 @@ import { rollUp, VERDICTS, type CheckResult, type Verdict } from '../src/verdict
 import { describeCounts, type BaselineDiff } from './baseline.js';
 import { limiterSection } from './limiter.js';
 import { jsonView } from './json-view.js';
+import { scorecardSection } from './scorecard.js';
+import { trendsSection } from './trends.js';
 import { flattenObservation } from './observation.js';
 import { brief, esc, formatDuration, safeRelativeHref, show } from './text.js';
 import { REPORT_CSS } from './style.js';
@@ -26,6 +28,8 @@ export interface HtmlInputs {
   timeline: readonly TimelineEntry[];
   playwrightReport?: string;
   baseline?: BaselineDiff;
+  /** --history: the last runs, oldest first, this one last (the trends section). */
+  history?: readonly ResultsFile[];
   /** File names of the siblings written beside index.html. */
   files: { results: string; junit: string; timeline: string };
 }
@@ -58,7 +62,7 @@ const DETAILED: ReadonlySet<Verdict> = new Set(['fail', 'error']);
 const MAX_EXCHANGES = 5;
 /** Longer extra fields of results.json are not spelt out in the header. */
 const MAX_FACT_CHARS = 240;
-const STANDARD_FIELDS = new Set(['tool', 'target', 'startedAt', 'finishedAt', 'summary', 'rules', 'checks', 'limiter', 'causes']);
+const STANDARD_FIELDS = new Set(['tool', 'target', 'startedAt', 'finishedAt', 'summary', 'rules', 'checks', 'limiter', 'causes', 'fleet', 'merged']);
 const EVIDENCE_FIELDS = new Set(['exchanges', 'expected', 'actual', 'path', 'observation', 'cause']);
 
 const KIND_LABEL: Record<RuleDef['kind'], string> = { must: 'must', std: 'std', observe: 'observe' };
@@ -242,6 +246,7 @@ ${diff.notCompared.length ? `<p class="none">Not compared (run in only one of th
  * line here; its link appears in the navigation when it renders something.
  */
 export const REPORT_SECTIONS: readonly ReportSection[] = [
+  { id: 'scorecard', nav: 'scorecard', render: (ctx) => scorecardSection(ctx.results) },
   { id: 'baseline', nav: 'baseline drift', render: (ctx) => (ctx.baseline ? baselineSection(ctx.baseline) : '') },
   { id: 'rule-matrix', nav: 'rules', render: ruleMatrix },
   { id: 'auth-surface', nav: 'auth surface', render: (ctx) => authSurfaceSection(ctx.results) },
@@ -251,6 +256,7 @@ export const REPORT_SECTIONS: readonly ReportSection[] = [
     render: (ctx) => (ctx.results.limiter != null || ctx.timeline.length > 0 ? limiterSection(ctx.results.limiter, ctx.timeline, ctx.files.timeline) : ''),
   },
   { id: 'observations', nav: 'observations', render: observationsSection },
+  { id: 'trends', nav: 'trends', render: (ctx) => (ctx.history ? trendsSection(ctx.history) : '') },
 ];
 
 const interruptedNote: HeadlineNote = (ctx) =>

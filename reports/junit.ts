@@ -35,7 +35,7 @@ function observationText(c: CheckResult): string {
 }
 
 function testcase(c: CheckResult, section: string, probesMs: number | undefined): string {
-  const open = `<testcase classname="${esc(`${section}.${c.rule}`)}" name="${esc(`${c.rule} ${c.id}`)}" time="${seconds(durationOf(c, probesMs).ms)}"`;
+  const open = `<testcase classname="${esc(`${section}.${c.rule}`)}" name="${esc(`${c.rule} ${c.id}${c.target === undefined ? '' : ` [${c.target}${c.node ? `/${c.node}` : ''}]`}`)}" time="${seconds(durationOf(c, probesMs).ms)}"`;
   const msg = esc(oneLine(c.message));
   switch (c.verdict) {
     case 'fail':

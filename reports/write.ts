@@ -16,6 +16,8 @@ export interface ReportInputs {
   playwrightReport?: string;
   /** When --baseline was given. */
   baseline?: BaselineDiff;
+  /** --history: the last runs, this one last. */
+  history?: readonly ResultsFile[];
 }
 
 export const REPORT_FILES = {
@@ -39,7 +41,7 @@ export async function clearReports(outDir: string): Promise<void> {
 }
 
 /** One entry a line: greppable and diffable, still valid JSON. */
-function timelineJson(timeline: readonly TimelineEntry[]): string {
+export function timelineJson(timeline: readonly TimelineEntry[]): string {
   return timeline.length ? `[\n${timeline.map((e) => JSON.stringify(e)).join(',\n')}\n]\n` : '[]\n';
 }
 
@@ -57,6 +59,7 @@ export async function writeReports(outDir: string, inputs: ReportInputs): Promis
         timeline,
         playwrightReport: inputs.playwrightReport,
         baseline: inputs.baseline,
+        history: inputs.history,
         files: { results: REPORT_FILES.results, junit: REPORT_FILES.junit, timeline: REPORT_FILES.timeline },
       }),
     ],

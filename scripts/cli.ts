@@ -1,13 +1,14 @@
 // `npm start` - the main job. Without --target it tests the embedded reference service.
 // The flags, their checks and `--help` come from START below (docs/commands.md too).
 // Exit: 0 no fail/error, 1 a check failed or errored, 2 the run could not start.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadTargetFile, resolveTarget, secretsOf, TargetError } from '../src/target/load.js';
 import { withTlsFlags } from '../src/target/tls-flags.js';
 import { coveredByCause, groupLine, type CauseGroup } from '../src/net/causes.js';
 import type { ResolvedTarget } from '../src/target/types.js';
 import { FAMILIES, parseSelectors, type Selection } from '../src/select.js';
+import { isFleet } from '../src/fleet/units.js';
 import type { ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
@@ -29,10 +30,11 @@ export const START = defineCommand({
   summary:
     'Tests a deployment of the blockchain access service against its description (docs/rules.md): the contract checks, then the rate-limit probes. Without --target or --node it tests the embedded reference service.',
   flags: {
-    target: { type: 'string', value: '<file.json>', path: true, help: 'the target file describing the deployment to test (see docs/target-file.md)' },
+    target: { type: 'string', multiple: true, value: '<file.json>', path: true, help: 'the target file describing a deployment to test (see docs/target-file.md); repeat it to test several deployments in one run and one report' },
     only: { type: 'string', value: '<selectors>', help: `run a subset, comma-separated: ${['contracts', ...Object.keys(FAMILIES)].join(', ')}, a section (NFT) or a rule id (NFT-09)` },
     out: { type: 'string', value: '<dir>', path: true, default: 'reports/latest', help: 'where the reports go: index.html, results.json, junit.xml' },
     baseline: { type: 'string', value: '<results.json>', path: true, help: 'an earlier results.json: report what changed in the observations' },
+    history: { type: 'string', value: '<dir>', path: true, help: "a folder keeping every run's results.json: the report shows each rule's and node's last verdicts and the limiter estimates' drift" },
     'fail-on-drift': { type: 'boolean', help: 'with --baseline: exit 1 when an observation changed' },
     node: { type: 'string', choices: Object.keys(NODE_KINDS), help: 'ad hoc: test one dedicated node without a target file (needs --endpoint and --token-env)' },
     endpoint: { type: 'string', value: '<url>', help: "with --node: the node's endpoint URL" },
@@ -88,6 +90,7 @@ function checkCombinations(v: Cli): void {
   if (tokenEnv !== undefined && (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv) || (process.env[tokenEnv] === undefined && !/^[A-Z_][A-Z0-9_]{0,63}$/.test(tokenEnv)))) {
     throw new UsageError('--token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); what was given is not one, and is not shown in case it is the token itself');
   }
+  if (v.history !== undefined && existsSync(v.history) && !statSync(v.history).isDirectory()) throw new UsageError(`--history ${v.history}: a file, not a folder`);
   if ((given(v.fault) || given(v.variant)) && (given(v.target) || given(v.node))) throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
   if (v['fail-on-drift'] && !given(v.baseline)) throw new UsageError('--fail-on-drift needs --baseline <results.json>');
 }
@@ -115,6 +118,16 @@ function flagWording(line: string, node: string): string {
   const m = new RegExp(`^nodes\\.${node}\\.(\\w+): (.*)$`).exec(line);
   const flag = m && byField[m[1]!];
   return flag ? `${flag}: ${m[2]}` : line;
+}
+
+/** Every --target file; deployments are told apart by name, so two with one name stop the run. */
+function loadTargets(paths: string[]): ResolvedTarget[] {
+  const targets = paths.map((p) => loadTargetFile(p));
+  targets.forEach((t, i) => {
+    const j = targets.findIndex((o) => o.name === t.name);
+    if (j < i) throw new UsageError(`--target ${paths[i]}: the same target name as ${paths[j]} ("name" tells deployments apart in the report; give each its own)`);
+  });
+  return targets;
 }
 
 function loadBaseline(path: string): ResultsFile {
@@ -164,15 +177,15 @@ async function main(): Promise<number> {
   // First, before the first request and before the target's schema is compiled: a report that
   // cannot be written must not cost a node's quota, nor keep the user waiting to learn it.
   prepareOutDir(cli.out);
-  let target: ResolvedTarget | undefined;
-  if (cli.node) target = nodeTarget(cli);
-  else if (cli.target) target = loadTargetFile(cli.target);
+  let targets: ResolvedTarget[] = [];
+  if (cli.node) targets = [nodeTarget(cli)];
+  else if (cli.target.length) targets = loadTargets(cli.target);
 
   // The run's heavy modules load only once the command line and the target are known good.
-  const [{ runChainprobe, summarizeBaseline }, { startReference }] = await Promise.all([import('../src/run/pipeline.js'), import('../reference/start.js')]);
+  const [{ runChainprobe, summarizeBaseline }, { runFleet }, { startReference }] = await Promise.all([import('../src/run/pipeline.js'), import('../src/run/fleet.js'), import('../reference/start.js')]);
   let reference: RunningReference | undefined;
   const extra: Record<string, unknown> = {};
-  if (!target) {
+  if (!targets.length) {
     const customer = cli.customer as 'dedicated' | 'shared' | undefined;
     try {
       reference = await startReference({
@@ -184,13 +197,13 @@ async function main(): Promise<number> {
     } catch (e) {
       throw new UsageError(`embedded reference service could not start: ${(e as Error).message.split('\n')[0]}`);
     }
-    target = resolveTarget(reference.target, {}, 'reference');
+    targets = [resolveTarget(reference.target, {}, 'reference')];
     extra.reference = { faults: cli.fault, variants: cli.variant };
   }
 
-  target = withTlsFlags(target, cli.ca ?? [], cli.insecure ?? false);
+  targets = targets.map((t) => withTlsFlags(t, cli.ca ?? [], cli.insecure ?? false));
   const seed = cli.seed !== undefined ? Number(cli.seed) % 2 ** 31 : newRunSeed();
-  const redactor = new Redactor(secretsOf(target), seed);
+  const redactor = new Redactor(targets.flatMap(secretsOf), seed);
   redactLine = (s) => redactor.text(s);
   const controller = new AbortController();
   let signals = 0;
@@ -205,8 +218,7 @@ async function main(): Promise<number> {
   process.on('SIGTERM', onSignal);
   const progress = createProgress(process.stderr);
   try {
-    const outcome = await runChainprobe({
-      target,
+    const common = {
       selection,
       outDir: cli.out,
       baseline,
@@ -214,7 +226,9 @@ async function main(): Promise<number> {
       signal: controller.signal,
       extra,
       seed,
-    });
+      history: cli.history,
+    };
+    const outcome = isFleet(targets) ? await runFleet({ ...common, targets }) : await runChainprobe({ ...common, target: targets[0]! });
     progress.end();
     printSummary(outcome.results, cli.out, outcome.baseline ? summarizeBaseline(outcome.baseline).map((l) => redactor.text(l)) : []);
     if (outcome.interrupted) return 130;

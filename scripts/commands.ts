@@ -8,6 +8,7 @@ import { BENCH } from './bench.js';
 import { GENERATE } from './generate-types.js';
 import { STABILITY } from './stability.js';
 import { TEST } from './run-tests.js';
+import { MERGE } from './merge.js';
 
 export interface CommandEntry {
   /** The file that runs it, relative to the repository root. */
@@ -23,4 +24,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { script: 'scripts/generate-types.ts', def: GENERATE },
   { script: 'scripts/run-tests.ts', def: TEST },
   { script: 'scripts/stability.ts', def: STABILITY },
+  { script: 'scripts/merge.ts', def: MERGE },
 ];

@@ -1,13 +1,16 @@
 // `npm run reference`: starts only the reference service, writes a target file for it, prints the
-// ready line, and serves until SIGINT/SIGTERM. Flags: REFERENCE below (also `--help`).
+// ready line, and serves until SIGINT/SIGTERM. Flags: REFERENCE below (also `--help`). With a
+// --<kind>-nodes count above 1 it serves that many nodes of the kind, each with its own token, and
+// the target file lists the kind as an array of named nodes (a fleet).
 import { accessSync, constants, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { startReference } from '../reference/start.js';
+import { MAX_FLEET_NODES, startFleetReference, type FleetCounts } from '../reference/fleet.js';
 import { FAULTS } from '../reference/faults/index.js';
 import { VARIANTS } from '../reference/variants.js';
 import type { ReferenceOptions } from '../reference/options.js';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
-import { commandLine, defineCommand, userCwd, type FlagValues } from '../src/cli/args.js';
+import { commandLine, defineCommand, parseCommand, userCwd, type FlagValues } from '../src/cli/args.js';
 
 export const REFERENCE = defineCommand({
   invocation: 'npm run reference --',
@@ -24,14 +27,29 @@ export const REFERENCE = defineCommand({
     'latency-ms': { type: 'string', value: '<A[:J]>', help: 'answer after A ms, plus up to J ms of random jitter, e.g. 80:40' },
     seed: { type: 'string', integer: [-2_147_483_648, 2_147_483_647], help: 'seed of the data set and of the latency jitter' },
     'big-collection': { type: 'string', integer: [0, 1_000_000], help: 'assets in the big NFT collection (paging and scale tests)' },
+    'horizon-nodes': { type: 'string', integer: [1, MAX_FLEET_NODES], help: 'serve this many horizon nodes, each with its own token; the target file lists them as an array (a fleet)' },
+    'block-rest-nodes': { type: 'string', integer: [1, MAX_FLEET_NODES], help: 'serve this many block-by-height REST nodes (a fleet)' },
+    'chain-b-nodes': { type: 'string', integer: [1, MAX_FLEET_NODES], help: 'serve this many chain B nodes (a fleet)' },
     'list-faults': { type: 'boolean', help: 'list the fault catalogue (name, rule, what it breaks) and exit' },
     'list-variants': { type: 'boolean', help: 'list the open-behaviour variants and exit' },
   },
-  examples: ['npm run reference -- --target-out ref.json', 'npm run reference -- --target-out ref.json --fault rl-wrong-hourly-rate --customer shared'],
+  examples: ['npm run reference -- --target-out ref.json', 'npm run reference -- --target-out fleet.json --horizon-nodes 4', 'npm run reference -- --target-out ref.json --fault rl-wrong-hourly-rate --customer shared'],
   exit: ['0  stopped by Ctrl-C/SIGTERM, or a list printed', '2  bad flag, or the service could not start'],
 });
 
-function toOptions(v: FlagValues<typeof REFERENCE.flags>): { targetOut?: string; listFaults: boolean; listVariants: boolean; options: Partial<ReferenceOptions> } {
+/** The fleet flags: node kind -> flag. */
+const FLEET_FLAGS = { horizon: 'horizon-nodes', blockRest: 'block-rest-nodes', chainB: 'chain-b-nodes' } as const;
+
+type ReferenceArgs = { targetOut?: string; listFaults: boolean; listVariants: boolean; options: Partial<ReferenceOptions>; fleet: FleetCounts };
+
+/** The flags of argv as the reference's options (tests call it; main() gets --help handled first). */
+export function parseReferenceArgs(argv: string[]): ReferenceArgs {
+  const r = parseCommand(REFERENCE, argv);
+  if ('show' in r) throw new UsageError(`unexpected --${r.show}`);
+  return toOptions(r.values);
+}
+
+function toOptions(v: FlagValues<typeof REFERENCE.flags>): ReferenceArgs {
   const options: Partial<ReferenceOptions> = {};
   if (v.customer !== undefined) {
     options.customer = v.customer as ReferenceOptions['customer'];
@@ -51,7 +69,11 @@ function toOptions(v: FlagValues<typeof REFERENCE.flags>): { targetOut?: string;
   }
   if (v.fault.length) options.faults = new Set(v.fault);
   if (v.variant.length) options.variants = new Set(v.variant);
-  return { targetOut: v['target-out'], listFaults: v['list-faults'], listVariants: v['list-variants'], options };
+  const fleet: FleetCounts = {};
+  for (const [kind, flag] of Object.entries(FLEET_FLAGS) as [keyof FleetCounts, (typeof FLEET_FLAGS)[keyof FleetCounts]][]) {
+    if (v[flag] !== undefined) fleet[kind] = v[flag];
+  }
+  return { targetOut: v['target-out'], listFaults: v['list-faults'], listVariants: v['list-variants'], options, fleet };
 }
 
 async function main(): Promise<void> {
@@ -80,7 +102,8 @@ async function main(): Promise<void> {
   } catch (e) {
     throw new UsageError(`--target-out ${file}: cannot write in ${dirname(file)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  const ref = await startReference(args.options);
+  const fleet = Object.values(args.fleet).some((n) => n > 1);
+  const ref = fleet ? await startFleetReference(args.fleet, args.options) : await startReference(args.options);
   try {
     write(`${JSON.stringify(ref.target, null, 2)}\n`);
   } catch (e) {

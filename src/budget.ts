@@ -17,14 +17,18 @@ export interface BudgetSpec {
   deadline: number;
   /** Counter file shared by the run's processes; in-memory when absent. */
   counterFile?: string;
+  /** A second file counting only this part's requests (a fleet's per-node spend); never a bound. */
+  tallyFile?: string;
 }
 
 export class Budget {
   private fd: number | undefined;
+  private tallyFd: number | undefined;
   private local = 0;
 
   constructor(readonly spec: BudgetSpec) {
     if (spec.counterFile) this.fd = openSync(spec.counterFile, 'a');
+    if (spec.tallyFile) this.tallyFd = openSync(spec.tallyFile, 'a');
   }
 
   /** Requests counted in a run's counter file, read from outside a Budget (0 when there is none). */
@@ -59,6 +63,7 @@ export class Budget {
       count = fstatSync(this.fd).size;
     }
     if (count > this.spec.maxRequests) throw new BudgetExceeded('requests', `the run reached limits.maxRequests (${this.spec.maxRequests})`);
+    if (this.tallyFd !== undefined) writeSync(this.tallyFd, '.');
   }
 
   /** Whether n more requests fit, without claiming them. */
@@ -76,6 +81,8 @@ export class Budget {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    if (this.tallyFd !== undefined) closeSync(this.tallyFd);
+    this.tallyFd = undefined;
   }
 
   static unlimited(): Budget {

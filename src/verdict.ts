@@ -15,6 +15,10 @@ export interface CheckResult {
   message: string;
   evidence: Evidence;
   durationMs?: number;
+  /** With several targets or nodes (a fleet): the deployment's name, and for node checks the node's name and kind. */
+  target?: string;
+  node?: string;
+  nodeKind?: string;
 }
 
 /**

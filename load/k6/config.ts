@@ -16,6 +16,8 @@ export const K6_ENV = {
   only: 'CHAINPROBE_ONLY',
   out: 'CHAINPROBE_OUT',
   name: 'CHAINPROBE_TARGET_NAME',
+  /** The node's name in a fleet (one runner per horizon node): its checks carry it, for `npm run merge`. */
+  nodeName: 'CHAINPROBE_NODE_NAME',
 } as const;
 
 export interface K6Config {
@@ -55,6 +57,7 @@ export function k6Config(env: Record<string, string | undefined>): K6Config {
   return {
     name: env[K6_ENV.name] || 'k6',
     horizon: {
+      ...(env[K6_ENV.nodeName] ? { name: env[K6_ENV.nodeName] } : {}),
       endpoint,
       token,
       customer,

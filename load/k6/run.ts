@@ -12,6 +12,8 @@ import { counterBudget, type K6Config } from './config.js';
 /** What setup() hands to handleSummary (it must survive JSON). */
 export interface K6Payload {
   name: string;
+  /** The horizon node's name, when the runner was given one (a fleet). */
+  node?: string;
   selection: string;
   startedAt: string;
   finishedAt: string;
@@ -36,7 +38,7 @@ export async function runK6Probes(api: K6Api, cfg: K6Config, onCheck?: (name: st
     : { checks: [], limiter: null, timeline: [] };
   await engine.close();
   for (const c of outcome.checks) onCheck?.(`${c.rule} ${c.id}: ${c.verdict}`, c.verdict !== 'fail' && c.verdict !== 'error');
-  return { name: cfg.name, selection: cfg.selection.text, startedAt, finishedAt: new Date(api.now()).toISOString(), outcome };
+  return { name: cfg.name, ...(cfg.horizon.name ? { node: cfg.horizon.name } : {}), selection: cfg.selection.text, startedAt, finishedAt: new Date(api.now()).toISOString(), outcome };
 }
 
 export function k6Results(payload: K6Payload): ResultsFile {
@@ -44,9 +46,9 @@ export function k6Results(payload: K6Payload): ResultsFile {
     target: payload.name,
     startedAt: new Date(payload.startedAt),
     finishedAt: new Date(payload.finishedAt),
-    checks: payload.outcome.checks,
+    checks: payload.node ? payload.outcome.checks.map((c) => ({ ...c, target: payload.name, node: payload.node, nodeKind: 'horizon' })) : payload.outcome.checks,
     limiter: payload.outcome.limiter,
-    extra: { selection: payload.selection, engine: 'k6' },
+    extra: { selection: payload.selection, engine: 'k6', ...(payload.node ? { node: payload.node } : {}) },
   });
 }
 

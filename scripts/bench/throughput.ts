@@ -5,7 +5,7 @@
 import { figure, missingFigure, ratios, type Figure } from './figures.js';
 import { cannon, type CannonRun } from './cannon.js';
 import { startChild, type ChildMessage, type RunningChild } from './child.js';
-import type { TargetFile } from '../../src/types/generated/target.js';
+import type { ReferenceTarget as TargetFile } from '../../reference/start.js';
 
 export interface ThroughputSettings {
   reps: number;

@@ -115,6 +115,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       [ENV.target]: JSON.stringify(ctx.target),
       [ENV.only]: selected.length === CONTRACT_RULES.length ? 'all' : selected.join(','),
       [ENV.budgetFile]: ctx.budgetFile,
+      ...(ctx.tallyFile ? { [ENV.tallyFile]: ctx.tallyFile } : {}),
       [ENV.deadline]: String(ctx.deadline),
       [ENV.checksFile]: checksFile,
       [ENV.workers]: String(opts.workers ?? 2),

@@ -15,6 +15,7 @@ import type { ProgressEvent, RunContext, TimelineEntry } from './types.js';
 import { runContracts } from './contracts.js';
 import { runProbes } from '../../load/run.js';
 import { clearReports, writeReports } from '../../reports/write.js';
+import { historyOf } from '../fleet/history.js';
 import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../../reports/baseline.js';
 import { exportCauses, groupCauses, parseCause, whereOf } from '../net/causes.js';
 import { preflight } from '../net/preflight.js';
@@ -33,6 +34,8 @@ export interface RunOptions {
   extra?: Record<string, unknown>;
   /** The run seed (near-miss credentials); drawn at random when absent, written to results.json. */
   seed?: number;
+  /** --history: a folder of earlier runs' results; this run is added after its report is written. */
+  history?: string;
 }
 
 export interface RunOutcome {
@@ -46,7 +49,7 @@ export interface RunOutcome {
 const CONTRACT_SECTIONS = new Set<string>(Object.entries(FAMILIES).filter(([f]) => f !== 'load').flatMap(([, s]) => [...s]));
 
 /** Rules that were selected but got no check (a stage cut short): marked so the report says why. */
-function notRun(selected: (id: string) => boolean, checks: CheckResult[], reason: string): CheckResult[] {
+export function notRun(selected: (id: string) => boolean, checks: CheckResult[], reason: string): CheckResult[] {
   const seen = new Set(checks.map((c) => c.rule));
   return RULES.filter((r) => selected(r.id) && !seen.has(r.id)).map((r) => ({
     id: `${r.id.toLowerCase()}.not-run`,
@@ -64,7 +67,7 @@ function unreachable(checks: readonly CheckResult[], where: string): string | un
 }
 
 /** results.json's optional `causes` (grouped connection failures) and `tls` (how trust was set). */
-function causesAndTls(checks: readonly CheckResult[], target: ResolvedTarget): Record<string, unknown> {
+export function causesAndTls(checks: readonly CheckResult[], target: ResolvedTarget): Record<string, unknown> {
   const causes = groupCauses(checks);
   const tls = tlsRecord(target.tls);
   return { ...(causes.length && { causes }), ...(tls && { tls }) };
@@ -152,7 +155,9 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     });
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);
-    const { files } = await writeReports(ctx.outDir, { results, timeline, playwrightReport, baseline });
+    const history = historyOf(opts.history, results);
+    const { files } = await writeReports(ctx.outDir, { results, timeline, playwrightReport, baseline, history: history.runs });
+    history.keep();
     return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);

@@ -16,6 +16,8 @@ export interface RunContext {
   workDir: string;
   /** Counter file of the run's shared request budget (see src/budget.ts). */
   budgetFile: string;
+  /** Counts this stage's own requests besides the shared budget (a fleet's per-node spend). */
+  tallyFile?: string;
   /** Absolute deadline of the whole run (ms since epoch), from limits.maxSeconds. */
   deadline: number;
   /** The run seed (near-miss credentials of the auth checks); the contracts stage draws one when absent. */
@@ -49,6 +51,9 @@ export interface TimelineEntry {
   /** The model's prediction for this request, when the probe had one. */
   predicted?: { accepted: boolean; remaining?: number; reset?: number; retryAfter?: number };
   error?: string;
+  /** A fleet run's timeline names the deployment and horizon node of each request. */
+  target?: string;
+  node?: string;
 }
 
 export interface ContractsOutcome {

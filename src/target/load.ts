@@ -7,7 +7,7 @@ import { createAjv, type ErrorObject, type ValidateFunction } from '../schemas/a
 import { dottedPath, pointerSegments } from '../schemas/paths.js';
 import { didYouMean, nearest } from '../cli/suggest.js';
 import type { TargetFile } from '../types/generated/target.js';
-import { DEFAULT_HOURLY_LIMIT, type ResolvedTarget } from './types.js';
+import { DEFAULT_HOURLY_LIMIT, NODE_KINDS, type NodeKind, type ResolvedTarget } from './types.js';
 import { checkTlsSettings } from '../tls/trust.js';
 
 const require = createRequire(import.meta.url);
@@ -54,6 +54,21 @@ function dotted(instancePath: string): string {
   return dottedPath(pointerSegments(instancePath));
 }
 
+/**
+ * A node kind takes one object or an array of them (anyOf): ajv reports each branch's mismatch.
+ * Keep the errors of the branch the value's type chose; a value neither branch takes gets one line.
+ */
+function chooseBranches(errors: ErrorObject[]): ErrorObject[] {
+  const anyOfAt = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const typeMisses = (path: string) => errors.filter((e) => e.keyword === 'type' && e.instancePath === path).length;
+  const out: ErrorObject[] = [];
+  for (const e of errors) {
+    if (!anyOfAt.has(e.instancePath) || (e.keyword !== 'anyOf' && e.keyword !== 'type')) out.push(e);
+    else if (e.keyword === 'anyOf' && typeMisses(e.instancePath) > 1) out.push({ ...e, keyword: 'nodeKind' });
+  }
+  return out;
+}
+
 /** What a pattern means, by the field it constrains. */
 const PATTERN_WORDS: Record<string, string> = {
   websocketUrl: 'must be an absolute ws(s) URL',
@@ -73,7 +88,7 @@ export function describeErrors(errors: ErrorObject[]): string[] {
     const guess = nearest(extra, known);
     if (guess) meant.add(`${e.instancePath}/${guess}`);
   }
-  for (const e of errors) {
+  for (const e of chooseBranches(errors)) {
     const at = dotted(e.instancePath);
     switch (e.keyword) {
       case 'additionalProperties': {
@@ -94,6 +109,12 @@ export function describeErrors(errors: ErrorObject[]): string[] {
         lines.add(`${at}: must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`);
         break;
       }
+      case 'minItems':
+        lines.add(`${at}: must not be empty`);
+        break;
+      case 'nodeKind':
+        lines.add(`${at}: must be a node object or an array of node objects`);
+        break;
       case 'required':
         if (meant.has(`${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`)) break;
         lines.add(`${at === '(root)' ? '' : `${at}.`}${(e.params as { missingProperty: string }).missingProperty}: is required`);
@@ -114,6 +135,10 @@ export function describeErrors(errors: ErrorObject[]): string[] {
     }
   }
   return [...lines];
+}
+
+function listOf<T>(v: T | T[] | undefined): T[] {
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
 function hostOf(endpoint: string): string {
@@ -157,34 +182,42 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
       },
     };
   }
-  if (nodes.blockRest) {
-    resolved.nodes.blockRest = {
-      endpoint: nodes.blockRest.endpoint.replace(/\/+$/, ''),
-      token: nodes.blockRest.token,
-      height: nodes.blockRest.height ?? 1,
-    };
-  }
-  if (nodes.chainB) {
-    const host = hostOf(nodes.chainB.endpoint);
-    resolved.nodes.chainB = {
-      endpoint: nodes.chainB.endpoint.replace(/\/+$/, ''),
-      token: nodes.chainB.token,
-      websocketUrl: nodes.chainB.websocketUrl ?? `wss://${host}:8443/websocket`,
-      grpcAddress: nodes.chainB.grpcAddress ?? `${host}:443`,
-      grpcTls: nodes.chainB.grpcTls ?? true,
-      consensusRpcMethod: nodes.chainB.consensusRpcMethod ?? 'status',
-    };
-  }
-  if (nodes.horizon) {
-    const customer = nodes.horizon.customer ?? 'dedicated';
-    resolved.nodes.horizon = {
-      endpoint: nodes.horizon.endpoint.replace(/\/+$/, ''),
-      token: nodes.horizon.token,
-      customer,
-      hourlyLimit: nodes.horizon.hourlyLimit ?? DEFAULT_HOURLY_LIMIT[customer],
-      perSecondCap: nodes.horizon.perSecondCap ?? 20,
-      ...(nodes.horizon.customer === undefined && nodes.horizon.hourlyLimit === undefined && { planAssumed: true }),
-    };
+  const lists = {
+    blockRest: listOf(nodes.blockRest).map((n) => ({
+      ...(n.name !== undefined && { name: n.name }),
+      endpoint: n.endpoint.replace(/\/+$/, ''),
+      token: n.token,
+      height: n.height ?? 1,
+    })),
+    chainB: listOf(nodes.chainB).map((n) => {
+      const host = hostOf(n.endpoint);
+      return {
+        ...(n.name !== undefined && { name: n.name }),
+        endpoint: n.endpoint.replace(/\/+$/, ''),
+        token: n.token,
+        websocketUrl: n.websocketUrl ?? `wss://${host}:8443/websocket`,
+        grpcAddress: n.grpcAddress ?? `${host}:443`,
+        grpcTls: n.grpcTls ?? true,
+        consensusRpcMethod: n.consensusRpcMethod ?? 'status',
+      };
+    }),
+    horizon: listOf(nodes.horizon).map((n) => {
+      const customer = n.customer ?? 'dedicated';
+      return {
+        ...(n.name !== undefined && { name: n.name }),
+        endpoint: n.endpoint.replace(/\/+$/, ''),
+        token: n.token,
+        customer,
+        hourlyLimit: n.hourlyLimit ?? DEFAULT_HOURLY_LIMIT[customer],
+        perSecondCap: n.perSecondCap ?? 20,
+        ...(n.customer === undefined && n.hourlyLimit === undefined && { planAssumed: true }),
+      };
+    }),
+  };
+  for (const kind of NODE_KINDS) if (lists[kind][0]) (resolved.nodes as Record<NodeKind, unknown>)[kind] = lists[kind][0];
+  if (NODE_KINDS.some((kind) => Array.isArray(nodes[kind]))) {
+    const named = <T extends { name?: string }>(list: T[], kind: NodeKind) => list.map((n) => ({ ...n, name: n.name ?? kind }));
+    resolved.fleet = { blockRest: named(lists.blockRest, 'blockRest'), chainB: named(lists.chainB, 'chainB'), horizon: named(lists.horizon, 'horizon') };
   }
   if (file.tls) {
     const ca = file.tls.ca === undefined ? [] : typeof file.tls.ca === 'string' ? [file.tls.ca] : [...file.tls.ca];
@@ -202,6 +235,34 @@ const URL_FIELDS = [
   ['nodes', 'horizon', 'endpoint'],
 ];
 
+/** The URL fields present in a file, as [dotted path, value]; a fleet's array contributes one per node. */
+function urlValues(file: unknown): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  const walk = (v: unknown, keys: string[], path: string) => {
+    if (Array.isArray(v)) v.forEach((item, i) => walk(item, keys, `${path}[${i}]`));
+    else if (keys.length === 0) out.push([path, v]);
+    else if (v && typeof v === 'object') walk((v as Record<string, unknown>)[keys[0]!], keys.slice(1), path ? `${path}.${keys[0]}` : keys[0]!);
+  };
+  for (const keys of URL_FIELDS) walk(file, keys, '');
+  return out;
+}
+
+/** Names must tell a fleet's nodes apart: unique within each kind's array. */
+function duplicateNames(file: TargetFile): string[] {
+  const problems: string[] = [];
+  for (const kind of NODE_KINDS) {
+    const list = file.nodes?.[kind];
+    if (!Array.isArray(list)) continue;
+    const first = new Map<string, number>();
+    list.forEach((n, i) => {
+      const seen = first.get(n.name!);
+      if (seen === undefined) first.set(n.name!, i);
+      else problems.push(`nodes.${kind}[${i}].name: the same name as nodes.${kind}[${seen}] (names must be unique within nodes.${kind})`);
+    });
+  }
+  return problems;
+}
+
 /** Parses, substitutes and validates an in-memory target; throws TargetError listing every problem. */
 export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName = 'target', baseDir = process.cwd()): ResolvedTarget {
   const unset: string[] = [];
@@ -218,11 +279,10 @@ export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName
   problems.push(...describeErrors(validateTarget(substituted)).filter((line) => !unsetAt.has(line.slice(0, line.indexOf(':')))));
   if (problems.length) throw new TargetError(problems);
   // The schema's URL pattern lets through a few strings URL cannot parse (a port above 65535, ...).
-  const unparsable = URL_FIELDS.filter((path) => {
-    const v = path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), substituted);
-    return typeof v === 'string' && !URL.canParse(v);
-  });
-  if (unparsable.length) throw new TargetError(unparsable.map((path) => `${path.join('.')}: must be an absolute ${path.at(-1) === 'websocketUrl' ? 'ws(s)' : 'http(s)'} URL`));
+  const unparsable = urlValues(substituted).filter(([, v]) => typeof v === 'string' && !URL.canParse(v));
+  if (unparsable.length) throw new TargetError(unparsable.map(([path]) => `${path}: must be an absolute ${path.endsWith('websocketUrl') ? 'ws(s)' : 'http(s)'} URL`));
+  const duplicates = duplicateNames(substituted as TargetFile);
+  if (duplicates.length) throw new TargetError(duplicates);
   const resolved = withDefaults(substituted as TargetFile, fallbackName);
   if (resolved.tls) {
     // Paths are read relative to the target file; the files are checked now, before any request.
@@ -255,8 +315,5 @@ export function loadTargetFile(path: string, env: Env = process.env): ResolvedTa
   return resolveTarget(raw, env, base, dirname(resolve(path)));
 }
 
-/** Every credential value the target holds: the redactor's list. */
-export function secretsOf(target: ResolvedTarget): string[] {
-  const s = [target.api?.apiKey, target.api?.legacyApiKey, target.nodes.blockRest?.token, target.nodes.chainB?.token, target.nodes.horizon?.token];
-  return s.filter((v): v is string => typeof v === 'string' && v.length > 0);
-}
+/** Every credential value the target holds: the redactor's list (kept in types.ts, free of the schema validator). */
+export { secretsOf } from './types.js';

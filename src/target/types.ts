@@ -38,12 +38,16 @@ export interface ResolvedApi {
 }
 
 export interface ResolvedBlockRest {
+  /** Given in the file (required for a node of a fleet array). */
+  name?: string;
   endpoint: string;
   token: string;
   height: number;
 }
 
 export interface ResolvedChainB {
+  /** Given in the file (required for a node of a fleet array). */
+  name?: string;
   endpoint: string;
   token: string;
   websocketUrl: string;
@@ -53,6 +57,8 @@ export interface ResolvedChainB {
 }
 
 export interface ResolvedHorizon {
+  /** Given in the file (required for a node of a fleet array). */
+  name?: string;
   endpoint: string;
   token: string;
   customer: Customer;
@@ -73,6 +79,37 @@ export interface ResolvedTarget {
   limits: ResolvedLimits;
   /** Trust for every client (tls section, --ca, --insecure); absent: node's defaults. */
   tls?: TlsSettings;
+  /**
+   * Present only when the file lists a kind as an array (a fleet): every node of every kind, each
+   * named (a single object's name defaults to its kind). `nodes` then holds each kind's first node.
+   */
+  fleet?: ResolvedFleet;
+}
+
+export type NodeKind = 'blockRest' | 'chainB' | 'horizon';
+export const NODE_KINDS: readonly NodeKind[] = ['blockRest', 'chainB', 'horizon'];
+
+export interface ResolvedNodeOf {
+  blockRest: ResolvedBlockRest;
+  chainB: ResolvedChainB;
+  horizon: ResolvedHorizon;
+}
+
+export type Named<T> = T & { name: string };
+
+export type ResolvedFleet = { [K in NodeKind]: Named<ResolvedNodeOf[K]>[] };
+
+/** Every node of a kind, named: the fleet's list, or the single node named after its kind. */
+export function nodesOf<K extends NodeKind>(target: ResolvedTarget, kind: K): Named<ResolvedNodeOf[K]>[] {
+  if (target.fleet) return target.fleet[kind];
+  const one = target.nodes[kind] as ResolvedNodeOf[K] | undefined;
+  return one ? [{ ...one, name: one.name ?? kind }] : [];
 }
 
 export const DEFAULT_HOURLY_LIMIT: Record<Customer, number> = { dedicated: 3600, shared: 2000 };
+
+/** Every credential value the target holds: the redactor's list. */
+export function secretsOf(target: ResolvedTarget): string[] {
+  const s = [target.api?.apiKey, target.api?.legacyApiKey, ...NODE_KINDS.flatMap((kind) => nodesOf(target, kind).map((n) => n.token))];
+  return s.filter((v): v is string => typeof v === 'string' && v.length > 0);
+}

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TargetFile } from '../../src/types/generated/target.js';
 import { freePort, startNginx, type Nginx } from './nginx.js';
+import type { ReferenceTarget } from '../../reference/start.js';
 
 export const OPENSSL = process.env['OPENSSL_PATH'] ?? '/usr/bin/openssl';
 
@@ -52,7 +53,7 @@ export function makePki(): Pki {
 export interface TlsFront {
   nginx: Nginx;
   /** The target rewritten to reach everything through nginx over TLS. */
-  target: TargetFile;
+  target: ReferenceTarget;
   /** TLS port -> plain upstream address. */
   ports: Record<number, string>;
 }
@@ -61,7 +62,7 @@ export interface TlsFront {
  * nginx in front of every address of `plain`: one TLS server per upstream. `mtls` asks every
  * client for a certificate signed by the CA.
  */
-export async function startTlsFront(plain: TargetFile, pki: Pki, opts: { mtls?: boolean } = {}): Promise<TlsFront> {
+export async function startTlsFront(plain: ReferenceTarget, pki: Pki, opts: { mtls?: boolean } = {}): Promise<TlsFront> {
   const target = structuredClone(plain);
   const upstreams = new Map<string, number>();
   const portFor = async (hostPort: string) => {
@@ -79,7 +80,7 @@ export async function startTlsFront(plain: TargetFile, pki: Pki, opts: { mtls?: 
     target.api.baseUrl = await rewrite(target.api.baseUrl, 'https');
     target.api.legacyBaseUrl = await rewrite(target.api.legacyBaseUrl, 'https');
   }
-  const n = target.nodes ?? {};
+  const n: Partial<ReferenceTarget['nodes']> = target.nodes ?? {};
   if (n.blockRest) n.blockRest.endpoint = (await rewrite(n.blockRest.endpoint, 'https'))!;
   if (n.horizon) n.horizon.endpoint = (await rewrite(n.horizon.endpoint, 'https'))!;
   let grpc: { port: number; upstream: string } | undefined;

@@ -76,16 +76,33 @@ export interface NftSection {
  * Dedicated node endpoints (service-interface.md: Dedicated node endpoints, Node access, Limits).
  */
 export interface NodesSection {
-  blockRest?: BlockRestNode;
-  chainB?: ChainBNode;
-  horizon?: HorizonNode;
+  /**
+   * One node object, or an array of them (a fleet) each with a unique name; every node is checked.
+   */
+  blockRest?: BlockRestNode | [BlockRestNode, ...BlockRestNode[]];
+  /**
+   * One node object, or an array of them (a fleet) each with a unique name; every node is checked.
+   */
+  chainB?: ChainBNode | [ChainBNode, ...ChainBNode[]];
+  /**
+   * One node object, or an array of them (a fleet) each with a unique name; every node is checked.
+   */
+  horizon?: HorizonNode | [HorizonNode, ...HorizonNode[]];
 }
 export interface BlockRestNode {
+  /**
+   * The node's name in reports; required, and unique within its kind, when the kind lists several nodes.
+   */
+  name?: string;
   endpoint: HttpUrl;
   token: Secret;
   height?: number;
 }
 export interface ChainBNode {
+  /**
+   * The node's name in reports; required, and unique within its kind, when the kind lists several nodes.
+   */
+  name?: string;
   endpoint: HttpUrl;
   token: Secret;
   /**
@@ -103,6 +120,10 @@ export interface ChainBNode {
   consensusRpcMethod?: string;
 }
 export interface HorizonNode {
+  /**
+   * The node's name in reports; required, and unique within its kind, when the kind lists several nodes.
+   */
+  name?: string;
   endpoint: HttpUrl;
   token: Secret;
   customer?: "dedicated" | "shared";

@@ -3,7 +3,7 @@
 // every form, headers, query strings, bodies), so the fuzz reaches past routing and auth into the
 // handlers instead of stopping at "404 no such endpoint".
 import fc from 'fast-check';
-import type { TargetFile } from '../../../src/types/generated/target.js';
+import type { ReferenceTarget as TargetFile } from '../../../reference/start.js';
 
 export type FuzzServer = 'base' | 'legacy' | 'blockRest' | 'chainB' | 'horizon';
 export const FUZZ_SERVERS: readonly FuzzServer[] = ['base', 'legacy', 'blockRest', 'chainB', 'horizon'];

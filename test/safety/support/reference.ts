@@ -4,9 +4,8 @@ import { randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startReference, type RunningReference } from '../../../reference/start.js';
+import { startReference, type ReferenceTarget as TargetFile, type RunningReference } from '../../../reference/start.js';
 import type { ReferenceCredentials, ReferenceOptions } from '../../../reference/options.js';
-import type { TargetFile } from '../../../src/types/generated/target.js';
 
 /** Options that keep the probes short but complete: T = 200 ms, and room for a burst above the cap. */
 export const QUICK_PROBES: Partial<ReferenceOptions> = { hourlyLimit: 18_000, burst: 40 };

@@ -1,0 +1,245 @@
+// A fleet run: several deployments, each possibly listing several nodes of a kind, in one run with
+// one report. Contract units (src/fleet/units.ts) run a few at a time; then the rate-limit probes
+// run on every distinct horizon token at once, each plan in a worker thread of its own so that one
+// plan's model work never delays another's timers (each token has its own bucket, so concurrent
+// plans on different tokens cannot disturb each other; a token listed twice is probed once). Contracts
+// finish before any probe starts, so no contract request lands in a bucket a plan is measuring.
+// Each deployment's `limits` bound everything sent to it, all its nodes together: its units and
+// plans share one budget counter and one deadline.
+import { setMaxListeners } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Budget } from '../budget.js';
+import { buildResults, exitCodeOf, type LimiterEstimates, type ResultsFile } from '../results.js';
+import { Redactor } from '../record/redact.js';
+import { secretsOf } from '../target/load.js';
+import { NODE_KINDS, nodesOf, type Named, type ResolvedHorizon, type ResolvedTarget } from '../target/types.js';
+import type { CheckResult } from '../verdict.js';
+import { historyOf } from '../fleet/history.js';
+import { nodeId, rollupFleet, type FleetNodeInfo } from '../fleet/rollup.js';
+import { KIND_RULES, slug, unitsOf, type Unit } from '../fleet/units.js';
+import { runContracts } from './contracts.js';
+import { runProbesInThread, threadsAvailable } from './probe-thread.js';
+import { runProbes } from '../../load/run.js';
+import { causesAndTls, notRun, type RunOptions, type RunOutcome } from './pipeline.js';
+import { newRunSeed } from '../auth/near-miss.js';
+import { preflight } from '../net/preflight.js';
+import { exportCauses } from '../net/causes.js';
+import { useTls } from '../tls/trust.js';
+import type { RunContext, TimelineEntry } from './types.js';
+import { RL_RULES } from '../../load/plan.js';
+import { skippedChecks } from '../../load/suite.js';
+import { diffBaseline, type BaselineDiff } from '../../reports/baseline.js';
+import { clearReports, REPORT_FILES, timelineJson, writeReports } from '../../reports/write.js';
+
+export interface FleetRunOptions extends Omit<RunOptions, 'target'> {
+  targets: ResolvedTarget[];
+  /** Contract units running at once (default 2: each is a Playwright process). */
+  contractConcurrency?: number;
+}
+
+/** Runs `jobs` with at most `n` at once, in order of start. */
+export async function pool<T>(n: number, jobs: (() => Promise<T>)[]): Promise<T[]> {
+  const out: T[] = new Array(jobs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      out[i] = await jobs[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, jobs.length) }, worker));
+  return out;
+}
+
+/** Spend is counted per node of a kind (names are unique within a kind only). */
+const spendKey = (target: string, kind: string, name: string) => `${target}/${kind}/${name}`;
+
+const tag = (checks: CheckResult[], target: string, node?: { kind: string; name: string }): CheckResult[] =>
+  checks.map((c) => ({ ...c, target, ...(node && { node: node.name, nodeKind: node.kind }) }));
+
+/** Skipped checks for the node rules a deployment has no node for (every other rule has a unit). */
+function absentKinds(t: ResolvedTarget, selected: (id: string) => boolean): CheckResult[] {
+  const present = NODE_KINDS.filter((k) => nodesOf(t, k).length > 0);
+  const served = new Set(present.flatMap((k) => KIND_RULES[k]));
+  const out: CheckResult[] = [];
+  for (const kind of NODE_KINDS) {
+    if (present.includes(kind)) continue;
+    for (const rule of KIND_RULES[kind].filter((r) => selected(r) && !served.has(r))) {
+      served.add(rule);
+      const reason = `the target file has no nodes.${kind} section`;
+      out.push({ id: `fleet.${rule.toLowerCase()}.no-${kind}`, rule, verdict: 'skipped', message: `skipped: ${reason}`, evidence: { cause: reason }, target: t.name });
+    }
+  }
+  return out;
+}
+
+interface Deployment {
+  target: ResolvedTarget;
+  budgetFile: string;
+  deadline: number;
+}
+
+export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
+  const startedAt = new Date();
+  // Trust is per process: the CLI's --ca/--insecure reach every target alike; a fleet's target files
+  // are read with the first one's tls section here (each contract unit's workers use their own).
+  useTls(opts.targets.find((t) => t.tls)?.tls);
+  const seed = opts.seed ?? newRunSeed();
+  const redactor = new Redactor(opts.targets.flatMap(secretsOf), seed);
+  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-fleet-'));
+  const outDir = resolve(opts.outDir);
+  const controller = new AbortController();
+  // Every unit and plan listens for an interrupt on this one signal.
+  setMaxListeners(0, controller.signal);
+  const onAbort = () => controller.abort();
+  if (opts.signal?.aborted) controller.abort();
+  else opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const selected = (id: string) => opts.selection.rule(id);
+  const progress = opts.progress ?? (() => {});
+  const deployments: Deployment[] = opts.targets.map((target, i) => {
+    const budgetFile = join(workDir, `budget-${i}.count`);
+    writeFileSync(budgetFile, '');
+    return { target, budgetFile, deadline: startedAt.getTime() + target.limits.maxSeconds * 1000 };
+  });
+  const ctxFor = (d: Deployment, target: ResolvedTarget, key: string, onlyRules: readonly string[]): RunContext => {
+    const dir = join(workDir, key);
+    mkdirSync(dir, { recursive: true });
+    const tallyFile = join(dir, 'tally.count');
+    writeFileSync(tallyFile, '');
+    const rules = new Set(onlyRules);
+    return {
+      target,
+      selected: (id) => rules.has(id) && selected(id),
+      outDir: join(outDir, 'fleet', key),
+      workDir: dir,
+      budgetFile: d.budgetFile,
+      tallyFile,
+      deadline: d.deadline,
+      seed,
+      knownCauses,
+      signal: controller.signal,
+      // Lines of units and plans running at once say whose they are.
+      progress: (e) => progress(e.stage === 'contracts' ? { ...e, family: `${key} ${e.family ?? ''}`.trim() } : e.stage === 'probes' ? { ...e, phase: `${key} ${e.phase}` } : e),
+    };
+  };
+  const spent = new Map<string, { contracts: number | null; probes: number | null }>();
+  const spend = (key: string) => spent.get(key) ?? spent.set(key, { contracts: null, probes: null }).get(key)!;
+  const checks: CheckResult[] = [];
+  const playwrightReports: string[] = [];
+  const failure = (stage: string, ctx: RunContext, e: unknown, sofar: CheckResult[]) =>
+    notRun(ctx.selected, sofar, `${stage} stage failed: ${redactor.text(e instanceof Error ? e.message.split('\n')[0]! : String(e))}`);
+
+  let knownCauses: string | undefined;
+  try {
+    await clearReports(outDir);
+    // One connection per address of every deployment first; unreachable ones fail at once later.
+    for (const d of deployments) await preflight(d.target, Math.min(d.target.limits.timeoutMs, 10_000));
+    knownCauses = exportCauses();
+    // Contracts: every unit with a selected rule, a few at a time.
+    const units: [Deployment, Unit][] = deployments.flatMap((d, i) => unitsOf(d.target, i).map((u) => [d, u] as [Deployment, Unit]));
+    const jobs = units
+      .filter(([, u]) => u.rules.some(selected))
+      .map(([d, u]) => async () => {
+        if (controller.signal.aborted) return;
+        const ctx = ctxFor(d, u.view, u.key, u.rules);
+        let got: CheckResult[];
+        try {
+          const outcome = await runContracts(ctx, { workers: u.node ? 1 : 2 });
+          got = outcome.checks;
+          if (outcome.playwrightReport) playwrightReports.push(`fleet/${u.key}/${outcome.playwrightReport}`);
+        } catch (e) {
+          got = failure('contracts', ctx, e, []);
+        }
+        checks.push(...tag(got, d.target.name, u.node));
+        if (u.node) spend(spendKey(d.target.name, u.node.kind, u.node.name)).contracts = Budget.usedIn(ctx.tallyFile!);
+      });
+    await pool(opts.contractConcurrency ?? 2, jobs);
+    for (const d of deployments) checks.push(...absentKinds(d.target, selected));
+
+    // Probes: one plan per distinct horizon token, all at once.
+    const limiters = new Map<string, LimiterEstimates | null>();
+    const sameToken = new Map<string, string>();
+    let timeline: TimelineEntry[] = [];
+    const horizons = deployments.flatMap((d) => nodesOf(d.target, 'horizon').map((node) => ({ d, node })));
+    if (RL_RULES.some(selected) && !controller.signal.aborted) {
+      const firstByToken = new Map<string, { d: Deployment; node: Named<ResolvedHorizon> }>();
+      for (const h of horizons) {
+        const first = firstByToken.get(h.node.token);
+        if (!first) firstByToken.set(h.node.token, h);
+        else {
+          const probed = nodeId({ target: first.d.target.name, name: first.node.name });
+          sameToken.set(nodeId({ target: h.d.target.name, name: h.node.name }), probed);
+          const reason = `its token is the one of ${probed} (one bucket): probed once, there`;
+          checks.push(...tag(skippedChecks(selected, reason), h.d.target.name, { kind: 'horizon', name: h.node.name }));
+        }
+      }
+      for (const d of deployments) {
+        if (nodesOf(d.target, 'horizon').length === 0) checks.push(...tag(skippedChecks(selected, 'the target file has no nodes.horizon section'), d.target.name));
+      }
+      // One plan runs as before, in this thread; several each get a thread (own event loop, own timers).
+      const threaded = firstByToken.size > 1 && (await threadsAvailable());
+      const plans = [...firstByToken.values()].map(async ({ d, node }) => {
+        const key = `${deployments.indexOf(d)}-${slug(d.target.name)}-probes-${slug(node.name)}`;
+        const ctx = ctxFor(d, d.target, key, RL_RULES);
+        const id = nodeId({ target: d.target.name, name: node.name });
+        const ref = { kind: 'horizon', name: node.name };
+        try {
+          const outcome = threaded ? await runProbesInThread(ctx, node, RL_RULES) : await runProbes(ctx, node);
+          checks.push(...tag(outcome.checks, d.target.name, ref));
+          limiters.set(id, outcome.limiter);
+          return outcome.timeline.map((e) => ({ ...e, target: d.target.name, node: node.name }));
+        } catch (e) {
+          checks.push(...tag(failure('probes', ctx, e, []), d.target.name, ref));
+          return [];
+        } finally {
+          spend(spendKey(d.target.name, 'horizon', node.name)).probes = Budget.usedIn(ctx.tallyFile!);
+        }
+      });
+      timeline = (await Promise.all(plans)).flat();
+    }
+
+    const interrupted = controller.signal.aborted;
+    if (interrupted) checks.push(...notRun(selected, checks, 'interrupted (SIGINT/SIGTERM)'));
+
+    const nodes: FleetNodeInfo[] = deployments.flatMap((d) =>
+      NODE_KINDS.flatMap((kind) =>
+        nodesOf(d.target, kind).map((n) => {
+          const id = nodeId({ target: d.target.name, name: n.name });
+          return {
+            target: d.target.name,
+            kind,
+            name: n.name,
+            requestsSent: spent.get(spendKey(d.target.name, kind, n.name)) ?? { contracts: null, probes: null },
+            ...(kind === 'horizon' && { limiter: limiters.get(id) ?? null }),
+            ...(sameToken.has(id) && { sameTokenAs: sameToken.get(id) }),
+          };
+        }),
+      ),
+    );
+    const fleet = rollupFleet({ checks, targets: deployments.map((d) => ({ name: d.target.name, requestsSent: Budget.usedIn(d.budgetFile) })), nodes });
+    const results = buildResults({
+      target: opts.targets.map((t) => t.name).join(', '),
+      startedAt,
+      finishedAt: new Date(),
+      checks,
+      // As before when there is exactly one horizon node; with several, each one's is in `fleet`.
+      limiter: horizons.length === 1 ? (limiters.values().next().value ?? null) : null,
+      extra: { selection: opts.selection.text, interrupted, seed, ...causesAndTls(checks, opts.targets.find((t) => t.tls) ?? opts.targets[0]!), ...opts.extra, fleet },
+    });
+    let baseline: BaselineDiff | undefined;
+    if (opts.baseline) baseline = diffBaseline(opts.baseline, results);
+    // The report's limiter charts read one node's timeline; several nodes' go to timeline.json, tagged.
+    const history = historyOf(opts.history, results);
+    const { files } = await writeReports(outDir, { results, timeline: horizons.length === 1 ? timeline : [], playwrightReport: playwrightReports.sort()[0], baseline, history: history.runs });
+    history.keep();
+    if (horizons.length > 1) await writeFile(join(outDir, REPORT_FILES.timeline), timelineJson(timeline));
+    return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+

@@ -1,0 +1,110 @@
+// `npm run merge`: runs made elsewhere merge into one report whose summary is the sum of theirs,
+// whose rules roll up over everything, and in which the same run given twice counts once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ResultsFile } from '../../src/results.js';
+import { mergeResults } from '../../src/fleet/merge.js';
+import { fleetOf } from '../../src/fleet/rollup.js';
+import { emptySummary, VERDICTS } from '../../src/verdict.js';
+import { production, staging, check, limiter } from './fixture.js';
+import { k6Results } from '../../load/k6/run.js';
+import { ROOT } from '../safety/support/cli.js';
+
+test('two runs merge: the summary is the sum, rules roll up over both, both deployments named', () => {
+  const a = staging();
+  const b = production();
+  const { results, runs, duplicates } = mergeResults([
+    { source: 'a/results.json', results: a },
+    { source: 'b/results.json', results: b },
+  ]);
+  const sum = emptySummary();
+  for (const v of VERDICTS) sum[v] = a.summary[v] + b.summary[v];
+  assert.deepEqual(results.summary, sum);
+  assert.equal(results.rules['AUTH-01'], 'fail', 'fail in one run fails the rule');
+  assert.equal(results.rules['RL-02'], 'error');
+  assert.equal(results.rules['NFT-01'], 'observed');
+  assert.equal(results.target, 'staging, production');
+  assert.equal(results.startedAt, '2026-01-01T00:00:00.000Z');
+  assert.equal(results.finishedAt, '2026-01-01T00:02:00.000Z');
+  assert.equal(runs.length, 2);
+  assert.deepEqual(duplicates, []);
+  const fleet = fleetOf(results)!;
+  assert.deepEqual(fleet.targets.map((t) => [t.name, t.summary.pass + t.summary.fail + t.summary.error + t.summary.observed]), [
+    ['staging', 4],
+    ['production', 3],
+  ]);
+  // The single run's probes ran on its one horizon node: its RL checks and estimates are that node's.
+  assert.deepEqual(fleet.nodes.map((n) => [n.target, n.name, n.limiter?.limit ?? null]), [
+    ['staging', 'horizon', 101],
+    ['production', 'eu', 101],
+    ['production', 'us', null],
+  ]);
+  assert.equal(fleet.nodes[0]!.summary.pass, 2);
+  assert.equal(results.limiter, null, 'three horizon nodes: estimates per node only');
+});
+
+test('the same run given twice is counted once, and the merge says so', () => {
+  const a = staging();
+  const { results, duplicates } = mergeResults([
+    { source: 'x/results.json', results: a },
+    { source: 'y/results.json', results: structuredClone(a) },
+  ]);
+  assert.deepEqual(results.summary, a.summary);
+  assert.deepEqual(duplicates, [{ source: 'y/results.json', sameRunAs: 'x/results.json' }]);
+  assert.match(String((results.merged as { note: string }).note), /1 input\(s\) repeat a run already merged and were counted once/);
+  assert.deepEqual(results.limiter, a.limiter, 'one horizon node: limiter as in the run');
+});
+
+test('npm run merge: files and folders, duplicates named on stdout, one report written', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-'));
+  mkdirSync(join(dir, 'artifacts/job-a'), { recursive: true });
+  mkdirSync(join(dir, 'artifacts/job-b'), { recursive: true });
+  writeFileSync(join(dir, 'artifacts/job-a/results.json'), JSON.stringify(staging()));
+  writeFileSync(join(dir, 'artifacts/job-b/results.json'), JSON.stringify(production()));
+  writeFileSync(join(dir, 'artifacts/job-b/timeline.json'), '[]');
+  writeFileSync(join(dir, 'artifacts/job-b/other.json'), '{"not":"ours"}');
+  cpSync(join(dir, 'artifacts/job-a/results.json'), join(dir, 'again.json'));
+  const out = join(dir, 'merged');
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts'), join(dir, 'again.json'), '--out', out], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(run.status, 1, `a failing check in a merged run fails the merge: ${run.stderr}`);
+  assert.match(run.stdout, /2 run\(s\) of staging, production/);
+  assert.match(run.stdout, /counted once: .*again\.json is the same run as .*job-a\/results\.json/);
+  const merged = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+  assert.equal(merged.checks.length, 7);
+  for (const f of ['index.html', 'junit.xml']) assert.ok(readFileSync(join(out, f), 'utf8').length > 0);
+  const junit = readFileSync(join(out, 'junit.xml'), 'utf8');
+  assert.match(junit, /name="RL-02 rl-02\.x \[production\/eu\]"/, 'a node\'s test case names its deployment and node');
+  assert.match(junit, /name="RL-02 rl-02\.x \[production\/us\]"/);
+  assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /staging, production/);
+
+  const bad = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts/job-b/other.json')], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  assert.deepEqual(bad.stderr.trim().split('\n'), [`chainprobe merge: ${join(dir, 'artifacts/job-b/other.json')}: not a chainprobe results.json (no tool, target, summary and checks)`]);
+});
+
+test('k6 runners, one per horizon node (CHAINPROBE_NODE_NAME): the merge names each node with its estimates', () => {
+  const runner = (node: string, minute: number, T: number) =>
+    k6Results({
+      name: 'production',
+      node,
+      selection: 'all',
+      startedAt: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString(),
+      finishedAt: new Date(Date.UTC(2026, 0, 1, 0, minute, 12)).toISOString(),
+      outcome: { checks: [check('RL-02', 'pass'), check('RL-10', 'pass')], limiter: limiter(101, T), timeline: [] },
+    });
+  const { results } = mergeResults([
+    { source: 'eu.json', results: runner('horizon-eu-1', 0, 1000) },
+    { source: 'us.json', results: runner('horizon-us-1', 0, 1002) },
+  ]);
+  const fleet = fleetOf(results)!;
+  assert.deepEqual(fleet.targets.map((t) => t.name), ['production']);
+  assert.deepEqual(fleet.nodes.map((n) => [n.name, n.limiter?.emissionIntervalMs, n.summary.pass]), [
+    ['horizon-eu-1', 1000, 2],
+    ['horizon-us-1', 1002, 2],
+  ]);
+  assert.ok(results.checks.every((c) => c.target === 'production' && c.nodeKind === 'horizon'));
+});
