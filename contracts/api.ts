@@ -46,6 +46,22 @@ export interface CallResult {
 
 export const UNEXPECTED_CAUSE = 'a request that expected data';
 
+/**
+ * Origins that let requests time out twice in a row with no answer between: the rest of this
+ * worker's requests there are not sent (a silent node would otherwise cost timeoutMs per form and
+ * per near miss, and the run's time budget with it). Any answer closes the breaker again.
+ */
+const silentOrigins = new Map<string, { timeouts: number; message: string }>();
+const SILENT_AFTER = 2;
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
 export class ApiClient {
   readonly non2xx: Non2xx[] = [];
 
@@ -70,6 +86,9 @@ export class ApiClient {
     let url = spec.url;
     let headers = { ...(spec.headers ?? {}) };
     if (spec.auth) ({ url, headers } = applyForm(spec.auth.form, spec.auth.secret, url, headers));
+    const origin = originOf(url);
+    const silent = silentOrigins.get(origin);
+    if (silent && silent.timeouts >= SILENT_AFTER) throw new CouldNotTest(`${silent.message}; ${origin} gave no answer ${silent.timeouts} times in a row, so not tried again`);
     this.take();
     const sentAt = Date.now();
     try {
@@ -86,11 +105,14 @@ export class ApiClient {
         receivedAt: res.receivedAt,
         purpose: spec.purpose,
       });
+      silentOrigins.delete(origin);
       const result: CallResult = { status: res.status, headers: res.headers, body: res.body, bytes: res.bytes, json: parseJson(res.body), exchange, ok: is2xx(res.status) };
       if (!result.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, exchange, res.body);
       return result;
     } catch (e) {
       if (!(e instanceof HttpFailure)) throw e;
+      if (e.kind === 'timeout' || /TIMEOUT/.test(e.message)) silentOrigins.set(origin, { timeouts: (silentOrigins.get(origin)?.timeouts ?? 0) + 1, message: e.message });
+      else silentOrigins.delete(origin);
       const exchange = this.recorder.record({
         method: spec.method,
         url,

@@ -33,7 +33,7 @@ test('a kind listed as an array is a fleet: every node named and resolved with i
 test('a file without arrays resolves exactly as before (no fleet section)', () => {
   const t = resolveTarget({ nodes: { horizon: horizon(undefined, 'tok') } }, {});
   assert.equal(t.fleet, undefined);
-  assert.deepEqual(t.nodes.horizon, { endpoint: 'http://127.0.0.1:1/h', token: 'tok', customer: 'dedicated', hourlyLimit: 3600, perSecondCap: 20 });
+  assert.deepEqual(t.nodes.horizon, { endpoint: 'http://127.0.0.1:1/h', token: 'tok', customer: 'dedicated', hourlyLimit: 3600, perSecondCap: 20, planAssumed: true });
   assert.deepEqual(nodesOf(t, 'horizon').map((n) => n.name), ['horizon']);
 });
 
