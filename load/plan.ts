@@ -130,7 +130,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
         const last = session.samples[session.samples.length - 1];
         const remaining = last?.rl.remaining ?? last?.rl.limit ?? 100;
         const T = analyze(session.samples, cfg.cap, { quick: true, declaredT: cfg.declaredT }).T ?? { lo: cfg.declaredT, hi: cfg.declaredT };
-        const plan: DrainPlan = { cap: cfg.cap, capBurst: needs.capBurst, exhaust: needs.exhaust, burstExtra: cfg.burstExtra, burstRateFactor: cfg.burstRateFactor, leakMs: T.lo, slack: cfg.drainSlack };
+        const plan: DrainPlan = { cap: cfg.cap, capBurst: needs.capBurst, exhaust: needs.exhaust, burstExtra: cfg.burstExtra, burstRateFactor: cfg.burstRateFactor, leakMs: T.lo, slack: cfg.drainSlack, minGapMs: session.spacing.gapMs };
         const rtt = Math.max(0, ...session.samples.map((s) => s.receivedAt - s.sentAt));
         const shape = drainShape(plan, remaining, rtt);
         const count = shape.burstRequests + shape.underCapRequests;

@@ -95,7 +95,7 @@ export function limiterBlock(a: Analysis, plan: PlanOutcome, engine: Engine, hor
 }
 
 export async function runSuite(input: SuiteInput): Promise<ProbesOutcome> {
-  const session = new Session(input);
+  const session = new Session(input, input.horizon.perSecondCap);
   const cap = input.horizon.perSecondCap;
   const t0 = input.engine.now();
   const declaredT = expectedEmissionIntervalMs(input.horizon.hourlyLimit);

@@ -5,7 +5,7 @@ import type { CheckResult } from '../../src/verdict.js';
 import { mostCertainInWindow, WINDOW_MS } from '../model/cap.js';
 import { forecastAcceptedRun } from '../model/replay.js';
 import type { Sample } from '../session.js';
-import { classOf, fmtT, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
+import { classOf, fmtT, notLimiters, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
 
 /** Retry-After as a non-negative number of seconds (the rule's wording); integers are what HTTP sends. */
 export function retryAfterSeconds(s: Sample): number | undefined {
@@ -23,7 +23,7 @@ export function checkDenialAfterZero(input: CheckInput): CheckResult {
   for (let i = 0; i < a.samples.length - 1; i++) {
     const zero = a.samples[i]!;
     if (!ok(zero) || zero.rl.remaining !== 0 || !a.classes[i]!.underCap) continue;
-    const next = a.samples.slice(i + 1).find((s) => s.status !== undefined && !classOf(input, s)?.capSuspect);
+    const next = a.samples.slice(i + 1).find((s) => s.status !== undefined && !notLimiters(input, s));
     if (!next) continue;
     if (classOf(input, next)?.limiterDenial) instances.push([zero, next]);
     else if (ok(next)) {

@@ -80,13 +80,20 @@ export class NodeEngine implements Engine {
     }
   }
 
-  async send(method: ProbeMethod, scheduledAt?: number): Promise<EngineResponse> {
+  private lastSentAt = -Infinity;
+
+  async send(method: ProbeMethod, scheduledAt?: number, minGapMs = 0): Promise<EngineResponse> {
     const request = { method, url: this.url, headers: { accept: 'application/json' } };
+    // The gap is kept between actual send times: after a late send, the next one waits too.
+    const earliest = this.lastSentAt + minGapMs;
+    while (minGapMs > 0 && this.now() < earliest && !this.aborted) await this.sleepUntil(earliest);
     if (this.aborted) {
       const at = this.now();
       return { sentAt: at, receivedAt: at, headers: {}, error: 'interrupted before sending', request };
     }
     const sentAt = this.now();
+    if (minGapMs > 0 && Number.isFinite(this.lastSentAt)) this.pacingRec.addGap(sentAt - this.lastSentAt, minGapMs);
+    this.lastSentAt = sentAt;
     if (scheduledAt !== undefined) this.pacingRec.add(scheduledAt, sentAt);
     // The pool's timeouts bound the wait for headers and each gap in the body; a whole-request
     // deadline also bounds a server that dribbles its answer (one byte per second never trips a gap).

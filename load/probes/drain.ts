@@ -3,6 +3,7 @@
 // second, the drain goes on under the cap, spaced so that no second can hold more than the cap
 // whatever the network delays, until the limiter's first 429 (RL-06, RL-11).
 import { surelyUnderCap, underCapSpacingMs, WINDOW_MS } from '../model/cap.js';
+import { hasLimiterHeaders, quotaKnownLeft } from '../model/proxy.js';
 import type { Sample, Session } from '../session.js';
 
 export interface DrainPlan {
@@ -18,6 +19,8 @@ export interface DrainPlan {
   leakMs: number;
   /** Requests beyond the forecast (in flight at the first 429, forecast error). */
   slack: number;
+  /** The proxy's learned least spacing, with margin (0: none learned), ms. */
+  minGapMs?: number;
 }
 
 export interface DrainResult {
@@ -35,13 +38,17 @@ export interface DrainResult {
 const rttOf = (s: Sample) => s.receivedAt - s.sentAt;
 
 /**
- * A refusal that surely came from the limiter: fewer than the cap can have arrived in the second
- * before it (counting every request answered so far), or it carries the limiter's headers.
+ * A refusal that ends the drain: it carries the limiter's headers, or it is headerless where the
+ * proxy could not have refused it (quota not known to remain, fewer than the cap in the second
+ * before, no sooner after the last forwarded request than twice the proxy's learned spacing).
  */
-function isLimiterDenial(samples: readonly Sample[], s: Sample, cap: number): boolean {
+function isLimiterDenial(session: Session, s: Sample, cap: number): boolean {
   if (s.status === undefined || (s.status >= 200 && s.status < 300)) return false;
-  if (s.rl.raw.limit !== undefined || s.rl.raw.remaining !== undefined) return true;
-  return surelyUnderCap(samples, samples.indexOf(s), cap);
+  if (hasLimiterHeaders(s)) return true;
+  if (session.proxyMayHaveRefused(s)) return false;
+  const left = quotaKnownLeft(session.samples, s);
+  if (left !== undefined && left > 0) return false;
+  return surelyUnderCap(session.samples, session.samples.indexOf(s), cap);
 }
 
 export interface DrainShape {
@@ -60,7 +67,7 @@ export interface DrainShape {
  */
 export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): DrainShape {
   const rttAllowanceMs = rttMs * 1.25 + 5;
-  const spacingMs = underCapSpacingMs(plan.cap, rttAllowanceMs);
+  const spacingMs = Math.max(underCapSpacingMs(plan.cap, rttAllowanceMs), plan.minGapMs ?? 0);
   const burstRequests = plan.capBurst ? plan.cap + plan.burstExtra : 0;
   const burstMs = plan.capBurst ? burstRequests * (WINDOW_MS / (plan.cap * plan.burstRateFactor)) + WINDOW_MS : 0;
   const left = Math.max(remaining - (plan.capBurst ? plan.cap : 0), 0) + burstMs / plan.leakMs;
@@ -87,7 +94,7 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     for (let i = 0; i < plan.cap + plan.burstExtra; i++) {
       const at = t0 + i * spacing;
       await session.waitUntil(at);
-      pending.push(session.fire('GET', `burst at ${plan.burstRateFactor}x the cap`, at));
+      pending.push(session.fire('GET', `burst at ${plan.burstRateFactor}x the cap`, at, 'burst'));
     }
     result.burst = await Promise.all(pending);
   }
@@ -102,24 +109,30 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   const resumeAt = Math.max(session.now(), (answeredLate[plan.cap - 1] ?? -Infinity) + WINDOW_MS, ...waitedOut) + 5;
   const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
   const leftAtResume = (latest.rl.remaining ?? remaining ?? plan.cap * 5) + (resumeAt - latest.receivedAt) / plan.leakMs;
-  const shape = drainShape({ ...plan, capBurst: false }, leftAtResume, rtt);
+  const shape = drainShape({ ...plan, capBurst: false, minGapMs: session.spacing.gapMs }, leftAtResume, rtt);
   result.spacingMs = shape.spacingMs;
   result.rttAllowanceMs = shape.rttAllowanceMs;
   session.enter('drain: under the cap', resumeAt - session.now() + shape.durationMs);
   const pending: Promise<Sample>[] = [];
   let stop = false;
   // After a stall (a busy machine) the schedule moves on by the delay rather than catching up:
-  // a bunch of late requests could put more than the cap into one second.
-  let shift = 0;
-  for (let i = 0; i < shape.underCapRequests && !stop; i++) {
-    const at = resumeAt + shift + i * result.spacingMs;
+  // a bunch of late requests could put more than the cap into one second. The step never falls
+  // under the proxy's spacing learned so far, and each request it refuses is made up for (they use
+  // no quota), up to the slack.
+  let at = resumeAt;
+  let refused = 0;
+  for (let i = 0; i < shape.underCapRequests + Math.min(refused, plan.slack) && !stop; i++) {
     await session.waitUntil(at);
     if (stop) break;
+    const scheduled = at;
+    const step = Math.max(result.spacingMs, session.spacing.gapMs);
     const late = session.now() - at;
-    if (late > result.spacingMs / 4) shift += late;
+    if (late > step / 4) at += late;
+    at += step;
     pending.push(
-      session.fire('GET', 'drain under the cap', at).then((s) => {
-        if (isLimiterDenial(session.samples, s, plan.cap)) {
+      session.fire('GET', 'drain under the cap', scheduled).then((s) => {
+        if (session.proxyMayHaveRefused(s)) refused++;
+        else if (isLimiterDenial(session, s, plan.cap)) {
           stop = true;
           if (!result.firstDenial || s.seq < result.firstDenial.seq) result.firstDenial = s;
         }
