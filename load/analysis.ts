@@ -10,8 +10,8 @@ import type { Sample } from './session.js';
 
 /**
  * Who answered a refusal. `limiter`: it carries the limiter's headers, or it is headerless where the
- * replay says the bucket is empty and no proxy could have refused it. `proxy`: headerless while the
- * replay says quota remains (RL-13). `either`: headerless where the bucket is empty but the proxy
+ * replay says the bucket may be empty and no proxy could have refused it. `proxy`: headerless while
+ * the replay says quota surely remains (RL-13). `either`: headerless where the bucket is empty but the proxy
  * may have refused it too (over the count cap, or sooner than twice its learned spacing): no rule
  * is judged on it.
  */
@@ -67,18 +67,21 @@ export function classify(samples: readonly Sample[], cap: number): Classified[] 
 }
 
 /**
- * Second look, with the replay: a headerless refusal where the bucket is surely empty is the
- * limiter's (one that strips its headers fails RL-01), unless the proxy may have refused it too.
+ * Second look, with the replay: a headerless refusal is the proxy's only while the replay says quota
+ * surely remains; where the bucket may be empty it is the limiter's (one that strips its headers
+ * fails RL-01), unless the proxy may have refused it too.
  */
 function attribute(classes: Classified[], steps: readonly ReplayStep[], cap: number): SpacingSummary {
   const samples = classes.map((c) => c.sample);
+  // Only refusals while quota surely remained teach the spacing.
   const spacing = summarizeSpacing(samples, cap, (s) => {
-    const c = classes[samples.indexOf(s)]!;
-    return c.capSuspect && c.underCap;
+    const i = samples.indexOf(s);
+    const c = classes[i]!;
+    return c.capSuspect && c.underCap && steps[i]?.prediction.denyPossible === false;
   });
   classes.forEach((c, i) => {
     const p = steps[i]?.prediction;
-    if (c.refusedBy !== 'proxy' || !p || p.acceptPossible) return;
+    if (c.refusedBy !== 'proxy' || !p || !p.denyPossible) return;
     const proxyMay = !c.underCap || (spacing.gapMs > 0 && gapSinceForwarded(samples, c.sample) < 2 * spacing.gapMs);
     c.refusedBy = proxyMay ? 'either' : 'limiter';
     c.capSuspect = false;

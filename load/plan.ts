@@ -8,7 +8,7 @@
 // short by the budget, an abort or a node that does not answer is recorded, and the rules that
 // needed it get `error` with that cause.
 import { analyze } from './analysis.js';
-import { drainShape, runDrain, type DrainPlan, type DrainResult } from './probes/drain.js';
+import { drainShape, rttAllowanceOf, runDrain, type DrainPlan, type DrainResult } from './probes/drain.js';
 import { QUICK_RUN, runDynamics, type DynamicsPlan, type DynamicsResult } from './probes/dynamics.js';
 import { runRecovery, type RecoveryPlan, type RecoveryResult } from './probes/recovery.js';
 import { StopProbe, type Sample, type Session, type StopReason } from './session.js';
@@ -131,7 +131,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
         const remaining = last?.rl.remaining ?? last?.rl.limit ?? 100;
         const T = analyze(session.samples, cfg.cap, { quick: true, declaredT: cfg.declaredT }).T ?? { lo: cfg.declaredT, hi: cfg.declaredT };
         const plan: DrainPlan = { cap: cfg.cap, capBurst: needs.capBurst, exhaust: needs.exhaust, burstExtra: cfg.burstExtra, burstRateFactor: cfg.burstRateFactor, leakMs: T.lo, slack: cfg.drainSlack, minGapMs: session.spacing.gapMs };
-        const rtt = Math.max(0, ...session.samples.map((s) => s.receivedAt - s.sentAt));
+        const rtt = rttAllowanceOf(session.samples);
         const shape = drainShape(plan, remaining, rtt);
         const count = shape.burstRequests + shape.underCapRequests;
         const short = session.env.budget.shortfall(count);

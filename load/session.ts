@@ -148,6 +148,7 @@ export class Session {
     const seq = ++this.seq;
     const planned = scheduledAt ?? this.now();
     const minGapMs = pacing === 'spaced' ? this.spacing.gapMs : 0;
+    this.unanswered.add(seq);
     const p = this.env.engine.send(method, scheduledAt, minGapMs).then((r) => this.toSample(r, seq, phase, purpose, method, planned, pacing));
     this.inFlight.add(p);
     // `then`, not `finally`: the k6 bundles target engines without Promise.prototype.finally.
@@ -186,6 +187,7 @@ export class Session {
   }
 
   private readonly spacingRefused = new WeakSet<Sample>();
+  private readonly unanswered = new Set<number>();
 
   /** Every request still in flight has answered. */
   async settle(): Promise<void> {
@@ -221,8 +223,11 @@ export class Session {
       exchange,
     };
     this.samples.push(sample);
-    // A burst is above the cap on purpose: its refusals say nothing about a least spacing.
-    if (pacing === 'spaced' && this.spacing.observe(this.samples, sample)) this.spacingRefused.add(sample);
+    this.unanswered.delete(seq);
+    // A burst is above the cap on purpose: its refusals say nothing about a least spacing. Nor does
+    // a refusal whose predecessor has not answered yet: its gap after it is unknown.
+    const predecessorsIn = ![...this.unanswered].some((x) => x < seq);
+    if (pacing === 'spaced' && predecessorsIn && this.spacing.observe(this.samples, sample)) this.spacingRefused.add(sample);
     return sample;
   }
 }

@@ -62,7 +62,7 @@ export function checkCap(input: CheckInput): CheckResult {
   const maxRtt = Math.max(0, ...rtts);
   const evidence = {
     expected: `at most ${input.cap} requests accepted in any one second`,
-    actual: { mostAcceptedInOneSecond: w.count, windowMs: Math.round(w.to - w.from), burst: { sent: burst.length, surelyInOneSecond: offered, accepted: burst.filter(ok).length, rateFactor: 'x2 the cap' } },
+    actual: { mostAcceptedInOneSecond: w.count, windowMs: Math.round(w.to - w.from), burst: { sent: burst.length, surelyInOneSecond: offered, accepted: burst.filter(ok).length, rateFactor: 'x2 the cap', placed: drain?.burstPlacement ?? null, underCapBefore: drain?.leadIn.length ?? 0 } },
     tolerance: `an answer counts in a window only if its whole [sent, received] interval lies inside it (allowance = its round trip, at most ${maxRtt.toFixed(1)} ms here)`,
   };
   let f: Finding;
@@ -76,7 +76,7 @@ export function checkCap(input: CheckInput): CheckResult {
   } else if (w.count > input.cap) {
     const members = w.members.map((i) => accepted[i]!);
     f = { verdict: 'fail', message: `${w.count} requests were accepted within ${Math.round(w.to - w.from)} ms, over the cap of ${input.cap} per second`, evidence, samples: [members[0], members[members.length - 1], ...members] };
-  } else f = { verdict: 'pass', message: `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while ${burst.length} were sent at twice the cap`, evidence, samples: burst.slice(0, 2) };
+  } else f = { verdict: 'pass', message: `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while ${burst.length} were sent at twice the cap, ${drain.burstPlacement ?? 'at once'}`, evidence, samples: burst.slice(0, 2) };
   return toCheck(input, 'rl.cap', 'RL-10', f);
 }
 
@@ -87,7 +87,7 @@ export function checkAcceptedBeforeFirst429(input: CheckInput): CheckResult {
   let f: Finding | undefined = noDrain(input);
   if (!f && (!T || a.limit === undefined)) f = { verdict: 'error', message: 'Limit or T could not be estimated, so there is no forecast', evidence: { cause: 'no Limit/T estimate' } };
   if (f) return toCheck(input, 'rl.exhaustion.count', 'RL-11', f);
-  const drained = new Set([...drain!.burst, ...drain!.underCap]);
+  const drained = new Set([...drain!.leadIn, ...drain!.burst, ...drain!.underCap]);
   const reach = a.samples.filter((s) => drained.has(s) && (a.capQuotaUse === 'yes' || !classOf(input, s)?.capSuspect) && s.status !== undefined);
   const firstIdx = a.samples.findIndex((s) => drained.has(s));
   const start = firstIdx > 0 ? a.steps[firstIdx - 1]!.tatAfter : { lo: -Infinity, hi: -Infinity };
