@@ -12,6 +12,7 @@ import { drainShape, rttAllowanceOf, runDrain, type DrainPlan, type DrainResult 
 import { QUICK_RUN, runDynamics, type DynamicsPlan, type DynamicsResult } from './probes/dynamics.js';
 import { runRecovery, type RecoveryPlan, type RecoveryResult } from './probes/recovery.js';
 import { StopProbe, type Sample, type Session, type StopReason } from './session.js';
+import type { SpacingSummary } from './model/proxy.js';
 
 export type PhaseName = 'dynamics' | 'drain' | 'recovery';
 
@@ -73,6 +74,8 @@ export interface PlanOutcome {
   drain?: DrainResult;
   recovery?: RecoveryResult;
   durationMs: number;
+  /** What the proxy's refusals taught the pacing during the run. */
+  spacing?: SpacingSummary;
 }
 
 export interface PhaseNeeds {
@@ -165,6 +168,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
   }
   await session.settle();
   out.durationMs = session.now() - t0;
+  out.spacing = session.spacing.summary();
   return out;
 }
 

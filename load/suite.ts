@@ -90,6 +90,10 @@ export function limiterBlock(a: Analysis, plan: PlanOutcome, engine: Engine, hor
     unknown: [a.limit === undefined ? 'limit' : undefined, est ? undefined : 'emissionIntervalMs'].filter(Boolean),
     engine: engine.name,
     pacing: engine.pacing(),
+    proxyRefusals: a.classes.filter((c) => c.capSuspect).length,
+    proxySpacing: plan.spacing ?? null,
+    bucketAtStart: plan.dynamics?.notFullAtStart ?? 'full',
+    burstPlacement: plan.drain?.burstPlacement ?? null,
     phases: plan.phases.map((p) => ({ ...p, requests: byPhase(p.name) })),
   };
 }

@@ -124,13 +124,18 @@ export function checkCapRejection(input: CheckInput): CheckResult {
     retryAfter: { present: withRetry.length, values: [...new Set(withRetry.map((s) => s.rl.raw.retryAfter))] },
     rateLimitHeaders: { present: withRl.length },
     usedQuota: input.a.capQuotaUse,
+    spacing: input.plan.spacing ?? null,
     contentType: rejected[0]?.exchange.responseHeaders['content-type'],
   };
   const usedQuota = { no: 'did not use quota', yes: 'used quota', undetermined: 'quota use undetermined', 'not-seen': '' }[input.a.capQuotaUse];
+  const spacing = input.plan.spacing;
+  const spaced = spacing && spacing.refusals > 0
+    ? `; it refused ${spacing.refusals} request(s) sent under the cap, as a strict spacing does (widest refused gap ${Math.round(spacing.refusedGapMs ?? 0)} ms): requests were then kept ${Math.round(spacing.gapMs)} ms apart`
+    : '';
   f = rejected.length
     ? {
         verdict: 'observed',
-        message: `over the cap: ${Object.entries(statuses).map(([k, v]) => `${v}x ${k}`).join(', ')}; retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}; ${usedQuota}`,
+        message: `the proxy refused ${rejected.length} request(s): ${Object.entries(statuses).map(([k, v]) => `${v}x ${k}`).join(', ')}; retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}; ${usedQuota}${spaced}`,
         evidence: { observation, window: `${WINDOW_MS} ms` },
         samples: rejected.slice(0, 3),
       }
