@@ -47,7 +47,7 @@ const specs: [string, ChildSpec][] = [
   ...Object.entries(FULL_RUNS).map(([name, options]): [string, ChildSpec] => [name, { options }]),
   ...limiterFaults.map((f): [string, ChildSpec] => [f.name, { options: { ...FAULT_NODE, ...FAULT_NODE_FOR[f.name], faults: [f.name] } }]),
 ];
-const runs = inPool(specs.map(([, spec]) => () => probeInChild(spec)), 8);
+const runs = inPool(specs.map(([, spec]) => () => probeInChild(spec)), 4);
 const runOf = async (name: string): Promise<ProbeRun> => (await runs)[specs.findIndex(([n]) => n === name)]!;
 
 const byRule = (r: ProbeRun) => {
