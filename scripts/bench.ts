@@ -1,5 +1,5 @@
 // `npm run bench` - the benchmarks, written to reports/bench/ (results.json, index.html, table.md).
-//   npm run bench -- [--quick] [--only throughput,pacing,probes,contracts,scale,validation,stability] [--out dir]
+//   npm run bench -- [--quick] [--only throughput,pacing,probes,probe-caps,contracts,scale,validation,stability] [--out dir]
 // --quick: fewer repetitions, shorter runs, no stability section. Exit 0 when every figure that has
 // a target meets it, 1 otherwise, 2 bad usage.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { benchHtml, benchMarkdown, machine, type BenchReport } from './bench/rep
 import { benchThroughput } from './bench/throughput.js';
 import { benchPacing } from './bench/pacing.js';
 import { benchProbes } from './bench/probes.js';
+import { benchProbeCaps } from './bench/probe-caps.js';
 import { benchContracts } from './bench/contracts.js';
 import { benchScale } from './bench/scale.js';
 import { benchValidation } from './bench/validation.js';
@@ -36,6 +37,7 @@ const SECTIONS: readonly Section[] = [
   { key: 'pacing', title: 'Pacing precision', run: (s) => benchPacing(s.quick ? { reps: 1, rates: [20, 50, 200], seconds: { 20: 3, 50: 2, 200: 1.5 } } : { reps: 3, rates: [20, 50, 200], seconds: { 20: 5, 50: 3, 200: 1.5 } }) },
   { key: 'contracts', title: 'Contract run', run: (s) => benchContracts({ reps: s.quick ? 2 : 3, outRoot: s.outRoot }) },
   { key: 'probes', title: 'Probe cost', run: (s) => benchProbes({ reps: s.quick ? 1 : 3, outRoot: s.outRoot, log: s.log }) },
+  { key: 'probe-caps', title: 'Probe cost by cap', run: (s) => benchProbeCaps({ reps: s.quick ? 1 : 3, outRoot: s.outRoot, log: s.log }) },
   { key: 'scale', title: 'Scale', run: (s) => benchScale({ reps: s.quick ? 1 : 3, sizes: [10_000, 100_000] }) },
   {
     key: 'stability',
