@@ -37,13 +37,24 @@ export function gapSinceForwarded(samples: readonly Sample[], s: Sample): number
   return s.sentAt - last;
 }
 
+/**
+ * Time that surely passed at the proxy between the last forwarded request sent before s and s:
+ * s left at sentAt, that one had arrived by its receivedAt. A lower bound on the gap the proxy saw,
+ * so a refusal never teaches a spacing wider than it showed (a late answer would, with send times).
+ */
+export function surelyElapsedSinceForwarded(samples: readonly Sample[], s: Sample): number {
+  let last = -Infinity;
+  for (const x of samples) if (x !== s && x.seq < s.seq && !headerlessRefusal(x)) last = Math.max(last, x.receivedAt);
+  return s.sentAt - last;
+}
+
 /** How far above what the proxy refused the pacing stays: relative, plus a fixed allowance for jitter. */
 export const SPACING_MARGIN = { factor: 1.2, plusMs: 4 } as const;
 
 export interface SpacingSummary {
   /** Refusals the proxy made for spacing (headerless, quota left, fewer than the cap in the second before). */
   refusals: number;
-  /** The widest gap after a forwarded request that the proxy still refused, ms. */
+  /** The widest gap that surely passed after a forwarded request and that the proxy still refused, ms. */
   refusedGapMs?: number;
   /** The least gap the probes keep between sends once the proxy has refused one, ms (0: none learned). */
   gapMs: number;
@@ -65,7 +76,7 @@ export function summarizeSpacing(samples: readonly Sample[], cap: number, spacin
   for (const s of samples) {
     if (!spacingRefusal(s)) continue;
     refusals++;
-    const gap = gapSinceForwarded(samples, s);
+    const gap = surelyElapsedSinceForwarded(samples, s);
     if (Number.isFinite(gap)) refusedGapMs = Math.max(refusedGapMs ?? 0, gap);
   }
   return { refusals, refusedGapMs, gapMs: pacingGapMs(refusedGapMs, cap) };
@@ -95,7 +106,7 @@ export class ProxySpacing {
     const sentBefore = samples.filter((x) => x !== s && !headerlessRefusal(x) && x.sentAt > s.receivedAt - 1000 && x.sentAt <= s.sentAt).length;
     if (sentBefore >= this.cap) return false;
     this.refusals++;
-    const gap = gapSinceForwarded(samples, s);
+    const gap = surelyElapsedSinceForwarded(samples, s);
     if (Number.isFinite(gap)) this.refusedGapMs = Math.max(this.refusedGapMs ?? 0, gap);
     return true;
   }

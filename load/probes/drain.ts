@@ -44,12 +44,13 @@ export interface DrainResult {
 const rttOf = (s: Sample) => s.receivedAt - s.sentAt;
 
 /**
- * The round trip the under-cap spacing allows for: a high percentile, not the maximum, so that one
- * answer stalled by a busy machine does not slow the whole drain (a request that did arrive too
- * close to others is not counted as surely under the cap: the analysis judges the real spans).
+ * The round trip the under-cap spacing allows for: the median, not the maximum, so that answers
+ * stalled by a busy machine do not slow the whole drain. A request that did arrive too close to
+ * others is not counted as surely under the cap: the analysis judges the real spans, and the
+ * limiter's refusals are told apart by their headers.
  */
 export function rttAllowanceOf(samples: readonly Sample[]): number {
-  return percentile(samples.map(rttOf).sort((a, b) => a - b), 90);
+  return percentile(samples.map(rttOf).sort((a, b) => a - b), 50);
 }
 
 /**
