@@ -183,7 +183,9 @@ export class Session {
   /** A headerless refusal the proxy may have made (see sendToLimiter). */
   proxyMayHaveRefused(s: Sample): boolean {
     if (!headerlessRefusal(s)) return false;
-    return this.spacingRefused.has(s) || (this.spacing.gapMs > 0 && gapSinceForwarded(this.samples, s) < 2 * this.spacing.gapMs);
+    // Before any limiter answer nothing says the bucket is empty: a headerless refusal then is no evidence either way.
+    const nothingKnown = !this.samples.some((x) => x !== s && x.rl.remaining !== undefined);
+    return nothingKnown || this.spacingRefused.has(s) || (this.spacing.gapMs > 0 && gapSinceForwarded(this.samples, s) < 2 * this.spacing.gapMs);
   }
 
   private readonly spacingRefused = new WeakSet<Sample>();
