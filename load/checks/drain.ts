@@ -88,7 +88,8 @@ export function checkAcceptedBeforeFirst429(input: CheckInput): CheckResult {
   if (!f && (!T || a.limit === undefined)) f = { verdict: 'error', message: 'Limit or T could not be estimated, so there is no forecast', evidence: { cause: 'no Limit/T estimate' } };
   if (f) return toCheck(input, 'rl.exhaustion.count', 'RL-11', f);
   const drained = new Set([...drain!.leadIn, ...drain!.burst, ...drain!.underCap]);
-  const reach = a.samples.filter((s) => drained.has(s) && (a.capQuotaUse === 'yes' || !classOf(input, s)?.capSuspect) && s.status !== undefined);
+  // Refusals the proxy made, or may have made where the bucket may be empty, did not reach the limiter as far as anyone can tell.
+  const reach = a.samples.filter((s) => drained.has(s) && (a.capQuotaUse === 'yes' ? classOf(input, s)?.refusedBy !== 'either' : !notLimiters(input, s)) && s.status !== undefined);
   const firstIdx = a.samples.findIndex((s) => drained.has(s));
   const start = firstIdx > 0 ? a.steps[firstIdx - 1]!.tatAfter : { lo: -Infinity, hi: -Infinity };
   const rtts = reach.map((s) => s.receivedAt - s.sentAt).sort((x, y) => x - y);
