@@ -184,7 +184,8 @@ export class Session {
   proxyMayHaveRefused(s: Sample): boolean {
     if (!headerlessRefusal(s)) return false;
     // Before any limiter answer nothing says the bucket is empty: a headerless refusal then is no evidence either way.
-    const nothingKnown = !this.samples.some((x) => x !== s && x.rl.remaining !== undefined);
+    // (Only for the statuses a cap answers with: a 401 is the token's, not a proxy's cap.)
+    const nothingKnown = (s.status === 429 || s.status === 503) && !this.samples.some((x) => x !== s && x.rl.remaining !== undefined);
     return nothingKnown || this.spacingRefused.has(s) || (this.spacing.gapMs > 0 && gapSinceForwarded(this.samples, s) < 2 * this.spacing.gapMs);
   }
 
