@@ -57,6 +57,7 @@ export async function benchProbeCaps(s: ProbeCapSettings): Promise<Figure[]> {
       figures.push(
         figure({ id: `probe-caps.${cap.key}.time-ratio`, group, label: 'probe time / minimum', unit: 'x', values: l.map((x) => x.durationMs / 1000 / min.seconds), target: { op: '<=', value: 1.3 }, note: `${min.formula}; ${verdicts}`, details: { durationMs: l.map((x) => x.durationMs) } }),
         figure({ id: `probe-caps.${cap.key}.requests`, group, label: 'requests sent', unit: 'req', values: sent, target: { op: '<=', value: min.limit + 30 }, note: `Limit ${min.limit}; target Limit + 30; of them refused by the proxy: ${refused.join(', ')}` }),
+        figure({ id: `probe-caps.${cap.key}.requests-to-limiter`, group, label: 'requests that reached the limiter (sent less those the proxy refused)', unit: 'req', values: sent.map((n, i) => n - refused[i]!), target: { op: '<=', value: min.limit + 30 }, note: 'the quota the run cost; proxy refusals use none' }),
         figure({ id: `probe-caps.${cap.key}.requests-ratio`, group, label: 'requests / minimum', unit: 'x', values: sent.map((n) => n / min.requests), note: min.formula }),
       );
       if (gaps.some((g) => g)) {
