@@ -3,7 +3,7 @@
 // second, the drain goes on under the cap, spaced so that no second can hold more than the cap
 // whatever the network delays, until the limiter's first 429 (RL-06, RL-11).
 import { mostCertainInWindow, surelyUnderCap, underCapSpacingMs, WINDOW_MS } from '../model/cap.js';
-import { hasLimiterHeaders, quotaKnownLeft } from '../model/proxy.js';
+import { hasLimiterHeaders, headerlessRefusal, quotaKnownLeft } from '../model/proxy.js';
 import { percentile } from '../engine/stats.js';
 import { nextBoundary, serverClockOffset } from '../model/clock.js';
 import type { Sample, Session } from '../session.js';
@@ -184,7 +184,8 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   const rtt = rttAllowanceOf(session.samples);
   // A request sent at t can only be refused for requests answered after t - W: resume once fewer
   // than the cap are. The burst leaves the window faster than the drain fills it.
-  const answeredLate = session.samples.map((s) => s.receivedAt).sort((x, y) => y - x);
+  // Only forwarded requests count: a cap counts what it let through, not what it refused.
+  const answeredLate = session.samples.filter((s) => !headerlessRefusal(s)).map((s) => s.receivedAt).sort((x, y) => y - x);
   // A refusal's retry-after (the proxy's 429s to the burst say 1 s) is waited out too.
   const waitedOut = session.samples.map((s) => (s.status !== undefined && s.status >= 300 && s.rl.retryAfter !== undefined ? s.receivedAt + s.rl.retryAfter * 1000 : -Infinity));
   const resumeAt = Math.max(session.now(), (answeredLate[plan.cap - 1] ?? -Infinity) + WINDOW_MS, ...waitedOut) + 5;
