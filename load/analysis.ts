@@ -2,7 +2,7 @@
 // per-second cap, the parameters estimated from the headers, and the replay with those parameters.
 // Used online (to time the recovery probes) and once at the end (for every verdict).
 import { surelyUnderCap } from './model/cap.js';
-import { gapSinceForwarded, hasLimiterHeaders, summarizeSpacing, type SpacingSummary } from './model/proxy.js';
+import { hasLimiterHeaders, summarizeSpacing, surelyElapsedSinceForwarded, type SpacingSummary } from './model/proxy.js';
 import { estimateEmissionInterval, estimateLimit, type EmissionEstimate } from './model/estimate.js';
 import { type Interval } from './model/gcra.js';
 import { replay, type LimiterOutcome, type ReplayInput, type ReplayStep } from './model/replay.js';
@@ -82,7 +82,8 @@ function attribute(classes: Classified[], steps: readonly ReplayStep[], cap: num
   classes.forEach((c, i) => {
     const p = steps[i]?.prediction;
     if (c.refusedBy !== 'proxy' || !p || !p.denyPossible) return;
-    const proxyMay = !c.underCap || (spacing.gapMs > 0 && gapSinceForwarded(samples, c.sample) < 2 * spacing.gapMs);
+    // The least gap the proxy can have seen: sent after the last forwarded request's answer at the latest.
+    const proxyMay = !c.underCap || (spacing.gapMs > 0 && surelyElapsedSinceForwarded(samples, c.sample) < 2 * spacing.gapMs);
     c.refusedBy = proxyMay ? 'either' : 'limiter';
     c.capSuspect = false;
     c.limiterDenial = c.refusedBy === 'limiter' && c.sample.status === 429;

@@ -3,7 +3,7 @@
 // an abort or once the budget is spent: those stop the running phase with a StopProbe.
 import type { Exchange, ExchangeInput } from '../src/record/recorder.js';
 import type { Engine, EngineResponse, ProbeMethod } from './engine/types.js';
-import { gapSinceForwarded, headerlessRefusal, ProxySpacing } from './model/proxy.js';
+import { gapSinceForwarded, headerlessRefusal, ProxySpacing, surelyElapsedSinceForwarded } from './model/proxy.js';
 
 /** Why a phase stopped early: the run's budget, an abort, or a node that gave no usable answer. */
 export type StopReason = 'budget' | 'interrupted' | 'network' | 'refused';
@@ -167,7 +167,8 @@ export class Session {
 
   /**
    * Like send, but a request the proxy may have refused (a headerless refusal while quota was left,
-   * or sooner after the last forwarded request than twice the learned spacing) is sent again after
+   * or possibly sooner at the proxy after the last forwarded request than twice the learned spacing:
+   * sent less than that after its answer) is sent again after
    * the wider gap, up to PROXY_RETRIES times: a probe that must reach the limiter does. Every try is
    * recorded and judged; the answer returned is the last.
    */
@@ -186,7 +187,7 @@ export class Session {
     // Before any limiter answer nothing says the bucket is empty: a headerless refusal then is no evidence either way.
     // (Only for the statuses a cap answers with: a 401 is the token's, not a proxy's cap.)
     const nothingKnown = (s.status === 429 || s.status === 503) && !this.samples.some((x) => x !== s && x.rl.remaining !== undefined);
-    return nothingKnown || this.spacingRefused.has(s) || (this.spacing.gapMs > 0 && gapSinceForwarded(this.samples, s) < 2 * this.spacing.gapMs);
+    return nothingKnown || this.spacingRefused.has(s) || (this.spacing.gapMs > 0 && surelyElapsedSinceForwarded(this.samples, s) < 2 * this.spacing.gapMs);
   }
 
   private readonly spacingRefused = new WeakSet<Sample>();
