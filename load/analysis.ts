@@ -2,21 +2,32 @@
 // per-second cap, the parameters estimated from the headers, and the replay with those parameters.
 // Used online (to time the recovery probes) and once at the end (for every verdict).
 import { surelyUnderCap } from './model/cap.js';
+import { hasLimiterHeaders, summarizeSpacing, surelyElapsedSinceForwarded, type SpacingSummary } from './model/proxy.js';
 import { estimateEmissionInterval, estimateLimit, type EmissionEstimate } from './model/estimate.js';
 import { type Interval } from './model/gcra.js';
 import { replay, type LimiterOutcome, type ReplayInput, type ReplayStep } from './model/replay.js';
 import type { Sample } from './session.js';
 
+/**
+ * Who answered a refusal. `limiter`: it carries the limiter's headers, or it is headerless where the
+ * replay says the bucket may be empty and no proxy could have refused it. `proxy`: headerless while
+ * the replay says quota surely remains (RL-13). `either`: headerless where the bucket is empty but the proxy
+ * may have refused it too (over the count cap, or sooner than twice its learned spacing): no rule
+ * is judged on it.
+ */
+export type RefusedBy = 'limiter' | 'proxy' | 'either';
+
 export interface Classified {
   sample: Sample;
-  /** Fewer than the cap can have arrived in the second before it: no cap refused it. */
+  /** Fewer than the cap can have arrived in the second before it: no count cap refused it. */
   underCap: boolean;
-  /** A non-2xx answer that may come from the cap rather than the limiter. */
+  /** A non-2xx answer attributed to the proxy: RL-13, never a limiter rule. */
   capSuspect: boolean;
   /** 2xx. */
   accepted: boolean;
-  /** The limiter's 429: a 429 while surely under the cap. */
+  /** The limiter's 429. */
   limiterDenial: boolean;
+  refusedBy?: RefusedBy;
 }
 
 export type CapQuotaUse = 'no' | 'yes' | 'undetermined' | 'not-seen';
@@ -35,26 +46,49 @@ export interface Analysis {
   T?: Interval;
   Tsource?: 'estimate' | 'declared';
   capQuotaUse: CapQuotaUse;
+  /** What the proxy's refusals said about a least spacing between forwarded requests. */
+  spacing?: SpacingSummary;
   inputs: ReplayInput[];
   steps: ReplayStep[];
 }
 
 const is2xx = (s: Sample) => s.status !== undefined && s.status >= 200 && s.status < 300;
 
+/** First look, before any replay: the limiter's headers decide; a headerless refusal counts as the proxy's. */
 export function classify(samples: readonly Sample[], cap: number): Classified[] {
   const spans = samples.map((s) => ({ sentAt: s.sentAt, receivedAt: s.receivedAt }));
   return samples.map((sample, i) => {
     const underCap = surelyUnderCap(spans, i, cap);
     const answered = sample.status !== undefined;
     const accepted = is2xx(sample);
-    return {
-      sample,
-      underCap,
-      accepted,
-      capSuspect: answered && !accepted && !underCap,
-      limiterDenial: answered && sample.status === 429 && underCap,
-    };
+    const refusedBy: RefusedBy | undefined = !answered || accepted ? undefined : hasLimiterHeaders(sample) ? 'limiter' : 'proxy';
+    return { sample, underCap, accepted, refusedBy, capSuspect: refusedBy === 'proxy', limiterDenial: refusedBy === 'limiter' && sample.status === 429 };
   });
+}
+
+/**
+ * Second look, with the replay: a headerless refusal is the proxy's only while the replay says quota
+ * surely remains; where the bucket may be empty it is the limiter's (one that strips its headers
+ * fails RL-01), unless the proxy may have refused it too.
+ */
+function attribute(classes: Classified[], steps: readonly ReplayStep[], cap: number): SpacingSummary {
+  const samples = classes.map((c) => c.sample);
+  // Only refusals while quota surely remained teach the spacing.
+  const spacing = summarizeSpacing(samples, cap, (s) => {
+    const i = samples.indexOf(s);
+    const c = classes[i]!;
+    return c.capSuspect && c.underCap && steps[i]?.prediction.denyPossible === false;
+  });
+  classes.forEach((c, i) => {
+    const p = steps[i]?.prediction;
+    if (c.refusedBy !== 'proxy' || !p || !p.denyPossible) return;
+    // The least gap the proxy can have seen: sent after the last forwarded request's answer at the latest.
+    const proxyMay = !c.underCap || (spacing.gapMs > 0 && surelyElapsedSinceForwarded(samples, c.sample) < 2 * spacing.gapMs);
+    c.refusedBy = proxyMay ? 'either' : 'limiter';
+    c.capSuspect = false;
+    c.limiterDenial = c.refusedBy === 'limiter' && c.sample.status === 429;
+  });
+  return spacing;
 }
 
 function inputsOf(classes: readonly Classified[], capConsumes: boolean): ReplayInput[] {
@@ -64,6 +98,8 @@ function inputsOf(classes: readonly Classified[], capConsumes: boolean): ReplayI
     if (c.accepted) outcome = 'accepted';
     else if (c.limiterDenial) outcome = 'denied';
     else if (c.capSuspect) outcome = capConsumes ? 'counted' : 'bypassed';
+    // Headerless where the bucket is empty: used no quota whoever refused it.
+    else if (c.refusedBy === 'either' || c.refusedBy === 'limiter') outcome = 'bypassed';
     else outcome = 'unknown';
     return { sentAt: s.sentAt, receivedAt: s.receivedAt, outcome, remaining: s.rl.remaining, reset: s.rl.reset, retryAfter: s.rl.retryAfter };
   });
@@ -109,7 +145,14 @@ export function analyze(unordered: readonly Sample[], cap: number, opts: Analyze
     out.T = { lo: opts.declaredT, hi: opts.declaredT };
     out.Tsource = 'declared';
   }
-  if (out.T) out.steps = replay(out.inputs, { limit, T: out.T, start });
+  if (out.T) {
+    out.steps = replay(out.inputs, { limit, T: out.T, start });
+    if (classes.some((c) => c.capSuspect)) {
+      out.spacing = attribute(classes, out.steps, cap);
+      out.inputs = inputsOf(classes, out.capQuotaUse === 'yes');
+      out.steps = replay(out.inputs, { limit, T: out.T, start });
+    }
+  }
   return out;
 }
 

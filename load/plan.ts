@@ -8,10 +8,11 @@
 // short by the budget, an abort or a node that does not answer is recorded, and the rules that
 // needed it get `error` with that cause.
 import { analyze } from './analysis.js';
-import { drainShape, runDrain, type DrainPlan, type DrainResult } from './probes/drain.js';
+import { drainShape, rttAllowanceOf, runDrain, type DrainPlan, type DrainResult } from './probes/drain.js';
 import { QUICK_RUN, runDynamics, type DynamicsPlan, type DynamicsResult } from './probes/dynamics.js';
 import { runRecovery, type RecoveryPlan, type RecoveryResult } from './probes/recovery.js';
 import { StopProbe, type Sample, type Session, type StopReason } from './session.js';
+import type { SpacingSummary } from './model/proxy.js';
 
 export type PhaseName = 'dynamics' | 'drain' | 'recovery';
 
@@ -73,6 +74,8 @@ export interface PlanOutcome {
   drain?: DrainResult;
   recovery?: RecoveryResult;
   durationMs: number;
+  /** What the proxy's refusals taught the pacing during the run. */
+  spacing?: SpacingSummary;
 }
 
 export interface PhaseNeeds {
@@ -130,8 +133,8 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
         const last = session.samples[session.samples.length - 1];
         const remaining = last?.rl.remaining ?? last?.rl.limit ?? 100;
         const T = analyze(session.samples, cfg.cap, { quick: true, declaredT: cfg.declaredT }).T ?? { lo: cfg.declaredT, hi: cfg.declaredT };
-        const plan: DrainPlan = { cap: cfg.cap, capBurst: needs.capBurst, exhaust: needs.exhaust, burstExtra: cfg.burstExtra, burstRateFactor: cfg.burstRateFactor, leakMs: T.lo, slack: cfg.drainSlack };
-        const rtt = Math.max(0, ...session.samples.map((s) => s.receivedAt - s.sentAt));
+        const plan: DrainPlan = { cap: cfg.cap, capBurst: needs.capBurst, exhaust: needs.exhaust, burstExtra: cfg.burstExtra, burstRateFactor: cfg.burstRateFactor, leakMs: T.lo, slack: cfg.drainSlack, minGapMs: session.spacing.gapMs };
+        const rtt = rttAllowanceOf(session.samples);
         const shape = drainShape(plan, remaining, rtt);
         const count = shape.burstRequests + shape.underCapRequests;
         const short = session.env.budget.shortfall(count);
@@ -165,6 +168,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
   }
   await session.settle();
   out.durationMs = session.now() - t0;
+  out.spacing = session.spacing.summary();
   return out;
 }
 

@@ -3,6 +3,7 @@
 // an abort or once the budget is spent: those stop the running phase with a StopProbe.
 import type { Exchange, ExchangeInput } from '../src/record/recorder.js';
 import type { Engine, EngineResponse, ProbeMethod } from './engine/types.js';
+import { gapSinceForwarded, headerlessRefusal, ProxySpacing, surelyElapsedSinceForwarded } from './model/proxy.js';
 
 /** Why a phase stopped early: the run's budget, an abort, or a node that gave no usable answer. */
 export type StopReason = 'budget' | 'interrupted' | 'network' | 'refused';
@@ -87,13 +88,26 @@ export interface Sample {
   exchange: Exchange;
 }
 
+/** How a request is paced: `spaced` keeps the proxy's learned least gap after the previous send (the default); `burst` does not. */
+export type Pacing = 'spaced' | 'burst';
+
+/** Tries of one probe request the proxy refused for spacing (each after a wider gap). */
+export const PROXY_RETRIES = 3;
+
 export class Session {
   readonly samples: Sample[] = [];
+  /** What the proxy's refusals have taught about its spacing (every sample feeds it). */
+  readonly spacing: ProxySpacing;
   private phase = 'start';
   private seq = 0;
   private inFlight = new Set<Promise<Sample>>();
 
-  constructor(readonly env: SessionEnv) {}
+  constructor(
+    readonly env: SessionEnv,
+    cap = 20,
+  ) {
+    this.spacing = new ProxySpacing(cap);
+  }
 
   now(): number {
     return this.env.engine.now();
@@ -123,7 +137,7 @@ export class Session {
   }
 
   /** Claims the budget and sends now; resolves when the answer is in. */
-  fire(method: ProbeMethod, purpose: string, scheduledAt?: number): Promise<Sample> {
+  fire(method: ProbeMethod, purpose: string, scheduledAt?: number, pacing: Pacing = 'spaced'): Promise<Sample> {
     this.checkAbort();
     try {
       this.env.budget.take();
@@ -133,7 +147,9 @@ export class Session {
     const phase = this.phase;
     const seq = ++this.seq;
     const planned = scheduledAt ?? this.now();
-    const p = this.env.engine.send(method, scheduledAt).then((r) => this.toSample(r, seq, phase, purpose, method, planned));
+    const minGapMs = pacing === 'spaced' ? this.spacing.gapMs : 0;
+    this.unanswered.add(seq);
+    const p = this.env.engine.send(method, scheduledAt, minGapMs).then((r) => this.toSample(r, seq, phase, purpose, method, planned, pacing));
     this.inFlight.add(p);
     // `then`, not `finally`: the k6 bundles target engines without Promise.prototype.finally.
     const forget = () => void this.inFlight.delete(p);
@@ -149,12 +165,40 @@ export class Session {
     return this.fire(method, purpose, planned);
   }
 
+  /**
+   * Like send, but a request the proxy may have refused (a headerless refusal while quota was left,
+   * or possibly sooner at the proxy after the last forwarded request than twice the learned spacing:
+   * sent less than that after its answer) is sent again after
+   * the wider gap, up to PROXY_RETRIES times: a probe that must reach the limiter does. Every try is
+   * recorded and judged; the answer returned is the last.
+   */
+  async sendToLimiter(method: ProbeMethod, purpose: string, at?: number): Promise<Sample> {
+    let s = await this.send(method, purpose, at);
+    for (let i = 0; i < PROXY_RETRIES && this.proxyMayHaveRefused(s); i++) {
+      this.env.progress(`${this.phase}: the proxy refused a request ${Math.round(gapSinceForwarded(this.samples, s))} ms after the last one; again ${Math.round(this.spacing.gapMs)} ms apart`, undefined, this.requestsSent);
+      s = await this.send(method, `${purpose} (again: the proxy refused it)`);
+    }
+    return s;
+  }
+
+  /** A headerless refusal the proxy may have made (see sendToLimiter). */
+  proxyMayHaveRefused(s: Sample): boolean {
+    if (!headerlessRefusal(s)) return false;
+    // Before any limiter answer nothing says the bucket is empty: a headerless refusal then is no evidence either way.
+    // (Only for the statuses a cap answers with: a 401 is the token's, not a proxy's cap.)
+    const nothingKnown = (s.status === 429 || s.status === 503) && !this.samples.some((x) => x !== s && x.rl.remaining !== undefined);
+    return nothingKnown || this.spacingRefused.has(s) || (this.spacing.gapMs > 0 && surelyElapsedSinceForwarded(this.samples, s) < 2 * this.spacing.gapMs);
+  }
+
+  private readonly spacingRefused = new WeakSet<Sample>();
+  private readonly unanswered = new Set<number>();
+
   /** Every request still in flight has answered. */
   async settle(): Promise<void> {
     await Promise.all([...this.inFlight].map((p) => p.then(noop, noop)));
   }
 
-  private toSample(r: EngineResponse, seq: number, phase: string, purpose: string, method: ProbeMethod, scheduledAt: number): Sample {
+  private toSample(r: EngineResponse, seq: number, phase: string, purpose: string, method: ProbeMethod, scheduledAt: number, pacing: Pacing): Sample {
     const epoch = this.env.engine.epochMs;
     const exchange = this.env.record({
       method,
@@ -183,6 +227,11 @@ export class Session {
       exchange,
     };
     this.samples.push(sample);
+    this.unanswered.delete(seq);
+    // A burst is above the cap on purpose: its refusals say nothing about a least spacing. Nor does
+    // a refusal whose predecessor has not answered yet: its gap after it is unknown.
+    const predecessorsIn = ![...this.unanswered].some((x) => x < seq);
+    if (pacing === 'spaced' && predecessorsIn && this.spacing.observe(this.samples, sample)) this.spacingRefused.add(sample);
     return sample;
   }
 }

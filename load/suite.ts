@@ -91,12 +91,16 @@ export function limiterBlock(a: Analysis, plan: PlanOutcome, engine: Engine, hor
     unknown: [a.limit === undefined ? 'limit' : undefined, est ? undefined : 'emissionIntervalMs'].filter(Boolean),
     engine: engine.name,
     pacing: engine.pacing(),
+    proxyRefusals: a.classes.filter((c) => c.capSuspect).length,
+    proxySpacing: plan.spacing ?? null,
+    bucketAtStart: plan.dynamics?.notFullAtStart ?? 'full',
+    burstPlacement: plan.drain?.burstPlacement ?? null,
     phases: plan.phases.map((p) => ({ ...p, requests: byPhase(p.name) })),
   };
 }
 
 export async function runSuite(input: SuiteInput): Promise<ProbesOutcome> {
-  const session = new Session(input);
+  const session = new Session(input, input.horizon.perSecondCap);
   const cap = input.horizon.perSecondCap;
   const t0 = input.engine.now();
   const declaredT = expectedEmissionIntervalMs(input.horizon.hourlyLimit);

@@ -2,6 +2,7 @@
 // breaks a rule), as data: start-up validates names against it and `--list-variants` prints it.
 import { API_VARIANTS, type ApiVariant } from './api/variants.js';
 import { CAP_503_VARIANT } from './nodes/horizon.js';
+import { CAP_STRICT_SPACING_VARIANT } from './limiter/cap.js';
 
 export type VariantDef = ApiVariant;
 
@@ -9,6 +10,7 @@ export const VARIANTS: readonly VariantDef[] = [
   ...API_VARIANTS,
   { name: 'chainb-query-only', rule: 'NAUTH-04', description: 'chain B REST paths accept only the auth query (default: Bearer and X-Auth-Token too)' },
   { name: CAP_503_VARIANT, rule: 'RL-13', description: 'the per-second cap answers 503 instead of 429' },
+  { name: CAP_STRICT_SPACING_VARIANT, rule: 'RL-13', description: 'the per-second cap spaces requests strictly like nginx limit_req without burst: one per 50 ms, a request sooner after the last forwarded one is refused' },
 ];
 
 export function isVariant(name: string): boolean {

@@ -11,6 +11,7 @@ import { benchHtml, benchMarkdown, machine, type BenchReport } from './bench/rep
 import { benchThroughput } from './bench/throughput.js';
 import { benchPacing } from './bench/pacing.js';
 import { benchProbes } from './bench/probes.js';
+import { benchProbeCaps } from './bench/probe-caps.js';
 import { benchContracts } from './bench/contracts.js';
 import { benchScale } from './bench/scale.js';
 import { benchValidation } from './bench/validation.js';
@@ -36,6 +37,7 @@ const SECTIONS: readonly Section[] = [
   { key: 'pacing', title: 'Pacing precision', run: (s) => benchPacing(s.quick ? { reps: 1, rates: [20, 50, 200], seconds: { 20: 3, 50: 2, 200: 1.5 } } : { reps: 3, rates: [20, 50, 200], seconds: { 20: 5, 50: 3, 200: 1.5 } }) },
   { key: 'contracts', title: 'Contract run', run: (s) => benchContracts({ reps: s.quick ? 2 : 3, outRoot: s.outRoot }) },
   { key: 'probes', title: 'Probe cost', run: (s) => benchProbes({ reps: s.quick ? 1 : 3, outRoot: s.outRoot, log: s.log }) },
+  { key: 'probe-caps', title: 'Probe cost by cap', run: (s) => benchProbeCaps({ reps: s.quick ? 1 : 3, outRoot: s.outRoot, log: s.log }) },
   { key: 'fleet', title: 'Fleet probes', run: (s) => benchFleet({ reps: s.quick ? 1 : 3, nodes: 10, outRoot: s.outRoot, log: s.log }) },
   { key: 'merge', title: 'Merge', run: (s) => benchMerge({ reps: s.quick ? 1 : 3, files: 100, outRoot: s.outRoot }) },
   { key: 'scale', title: 'Scale', run: (s) => benchScale({ reps: s.quick ? 1 : 3, sizes: [10_000, 100_000] }) },

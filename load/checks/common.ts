@@ -37,6 +37,12 @@ export function classOf(input: CheckInput, s: Sample): Classified | undefined {
   return i >= 0 ? input.a.classes[i] : undefined;
 }
 
+/** A refusal the proxy made or may have made: evidence for RL-13 only, never for a limiter rule. */
+export const notLimiters = (input: CheckInput, s: Sample): boolean => {
+  const by = classOf(input, s)?.refusedBy;
+  return by === 'proxy' || by === 'either';
+};
+
 /** One timeline row for evidence: times relative to the run's start, the headers, the prediction. */
 export function row(input: CheckInput, s: Sample): Record<string, unknown> {
   const step = stepOf(input, s);

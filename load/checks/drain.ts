@@ -5,7 +5,7 @@ import type { CheckResult } from '../../src/verdict.js';
 import { mostCertainInWindow, WINDOW_MS } from '../model/cap.js';
 import { forecastAcceptedRun } from '../model/replay.js';
 import type { Sample } from '../session.js';
-import { classOf, fmtT, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
+import { classOf, fmtT, notLimiters, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
 
 /** Retry-After as a non-negative number of seconds (the rule's wording); integers are what HTTP sends. */
 export function retryAfterSeconds(s: Sample): number | undefined {
@@ -23,7 +23,7 @@ export function checkDenialAfterZero(input: CheckInput): CheckResult {
   for (let i = 0; i < a.samples.length - 1; i++) {
     const zero = a.samples[i]!;
     if (!ok(zero) || zero.rl.remaining !== 0 || !a.classes[i]!.underCap) continue;
-    const next = a.samples.slice(i + 1).find((s) => s.status !== undefined && !classOf(input, s)?.capSuspect);
+    const next = a.samples.slice(i + 1).find((s) => s.status !== undefined && !notLimiters(input, s));
     if (!next) continue;
     if (classOf(input, next)?.limiterDenial) instances.push([zero, next]);
     else if (ok(next)) {
@@ -62,7 +62,7 @@ export function checkCap(input: CheckInput): CheckResult {
   const maxRtt = Math.max(0, ...rtts);
   const evidence = {
     expected: `at most ${input.cap} requests accepted in any one second`,
-    actual: { mostAcceptedInOneSecond: w.count, windowMs: Math.round(w.to - w.from), burst: { sent: burst.length, surelyInOneSecond: offered, accepted: burst.filter(ok).length, rateFactor: 'x2 the cap' } },
+    actual: { mostAcceptedInOneSecond: w.count, windowMs: Math.round(w.to - w.from), burst: { sent: burst.length, surelyInOneSecond: offered, accepted: burst.filter(ok).length, rateFactor: 'x2 the cap', placed: drain?.burstPlacement ?? null, underCapBefore: drain?.leadIn.length ?? 0 } },
     tolerance: `an answer counts in a window only if its whole [sent, received] interval lies inside it (allowance = its round trip, at most ${maxRtt.toFixed(1)} ms here)`,
   };
   let f: Finding;
@@ -76,7 +76,7 @@ export function checkCap(input: CheckInput): CheckResult {
   } else if (w.count > input.cap) {
     const members = w.members.map((i) => accepted[i]!);
     f = { verdict: 'fail', message: `${w.count} requests were accepted within ${Math.round(w.to - w.from)} ms, over the cap of ${input.cap} per second`, evidence, samples: [members[0], members[members.length - 1], ...members] };
-  } else f = { verdict: 'pass', message: `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while ${burst.length} were sent at twice the cap`, evidence, samples: burst.slice(0, 2) };
+  } else f = { verdict: 'pass', message: `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while ${burst.length} were sent at twice the cap, ${drain.burstPlacement ?? 'at once'}`, evidence, samples: burst.slice(0, 2) };
   return toCheck(input, 'rl.cap', 'RL-10', f);
 }
 
@@ -87,8 +87,9 @@ export function checkAcceptedBeforeFirst429(input: CheckInput): CheckResult {
   let f: Finding | undefined = noDrain(input);
   if (!f && (!T || a.limit === undefined)) f = { verdict: 'error', message: 'Limit or T could not be estimated, so there is no forecast', evidence: { cause: 'no Limit/T estimate' } };
   if (f) return toCheck(input, 'rl.exhaustion.count', 'RL-11', f);
-  const drained = new Set([...drain!.burst, ...drain!.underCap]);
-  const reach = a.samples.filter((s) => drained.has(s) && (a.capQuotaUse === 'yes' || !classOf(input, s)?.capSuspect) && s.status !== undefined);
+  const drained = new Set([...drain!.leadIn, ...drain!.burst, ...drain!.underCap]);
+  // Refusals the proxy made, or may have made where the bucket may be empty, did not reach the limiter as far as anyone can tell.
+  const reach = a.samples.filter((s) => drained.has(s) && (a.capQuotaUse === 'yes' ? classOf(input, s)?.refusedBy !== 'either' : !notLimiters(input, s)) && s.status !== undefined);
   const firstIdx = a.samples.findIndex((s) => drained.has(s));
   const start = firstIdx > 0 ? a.steps[firstIdx - 1]!.tatAfter : { lo: -Infinity, hi: -Infinity };
   const rtts = reach.map((s) => s.receivedAt - s.sentAt).sort((x, y) => x - y);
@@ -124,13 +125,18 @@ export function checkCapRejection(input: CheckInput): CheckResult {
     retryAfter: { present: withRetry.length, values: [...new Set(withRetry.map((s) => s.rl.raw.retryAfter))] },
     rateLimitHeaders: { present: withRl.length },
     usedQuota: input.a.capQuotaUse,
+    spacing: input.plan.spacing ?? null,
     contentType: rejected[0]?.exchange.responseHeaders['content-type'],
   };
   const usedQuota = { no: 'did not use quota', yes: 'used quota', undetermined: 'quota use undetermined', 'not-seen': '' }[input.a.capQuotaUse];
+  const spacing = input.plan.spacing;
+  const spaced = spacing && spacing.refusals > 0
+    ? `; it refused ${spacing.refusals} request(s) sent under the cap, as a strict spacing does (widest refused gap ${Math.round(spacing.refusedGapMs ?? 0)} ms): requests were then kept ${Math.round(spacing.gapMs)} ms apart`
+    : '';
   f = rejected.length
     ? {
         verdict: 'observed',
-        message: `over the cap: ${Object.entries(statuses).map(([k, v]) => `${v}x ${k}`).join(', ')}; retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}; ${usedQuota}`,
+        message: `the proxy refused ${rejected.length} request(s): ${Object.entries(statuses).map(([k, v]) => `${v}x ${k}`).join(', ')}; retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}; ${usedQuota}${spaced}`,
         evidence: { observation, window: `${WINDOW_MS} ms` },
         samples: rejected.slice(0, 3),
       }

@@ -4,7 +4,7 @@ import type { CheckResult } from '../../src/verdict.js';
 import { DEFAULT_PLAN } from '../plan.js';
 import { retryAfterBound } from '../probes/recovery.js';
 import type { Sample } from '../session.js';
-import { classOf, fmtT, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
+import { classOf, fmtT, notLimiters, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
 
 const notRecovered = (input: CheckInput): Finding | undefined =>
   input.plan.recovery ? undefined : { verdict: 'error', message: 'the recovery phase did not run', evidence: { cause: 'no recovery phase' } };
@@ -44,7 +44,7 @@ export function checkGradualRecovery(input: CheckInput): CheckResult {
       return waited >= T!.hi && waited * 4 <= x.prev.rl.reset * 1000;
     });
   const success = judged.find((x) => ok(x.p));
-  const failed = judged.filter((x) => x.p.status === 429);
+  const failed = judged.filter((x) => classOf(input, x.p)?.limiterDenial);
   for (const x of failed) {
     const waited = x.p.sentAt - x.prev.receivedAt;
     problems.push({ why: `#${x.p.seq} sent ${(waited / 1000).toFixed(2)} s after the last acceptance (#${x.prev.seq}, Reset ${x.prev.rl.reset} s) got 429; a GCRA has recovered one request after T ${fmtT(T)}`, samples: [x.prev, x.p] });
@@ -82,7 +82,7 @@ export function checkRetryAfterHonest(input: CheckInput): CheckResult {
   }
   const edge = rec!.edge;
   const atEdge = rec!.atEdge;
-  if (atEdge && !ok(atEdge) && edge) {
+  if (atEdge && !ok(atEdge) && edge && !notLimiters(input, atEdge)) {
     problems.push({ why: `#${atEdge.seq} sent once retry-after ${edge.retryAfter} s (from #${edge.from}) had passed still got ${atEdge.status ?? atEdge.error}`, samples: [a.samples.find((s) => s.seq === edge.from)!, atEdge] });
   }
   const evidence = {
@@ -103,7 +103,7 @@ export function checkRemainingTruthful(input: CheckInput): CheckResult {
   const problems: { prev: Sample; s: Sample; between: number }[] = [];
   for (const [i, c] of a.classes.entries()) {
     const s = c.sample;
-    if (!c.underCap || s.status === undefined) continue;
+    if (!c.underCap || s.status === undefined || notLimiters(input, s)) continue;
     // The freshest accepted answer the client had when it sent s.
     let prev: Sample | undefined;
     for (const x of a.samples) if (x !== s && ok(x) && x.receivedAt <= s.sentAt && (!prev || x.receivedAt > prev.receivedAt)) prev = x;

@@ -82,13 +82,25 @@ export class NodeEngine implements Engine {
     }
   }
 
-  async send(method: ProbeMethod, scheduledAt?: number): Promise<EngineResponse> {
+  /** When the previous send actually left: sends queue behind it, so two never share a gap. */
+  private departed: Promise<number> = Promise.resolve(-Infinity);
+
+  async send(method: ProbeMethod, scheduledAt?: number, minGapMs = 0): Promise<EngineResponse> {
     const request = { method, url: this.url, headers: { accept: 'application/json' } };
-    if (this.aborted) {
-      const at = this.now();
-      return { sentAt: at, receivedAt: at, headers: {}, error: 'interrupted before sending', request };
+    const previous = this.departed;
+    let leave!: (t: number) => void;
+    this.departed = new Promise((r) => (leave = r));
+    let sentAt = this.now();
+    try {
+      // The gap is kept between actual send times: after a late send, the next one waits too.
+      const last = await previous;
+      while (minGapMs > 0 && this.now() < last + minGapMs && !this.aborted) await this.sleepUntil(last + minGapMs);
+      sentAt = this.now();
+      if (minGapMs > 0 && Number.isFinite(last) && !this.aborted) this.pacingRec.addGap(sentAt - last, minGapMs);
+    } finally {
+      leave(sentAt);
     }
-    const sentAt = this.now();
+    if (this.aborted) return { sentAt, receivedAt: sentAt, headers: {}, error: 'interrupted before sending', request };
     if (scheduledAt !== undefined) this.pacingRec.add(scheduledAt, sentAt);
     // The pool's timeouts bound the wait for headers and each gap in the body; a whole-request
     // deadline also bounds a server that dribbles its answer (one byte per second never trips a gap).

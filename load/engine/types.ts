@@ -25,6 +25,8 @@ export interface PacingStats {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** Requests sent with a least gap after the previous send, and the smallest actual gap less the one asked for, ms (never negative). */
+  gapped?: { count: number; minSlackMs: number; minGapMs: number };
 }
 
 export interface Engine {
@@ -34,8 +36,12 @@ export interface Engine {
   now(): number;
   /** Resolves at `t` (engine ms), or at once when the run is aborted. */
   sleepUntil(t: number): Promise<void>;
-  /** Sends now. Never rejects: failures come back in `error`. `scheduledAt` feeds the pacing statistics. */
-  send(method: ProbeMethod, scheduledAt?: number): Promise<EngineResponse>;
+  /**
+   * Sends now, or once `minGapMs` have passed since the previous send (measured between actual send
+   * times, so a late request never leaves closer to the next one). Never rejects: failures come
+   * back in `error`. `scheduledAt` feeds the pacing statistics.
+   */
+  send(method: ProbeMethod, scheduledAt?: number, minGapMs?: number): Promise<EngineResponse>;
   pacing(): PacingStats;
   close(): Promise<void>;
 }

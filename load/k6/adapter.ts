@@ -76,9 +76,16 @@ export class K6Engine implements Engine {
     }
   }
 
-  send(method: ProbeMethod, scheduledAt?: number): Promise<EngineResponse> {
+  private lastSentAt = -Infinity;
+
+  async send(method: ProbeMethod, scheduledAt?: number, minGapMs = 0): Promise<EngineResponse> {
     const request = { method, url: this.url, headers: { accept: 'application/json' } };
+    // The least gap counts between actual send times; sleep() blocks, so one wait is enough.
+    const wait = this.lastSentAt + minGapMs - this.now();
+    if (minGapMs > 0 && wait > 0) this.api.sleep(wait / 1000);
     const sentAt = this.now();
+    if (minGapMs > 0 && Number.isFinite(this.lastSentAt)) this.pacingRec.addGap(sentAt - this.lastSentAt, minGapMs);
+    this.lastSentAt = sentAt;
     if (scheduledAt !== undefined) this.pacingRec.add(scheduledAt, sentAt);
     const entry: InFlight = { sentAt, done: Promise.resolve(), settled: false };
     const done = this.api

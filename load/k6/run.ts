@@ -9,6 +9,9 @@ import { runSuite } from '../suite.js';
 import { K6Engine, type K6Api } from './adapter.js';
 import { counterBudget, type K6Config } from './config.js';
 
+/** The k6 Rate metric with one sample per check (pass, observed, skipped: 1; fail, error: 0); its threshold sets the exit code. */
+export const RULES_METRIC = 'chainprobe_rules';
+
 /** What setup() hands to handleSummary (it must survive JSON). */
 export interface K6Payload {
   name: string;

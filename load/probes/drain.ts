@@ -2,7 +2,10 @@
 // cap (RL-10) and what its rejections look like (RL-13). Once fewer than the cap remain in the last
 // second, the drain goes on under the cap, spaced so that no second can hold more than the cap
 // whatever the network delays, until the limiter's first 429 (RL-06, RL-11).
-import { surelyUnderCap, underCapSpacingMs, WINDOW_MS } from '../model/cap.js';
+import { mostCertainInWindow, surelyUnderCap, underCapSpacingMs, WINDOW_MS } from '../model/cap.js';
+import { hasLimiterHeaders, headerlessRefusal, quotaKnownLeft } from '../model/proxy.js';
+import { percentile } from '../engine/stats.js';
+import { nextBoundary, serverClockOffset } from '../model/clock.js';
 import type { Sample, Session } from '../session.js';
 
 export interface DrainPlan {
@@ -18,10 +21,16 @@ export interface DrainPlan {
   leakMs: number;
   /** Requests beyond the forecast (in flight at the first 429, forecast error). */
   slack: number;
+  /** The proxy's learned least spacing, with margin (0: none learned), ms. */
+  minGapMs?: number;
 }
 
 export interface DrainResult {
+  /** Under the cap before the burst, while finding the server's second boundary. */
+  leadIn: Sample[];
   burst: Sample[];
+  /** Where the burst was placed and why (RL-10's evidence). */
+  burstPlacement?: string;
   underCap: Sample[];
   /** The first non-2xx answer under the cap: the limiter's denial that ends the drain. */
   firstDenial?: Sample;
@@ -35,13 +44,27 @@ export interface DrainResult {
 const rttOf = (s: Sample) => s.receivedAt - s.sentAt;
 
 /**
- * A refusal that surely came from the limiter: fewer than the cap can have arrived in the second
- * before it (counting every request answered so far), or it carries the limiter's headers.
+ * The round trip the under-cap spacing allows for: the median, not the maximum, so that answers
+ * stalled by a busy machine do not slow the whole drain. A request that did arrive too close to
+ * others is not counted as surely under the cap: the analysis judges the real spans, and the
+ * limiter's refusals are told apart by their headers.
  */
-function isLimiterDenial(samples: readonly Sample[], s: Sample, cap: number): boolean {
+export function rttAllowanceOf(samples: readonly Sample[]): number {
+  return percentile(samples.map(rttOf).sort((a, b) => a - b), 50);
+}
+
+/**
+ * A refusal that ends the drain: it carries the limiter's headers, or it is headerless where the
+ * proxy could not have refused it (quota not known to remain, fewer than the cap in the second
+ * before, no sooner after the last forwarded request than twice the proxy's learned spacing).
+ */
+function isLimiterDenial(session: Session, s: Sample, cap: number): boolean {
   if (s.status === undefined || (s.status >= 200 && s.status < 300)) return false;
-  if (s.rl.raw.limit !== undefined || s.rl.raw.remaining !== undefined) return true;
-  return surelyUnderCap(samples, samples.indexOf(s), cap);
+  if (hasLimiterHeaders(s)) return true;
+  if (session.proxyMayHaveRefused(s)) return false;
+  const left = quotaKnownLeft(session.samples, s);
+  if (left !== undefined && left > 0) return false;
+  return surelyUnderCap(session.samples, session.samples.indexOf(s), cap);
 }
 
 export interface DrainShape {
@@ -60,9 +83,10 @@ export interface DrainShape {
  */
 export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): DrainShape {
   const rttAllowanceMs = rttMs * 1.25 + 5;
-  const spacingMs = underCapSpacingMs(plan.cap, rttAllowanceMs);
+  const spacingMs = Math.max(underCapSpacingMs(plan.cap, rttAllowanceMs), plan.minGapMs ?? 0);
   const burstRequests = plan.capBurst ? plan.cap + plan.burstExtra : 0;
-  const burstMs = plan.capBurst ? burstRequests * (WINDOW_MS / (plan.cap * plan.burstRateFactor)) + WINDOW_MS : 0;
+  // The lead-in that finds the server's second boundary and waits for it (at most LEAD_IN_MAX_MS and a second) drains too.
+  const burstMs = plan.capBurst ? burstRequests * (WINDOW_MS / (plan.cap * plan.burstRateFactor)) + 2 * WINDOW_MS + LEAD_IN_MAX_MS : 0;
   const left = Math.max(remaining - (plan.capBurst ? plan.cap : 0), 0) + burstMs / plan.leakMs;
   const gain = 1 - spacingMs / plan.leakMs;
   const under = gain > 0.05 ? left / gain : left * 20;
@@ -70,56 +94,127 @@ export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): D
   return { burstRequests, underCapRequests, spacingMs, rttAllowanceMs, durationMs: burstMs + underCapRequests * spacingMs };
 }
 
+async function sendBurst(session: Session, plan: DrainPlan, t0: number, n: number, spacing: number): Promise<Sample[]> {
+  session.enter('drain: burst above the cap');
+  const pending: Promise<Sample>[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = t0 + i * spacing;
+    await session.waitUntil(at);
+    pending.push(session.fire('GET', `burst at ${plan.burstRateFactor}x the cap`, at, 'burst'));
+  }
+  return Promise.all(pending);
+}
+
+/** How sharp the server's second boundary must be known before the burst is placed across it, ms. */
+export const BOUNDARY_SHARP_MS = 200;
+/** Longest the drain spends finding that boundary before the burst, ms. */
+export const LEAD_IN_MAX_MS = 1500;
+
+const datedOf = (s: Sample) => ({ sentAt: s.sentAt, receivedAt: s.receivedAt, date: s.exchange.responseHeaders['date'] });
+
+/**
+ * Where the burst starts: across a second boundary of the server's clock (from its Date headers),
+ * so that a cap counting per calendar second shows up to twice the cap inside one second. The
+ * boundary is found by draining under the cap (requests the drain needs anyway) until two answers
+ * straddle a second, as long as the quota the burst needs stays; it goes on draining until the
+ * burst is due. Without a Date header, or without quota to spare, the burst starts at once.
+ */
+async function placeBurst(session: Session, plan: DrainPlan, burstMs: number, remaining: number | undefined, result: DrainResult): Promise<number> {
+  const started = session.now();
+  const rtt = rttAllowanceOf(session.samples);
+  const step = () => Math.max(underCapSpacingMs(plan.cap, rtt * 1.25 + 5), session.spacing.gapMs);
+  // Quota the burst needs left when it starts (the cap, the extra, and a few for rounding).
+  const spare = () => (remaining ?? Infinity) - result.leadIn.length + (session.now() - started) / plan.leakMs - (plan.cap + plan.burstExtra + 3);
+  const offset = () => serverClockOffset(session.samples.filter((s) => s.status !== undefined).map(datedOf));
+  const pending: Promise<Sample>[] = [];
+  let due: number | undefined;
+  let at = session.now();
+  session.enter('drain: finding the server\'s second boundary (Date) under the cap');
+  for (;;) {
+    const o = offset();
+    if (due === undefined && o && o.hi - o.lo <= BOUNDARY_SHARP_MS) {
+      const b = nextBoundary(o, Math.max(session.now(), at) + burstMs / 2 + 5);
+      due = (b.lo + b.hi) / 2 - burstMs / 2;
+      result.burstPlacement = `across a second boundary of the server's clock (from its Date headers, known to ±${Math.round((o.hi - o.lo) / 2)} ms)`;
+      session.enter('drain: under the cap until the burst is due', due - session.now());
+    }
+    const stopAt = due ?? started + LEAD_IN_MAX_MS;
+    if (at + step() > stopAt || spare() < 1) break;
+    await session.waitUntil(at);
+    const late = session.now() - at;
+    pending.push(session.fire('GET', 'drain under the cap, before the burst', at).then((s) => (result.leadIn.push(s), s)));
+    at += step() + (late > step() / 4 ? late : 0);
+  }
+  await Promise.all(pending);
+  if (due === undefined) {
+    const o = offset();
+    result.burstPlacement = !o
+      ? 'at once: the answers carried no usable Date header to place it across a server second'
+      : `at once: the Date headers placed the server's second boundary only to ±${Math.round((o.hi - o.lo) / 2)} ms${spare() < 1 ? ' (no quota to spare for finding it)' : ''}`;
+    return session.now() + 5;
+  }
+  return Math.max(due, session.now() + 5);
+}
+
 export async function runDrain(session: Session, plan: DrainPlan): Promise<DrainResult> {
   const last = session.samples[session.samples.length - 1];
-  const result: DrainResult = { burst: [], underCap: [], spacingMs: 0, rttAllowanceMs: 0 };
+  const result: DrainResult = { leadIn: [], burst: [], underCap: [], spacingMs: 0, rttAllowanceMs: 0 };
   const remaining = last?.rl.remaining;
-  const rtt0 = Math.max(0, ...session.samples.map(rttOf));
+  const rtt0 = rttAllowanceOf(session.samples);
   session.enter('drain', drainShape(plan, remaining ?? plan.cap * 5, rtt0).durationMs);
 
   if (plan.capBurst && remaining !== undefined && remaining <= plan.cap) {
     result.burstNote = `only ${remaining} requests of quota were left, not more than the cap of ${plan.cap}`;
   } else if (plan.capBurst) {
-    session.enter('drain: burst above the cap');
     const spacing = WINDOW_MS / (plan.cap * plan.burstRateFactor);
-    const t0 = session.now() + 5;
-    const pending: Promise<Sample>[] = [];
-    for (let i = 0; i < plan.cap + plan.burstExtra; i++) {
-      const at = t0 + i * spacing;
-      await session.waitUntil(at);
-      pending.push(session.fire('GET', `burst at ${plan.burstRateFactor}x the cap`, at));
+    const n = plan.cap + plan.burstExtra;
+    const t0 = await placeBurst(session, plan, (n - 1) * spacing, remaining, result);
+    result.burst = await sendBurst(session, plan, t0, n, spacing);
+    // A stalled machine can spread the burst so that no more than the cap surely arrived within one
+    // second: the cap was not tested. Once more, after the window has cleared, if quota allows.
+    const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
+    const left = latest.rl.remaining;
+    if (mostCertainInWindow(result.burst).count <= plan.cap && left !== undefined && left > plan.cap + plan.burstExtra) {
+      result.burstPlacement = `${result.burstPlacement ?? 'at once'}; sent again ${WINDOW_MS} ms later because fewer than the cap surely arrived within one second`;
+      result.burst.push(...(await sendBurst(session, plan, latest.receivedAt + WINDOW_MS, n, spacing)));
     }
-    result.burst = await Promise.all(pending);
   }
   if (!plan.exhaust) return result;
 
-  const rtt = Math.max(0, ...session.samples.map(rttOf));
+  const rtt = rttAllowanceOf(session.samples);
   // A request sent at t can only be refused for requests answered after t - W: resume once fewer
   // than the cap are. The burst leaves the window faster than the drain fills it.
-  const answeredLate = session.samples.map((s) => s.receivedAt).sort((x, y) => y - x);
+  // Only forwarded requests count: a cap counts what it let through, not what it refused.
+  const answeredLate = session.samples.filter((s) => !headerlessRefusal(s)).map((s) => s.receivedAt).sort((x, y) => y - x);
   // A refusal's retry-after (the proxy's 429s to the burst say 1 s) is waited out too.
   const waitedOut = session.samples.map((s) => (s.status !== undefined && s.status >= 300 && s.rl.retryAfter !== undefined ? s.receivedAt + s.rl.retryAfter * 1000 : -Infinity));
   const resumeAt = Math.max(session.now(), (answeredLate[plan.cap - 1] ?? -Infinity) + WINDOW_MS, ...waitedOut) + 5;
   const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
   const leftAtResume = (latest.rl.remaining ?? remaining ?? plan.cap * 5) + (resumeAt - latest.receivedAt) / plan.leakMs;
-  const shape = drainShape({ ...plan, capBurst: false }, leftAtResume, rtt);
+  const shape = drainShape({ ...plan, capBurst: false, minGapMs: session.spacing.gapMs }, leftAtResume, rtt);
   result.spacingMs = shape.spacingMs;
   result.rttAllowanceMs = shape.rttAllowanceMs;
   session.enter('drain: under the cap', resumeAt - session.now() + shape.durationMs);
   const pending: Promise<Sample>[] = [];
   let stop = false;
   // After a stall (a busy machine) the schedule moves on by the delay rather than catching up:
-  // a bunch of late requests could put more than the cap into one second.
-  let shift = 0;
-  for (let i = 0; i < shape.underCapRequests && !stop; i++) {
-    const at = resumeAt + shift + i * result.spacingMs;
+  // a bunch of late requests could put more than the cap into one second. The step never falls
+  // under the proxy's spacing learned so far, and each request it refuses is made up for (they use
+  // no quota), up to the slack.
+  let at = resumeAt;
+  let refused = 0;
+  for (let i = 0; i < shape.underCapRequests + Math.min(refused, plan.slack) && !stop; i++) {
     await session.waitUntil(at);
     if (stop) break;
+    const scheduled = at;
+    const step = Math.max(result.spacingMs, session.spacing.gapMs);
     const late = session.now() - at;
-    if (late > result.spacingMs / 4) shift += late;
+    if (late > step / 4) at += late;
+    at += step;
     pending.push(
-      session.fire('GET', 'drain under the cap', at).then((s) => {
-        if (isLimiterDenial(session.samples, s, plan.cap)) {
+      session.fire('GET', 'drain under the cap', scheduled).then((s) => {
+        if (session.proxyMayHaveRefused(s)) refused++;
+        else if (isLimiterDenial(session, s, plan.cap)) {
           stop = true;
           if (!result.firstDenial || s.seq < result.firstDenial.seq) result.firstDenial = s;
         }

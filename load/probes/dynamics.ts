@@ -2,6 +2,7 @@
 // last Reset, after which GCRA must show full quota again. Draining only a few requests keeps
 // that pause at a few T. It also leaves the bucket in a known state (full) for the drain.
 import { analyze } from '../analysis.js';
+import { hasLimiterHeaders } from '../model/proxy.js';
 import { StopProbe, type Session, type Sample } from '../session.js';
 
 export interface DynamicsPlan {
@@ -18,6 +19,8 @@ export interface DynamicsPlan {
 
 export interface DynamicsResult {
   first: Sample;
+  /** The bucket was not full at the start (an earlier run, another client on the token): what was seen and done. */
+  notFullAtStart?: { remaining?: number; limit?: number; waitedMs?: number; note: string };
   quick: Sample[];
   /** The answer after the pause, and the sample whose Reset set the pause. */
   full?: Sample;
@@ -45,9 +48,32 @@ function assertAnswered(first: Sample): void {
 export const looksFull = (s: Sample): boolean =>
   s.rl.limit !== undefined && s.rl.remaining !== undefined && s.rl.remaining === s.rl.limit - 1;
 
+/**
+ * A bucket that is not full at the start is a normal state: the first answer says how long until it
+ * is (Reset, or retry-after on a 429). The probes wait that long when the time budget allows, and
+ * start again from a full bucket; otherwise they go on with what is left and say so.
+ */
+async function startFull(session: Session, first: Sample, plan: DynamicsPlan): Promise<{ first: Sample; notFull?: DynamicsResult['notFullAtStart'] }> {
+  if (looksFull(first) || !hasLimiterHeaders(first)) return { first };
+  const waitS = first.rl.reset ?? first.rl.retryAfter;
+  const state = `Remaining ${first.rl.raw.remaining ?? '?'} of Limit ${first.rl.raw.limit ?? '?'}${first.status === 429 ? ', status 429' : ''}`;
+  if (waitS === undefined) return { first, notFull: { remaining: first.rl.remaining, limit: first.rl.limit, note: `the bucket was not full at the start (${state}) and no Reset said for how long` } };
+  const waitMs = waitS * 1000 + plan.marginMs;
+  // Leave the rest of the run room: the plan itself needs a few tens of seconds at most.
+  if (waitMs > session.env.budget.msLeft() - 60_000) {
+    return { first, notFull: { remaining: first.rl.remaining, limit: first.rl.limit, note: `the bucket was not full at the start (${state}); waiting its Reset of ${waitS} s does not fit the time limit, so the run goes on with the quota left` } };
+  }
+  const note = `the bucket was not full at the start (${state}: an earlier run or another client on this token); waiting its Reset of ${waitS} s for full quota`;
+  session.enter(`dynamics: ${note}`, waitMs);
+  const again = await session.sendToLimiter('GET', 'first request after waiting for full quota', first.receivedAt + waitMs);
+  return { first: again, notFull: { remaining: first.rl.remaining, limit: first.rl.limit, waitedMs: Math.round(again.sentAt - first.receivedAt), note } };
+}
+
 export async function runDynamics(session: Session, plan: DynamicsPlan): Promise<DynamicsResult> {
   session.enter('dynamics');
-  const first = await session.send('GET', 'first request: the state of the bucket');
+  const seen = await session.sendToLimiter('GET', 'first request: the state of the bucket');
+  assertAnswered(seen);
+  const { first, notFull } = await startFull(session, seen, plan);
   assertAnswered(first);
   const quick = [first];
   if (plan.quickRun) {
@@ -56,10 +82,10 @@ export async function runDynamics(session: Session, plan: DynamicsPlan): Promise
       if (prev.status !== undefined && (prev.status < 200 || prev.status >= 300)) break;
       if (k >= QUICK_RUN.min && (prev.rl.reset === undefined || prev.rl.reset >= QUICK_RUN.resetAtLeast)) break;
       const at = Math.max(first.sentAt + k * plan.spacingMs, prev.receivedAt + 1);
-      quick.push(await session.send(k === 1 ? 'HEAD' : 'GET', 'quick run, faster than one per T', at));
+      quick.push(await session.sendToLimiter(k === 1 ? 'HEAD' : 'GET', 'quick run, faster than one per T', at));
     }
   }
-  const result: DynamicsResult = { first, quick };
+  const result: DynamicsResult = { first, quick, ...(notFull ? { notFullAtStart: notFull } : {}) };
   const last = quick[quick.length - 1]!;
   if (plan.pause === 'never' || (plan.pause === 'if-not-full' && looksFull(last))) return result;
   const reset = last.rl.reset;
@@ -76,6 +102,6 @@ export async function runDynamics(session: Session, plan: DynamicsPlan): Promise
   }
   session.enter('dynamics: pause as long as the last Reset', reset * 1000);
   result.pausedAfter = last;
-  result.full = await session.send('GET', `after a pause as long as the last Reset (${reset} s)`, last.receivedAt + reset * 1000 + plan.marginMs);
+  result.full = await session.sendToLimiter('GET', `after a pause as long as the last Reset (${reset} s)`, last.receivedAt + reset * 1000 + plan.marginMs);
   return result;
 }

@@ -16,6 +16,8 @@ const defs = [
   { name: 'rl-remaining-overstated', rule: 'RL-08', family: 'limiter', description: 'An accepted response never shows Remaining 0: the last unit is reported as 1 left, and the next request gets 429.' },
   { name: 'rl-wrong-hourly-rate', rule: 'RL-09', family: 'limiter', description: 'The limiter runs at 5/6 of the configured hourly limit (3000/h on a 3600/h node, T = 1.2 s); its headers are consistent with that rate.' },
   { name: 'rl-cap-25', rule: 'RL-10', family: 'limiter', description: 'The proxy cap is set 5 too high (25 a second instead of 20).' },
+  { name: 'rl-cap-calendar-second', rule: 'RL-10', family: 'limiter', description: 'The proxy counts 20 per calendar second of its clock instead of any one second: up to 40 accepted inside one second across a boundary.' },
+  { name: 'rl-cap-token-bucket', rule: 'RL-10', family: 'limiter', description: 'The proxy cap is a token bucket of 20 refilled at 20 a second while it bursts: a burst from full gets 20 plus what refills meanwhile (about 35 in the first 0.75 s).' },
   { name: 'rl-no-cap', rule: 'RL-10', family: 'limiter', description: 'No per-second cap in the proxy: a burst is limited only by the GCRA quota.' },
   { name: 'rl-burst-short', rule: 'RL-11', family: 'limiter', description: 'The limiter runs with burst 5 below what Limit advertises: the first 429 comes 5 requests early (Remaining still 5 by the advertised quota).' },
   { name: 'rl-reset-off', rule: 'RL-12', family: 'limiter', description: 'X-Ratelimit-Reset is padded by half of the drain time beyond the first interval (151 instead of 101 at exhaustion): it disagrees with Remaining and T.' },

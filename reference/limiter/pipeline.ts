@@ -3,7 +3,7 @@
 // idle time, a rewritten header), never a second copy of the GCRA.
 import type { ReferenceOptions } from '../options.js';
 import { limiterFault, type LimiterFaultName } from '../faults/limiter.js';
-import { PerSecondCap } from './cap.js';
+import { CAP_STRICT_SPACING_VARIANT, createCap, type CapShape } from './cap.js';
 import { fixedWindow, type WindowState } from './fixed-window.js';
 import { ceilSeconds, GcraLimiter, gcraParams, headersOf, msToNs, remainingOf, type GcraParams, type LimitOutcome, type RateLimitHeaders } from './gcra.js';
 
@@ -20,7 +20,7 @@ export interface HorizonLimiter {
   admit(key: string, nowMs: number): Admission;
 }
 
-export type LimiterOptions = Pick<ReferenceOptions, 'faults' | 'hourlyLimit' | 'burst' | 'perSecondCap'>;
+export type LimiterOptions = Pick<ReferenceOptions, 'faults' | 'hourlyLimit' | 'burst' | 'perSecondCap'> & Partial<Pick<ReferenceOptions, 'variants'>>;
 
 /** One decision for a key at a time; the state lives in the closure. */
 type Core = (key: string, nowNs: bigint) => LimitOutcome;
@@ -118,7 +118,8 @@ export function createHorizonLimiter(opts: LimiterOptions): HorizonLimiter {
   }
 
   const perSecondCap = on('rl-no-cap') ? Infinity : on('rl-cap-25') ? opts.perSecondCap + FAULT_KNOBS.capTooHighBy : opts.perSecondCap;
-  const cap = new PerSecondCap(perSecondCap);
+  const shape: CapShape = on('rl-cap-calendar-second') ? 'calendar-second' : on('rl-cap-token-bucket') ? 'token-bucket' : opts.variants?.has(CAP_STRICT_SPACING_VARIANT) ? 'strict-spacing' : 'sliding';
+  const cap = createCap(shape, perSecondCap);
 
   return {
     params,

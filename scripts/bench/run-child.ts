@@ -37,9 +37,9 @@ export interface RunChildResult {
 
 async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '{}') as RunChildInput;
-  const { faults, ...rest } = input.reference;
+  const { faults, variants, ...rest } = input.reference;
   const t0 = performance.now();
-  const ref = await startReference({ ...rest, ...(faults && { faults: new Set(faults) }) });
+  const ref = await startReference({ ...rest, ...(faults && { faults: new Set(faults) }), ...(variants && { variants: new Set(variants) }) });
   const referenceStartMs = performance.now() - t0;
   try {
     const target = resolveTarget(ref.target, {}, 'reference');

@@ -46,13 +46,14 @@ export interface ReferenceChildOptions {
   perSecondCap?: number;
   bigCollectionSize?: number;
   faults?: string[];
+  variants?: string[];
 }
 
 async function reference(json: string): Promise<void> {
   const { startReference } = await import('../../reference/start.js');
   const o = JSON.parse(json) as ReferenceChildOptions;
-  const { faults, ...rest } = o;
-  const ref = await startReference({ ...rest, ...(faults && { faults: new Set(faults) }) });
+  const { faults, variants, ...rest } = o;
+  const ref = await startReference({ ...rest, ...(faults && { faults: new Set(faults) }), ...(variants && { variants: new Set(variants) }) });
   // The target file names only the main collection; the scale collection's id comes beside it.
   const bigCollectionId = ref.dataset.bigCollectionId;
   serveParent(

@@ -44,3 +44,24 @@ export class FakeK6 implements K6Api {
     );
   }
 }
+
+/**
+ * The exit code k6 gives for these thresholds over these metric samples: 99 when any threshold is
+ * crossed, else 0. Only what the entry scripts declare is understood: `rate<op><number>` on a Rate.
+ */
+export function k6ExitCode(thresholds: Record<string, string[]>, metrics: Record<string, number[]>): 0 | 99 {
+  for (const [metric, exprs] of Object.entries(thresholds)) {
+    const samples = metrics[metric] ?? [];
+    // k6 does not judge a threshold on a metric with no samples.
+    if (samples.length === 0) continue;
+    const rate = samples.reduce((a, b) => a + b, 0) / samples.length;
+    for (const expr of exprs) {
+      const m = /^rate\s*(==|!=|<=|>=|<|>)\s*([\d.]+)$/.exec(expr);
+      if (!m) throw new Error(`the k6 double does not understand threshold "${expr}"`);
+      const v = Number(m[2]);
+      const ok = { '==': rate === v, '!=': rate !== v, '<=': rate <= v, '>=': rate >= v, '<': rate < v, '>': rate > v }[m[1] as '=='];
+      if (!ok) return 99;
+    }
+  }
+  return 0;
+}

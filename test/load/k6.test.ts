@@ -11,7 +11,7 @@ import { bundleK6, k6Entries, typecheckK6 } from '../../load/k6/build.js';
 import { k6Config, K6ConfigError, K6_ENV } from '../../load/k6/config.js';
 import { k6Results, k6SummaryFiles, runK6Probes } from '../../load/k6/run.js';
 import { RL_RULES } from '../../load/plan.js';
-import { FakeK6 } from './k6-double.js';
+import { FakeK6, k6ExitCode } from './k6-double.js';
 import { SimHorizon, type SimFault } from './sim-horizon.js';
 
 const TOKEN = 'k6-test-token-9f8e7d6c5b4a';
@@ -96,34 +96,59 @@ test('k6 configuration comes from CHAINPROBE_* variables, with one clear line fo
   assert.throws(() => k6Config(env({ [K6_ENV.only]: 'nope' })), /unknown selector/);
 });
 
-test('the bundled entry runs: setup() probes through stand-in k6 modules, handleSummary() writes results', async () => {
+/** Bundles the entry with stand-in k6 modules, runs setup() and handleSummary() on the double, and says what `k6 run` would exit with. */
+async function runBundledEntry(faults: SimFault[], extraEnv: Record<string, string>) {
   const out = mkdtempSync(join(tmpdir(), 'chainprobe-k6run-'));
-  const g = globalThis as { __chainprobeFakeK6?: FakeK6; __ENV?: Record<string, string>; __chainprobeK6Checks?: unknown[] };
+  const g = globalThis as { __chainprobeFakeK6?: FakeK6; __ENV?: Record<string, string>; __chainprobeK6Checks?: unknown[]; __chainprobeK6Metrics?: Record<string, number[]> };
   const realNow = Date.now;
   try {
     const stubsDir = fileURLToPath(new URL('./k6-modules/', import.meta.url));
     const [file] = await bundleK6(out, { stubsDir });
-    const { k6 } = fakeNode();
+    const { k6 } = fakeNode(faults);
     g.__chainprobeFakeK6 = k6;
+    g.__chainprobeK6Metrics = {};
     // In k6, sleep() lets the wall clock run; here the virtual clock is the wall clock.
     Date.now = () => k6.now();
-    g.__ENV = env({ [K6_ENV.only]: 'RL-03,RL-06', [K6_ENV.out]: 'k6-results.json' });
-    const entry = (await import(pathToFileURL(file!).href)) as {
+    g.__ENV = env({ [K6_ENV.out]: 'k6-results.json', ...extraEnv });
+    // A fresh module instance per run (its metrics are created at import, as in k6's init context).
+    const entry = (await import(`${pathToFileURL(file!).href}?run=${Math.random()}`)) as {
       setup(): Promise<unknown>;
       handleSummary(data: { setup_data?: unknown }): Record<string, string>;
-      options: { scenarios: Record<string, unknown> };
+      options: { scenarios: Record<string, unknown>; thresholds: Record<string, string[]> };
     };
     assert.ok(entry.options.scenarios);
     const setupData = await entry.setup();
     const files = entry.handleSummary({ setup_data: JSON.parse(JSON.stringify(setupData)) });
     const results = JSON.parse(files['k6-results.json']!) as { rules: Record<string, string> };
-    assert.equal(results.rules['RL-03'], 'pass');
-    assert.equal(results.rules['RL-06'], 'pass');
-    assert.ok((g.__chainprobeK6Checks ?? []).length >= 2);
+    return { results, exitCode: k6ExitCode(entry.options.thresholds, g.__chainprobeK6Metrics), checks: g.__chainprobeK6Checks ?? [] };
   } finally {
     Date.now = realNow;
     delete g.__chainprobeFakeK6;
     delete g.__ENV;
+    delete g.__chainprobeK6Metrics;
     rmSync(out, { recursive: true, force: true });
   }
+}
+
+test('the bundled entry runs: setup() probes through stand-in k6 modules, handleSummary() writes results', async () => {
+  const { results, checks } = await runBundledEntry([], { [K6_ENV.only]: 'RL-03,RL-06' });
+  assert.equal(results.rules['RL-03'], 'pass');
+  assert.equal(results.rules['RL-06'], 'pass');
+  assert.ok(checks.length >= 2);
+});
+
+test('k6 run exits 0 when every rule passes or is observed, and 99 (thresholds crossed) when one fails: a cap per calendar second', async () => {
+  const clean = await runBundledEntry([], {});
+  assert.ok(Object.entries(clean.results.rules).filter(([id]) => id.startsWith('RL-')).every(([, v]) => v === 'pass' || v === 'observed'), JSON.stringify(clean.results.rules));
+  assert.equal(clean.exitCode, 0);
+  const calendar = await runBundledEntry(['calendar-cap'], {});
+  assert.equal(calendar.results.rules['RL-10'], 'fail', JSON.stringify(calendar.results.rules));
+  assert.equal(calendar.exitCode, 99);
+});
+
+test('the k6 double reads thresholds as k6 does: a Rate below 1 crosses rate==1; a metric with no samples is not judged', () => {
+  assert.equal(k6ExitCode({ m: ['rate==1'] }, { m: [1, 1, 1] }), 0);
+  assert.equal(k6ExitCode({ m: ['rate==1'] }, { m: [1, 0, 1] }), 99);
+  assert.equal(k6ExitCode({ m: ['rate==1'] }, {}), 0);
+  assert.equal(k6ExitCode({ m: ['rate>0.5'] }, { m: [1, 0, 1] }), 0);
 });

@@ -10,7 +10,7 @@ import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { runProbes } from '../../load/run.js';
 import type { ProgressEvent } from '../../src/run/types.js';
 import type { ProbesOutcome, RunContext } from '../../src/run/types.js';
-import type { ResolvedTarget } from '../../src/target/types.js';
+import type { ResolvedHorizon, ResolvedTarget } from '../../src/target/types.js';
 
 export interface ProbeRun {
   outcome: ProbesOutcome;
@@ -43,20 +43,28 @@ export interface ProbeRunOptions {
 export async function probeReference(partial: Partial<ReferenceOptions>, o: ProbeRunOptions = {}): Promise<ProbeRun> {
   const opts = defaultOptions(partial);
   const node = await startHorizonNode(opts);
+  try {
+    const horizon = { endpoint: node.endpoint, token: opts.credentials.horizonToken, customer: opts.customer, hourlyLimit: opts.hourlyLimit, perSecondCap: 20 };
+    return await probeHorizon(horizon, o, () => opts.counters.of('horizon'));
+  } finally {
+    await node.close();
+  }
+}
+
+/** The probes against any horizon node (the reference, or nginx in front of it); `served` reads the node's counter. */
+export async function probeHorizon(horizon: ResolvedHorizon, o: ProbeRunOptions = {}, served: () => number = () => NaN): Promise<ProbeRun> {
   const work = mkdtempSync(join(tmpdir(), 'chainprobe-load-'));
   const budgetFile = join(work, 'budget.count');
   writeFileSync(budgetFile, '');
   const target: ResolvedTarget = {
     name: 'ref',
-    nodes: {
-      horizon: { endpoint: node.endpoint, token: opts.credentials.horizonToken, customer: opts.customer, hourlyLimit: opts.hourlyLimit, perSecondCap: 20 },
-    },
+    nodes: { horizon },
     limits: { maxRequests: o.maxRequests ?? 1000, maxSeconds: o.maxSeconds ?? 120, timeoutMs: 10_000 },
   };
   const controller = new AbortController();
   let servedAtAbort: number | undefined;
   const abort = () => {
-    servedAtAbort = opts.counters.of('horizon');
+    servedAtAbort = served();
     controller.abort();
   };
   const timer = o.abortAfterMs === undefined ? undefined : setTimeout(abort, o.abortAfterMs);
@@ -76,10 +84,9 @@ export async function probeReference(partial: Partial<ReferenceOptions>, o: Prob
     const outcome = await runProbes(ctx);
     // Give anything sent after an abort time to arrive before counting.
     if (servedAtAbort !== undefined) await new Promise((r) => setTimeout(r, 200));
-    return { outcome, wallMs: performance.now() - t0, served: opts.counters.of('horizon'), target, progress, servedAtAbort };
+    return { outcome, wallMs: performance.now() - t0, served: served(), target, progress, servedAtAbort };
   } finally {
     if (timer) clearTimeout(timer);
-    await node.close();
     rmSync(work, { recursive: true, force: true });
   }
 }

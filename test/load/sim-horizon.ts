@@ -1,7 +1,9 @@
 // A virtual-time horizon node for tests: the throttled GCRA written the way rate.go writes it (tat,
 // newTat, allowAt, ttl, trunc), behind a proxy cap on passed requests per sliding second. It shares
 // no code with load/model (the probes' own model), so agreement between the two means something.
-// Faults mirror a few of the reference's, to exercise the probe logic fast on a fake clock.
+// Faults mirror a few of the reference's, to exercise the probe logic fast on a fake clock. Answers
+// carry a Date header on the virtual clock (FAKE_EPOCH + virtual ms), as a real server's do.
+import { FAKE_EPOCH } from './k6-double.js';
 
 export interface SimOptions {
   hourlyLimit: number;
@@ -12,7 +14,7 @@ export interface SimOptions {
   faults?: ReadonlySet<SimFault>;
 }
 
-export type SimFault = 'reset-static' | 'remaining-overstated' | 'retry-after-missing' | 'no-cap' | 'fixed-window';
+export type SimFault = 'reset-static' | 'remaining-overstated' | 'retry-after-missing' | 'no-cap' | 'fixed-window' | 'calendar-cap';
 
 export interface SimAnswer {
   status: number;
@@ -49,15 +51,24 @@ export class SimHorizon {
     const now = sentAt + d.in;
     const done = now + d.out;
     this.passed = this.passed.filter((t) => t > now - 1000);
-    if (!this.has('no-cap') && this.passed.length >= this.opts.perSecondCap) {
+    const date = new Date(FAKE_EPOCH + now).toUTCString();
+    if (!this.has('no-cap') && this.overCap(now)) {
       this.arrivals.push({ at: now, status: 429 });
-      return { status: 429, headers: { 'content-type': 'text/plain' }, decidedAt: now, doneAt: done };
+      return { status: 429, headers: { 'content-type': 'text/plain', date }, decidedAt: now, doneAt: done };
     }
     this.passed.push(now);
     const h = this.has('fixed-window') ? this.fixedWindow(now) : this.gcra(now);
+    h.headers['Date'] = date;
     this.arrivals.push({ at: now, status: h.status });
     if (method === 'HEAD') h.headers['content-length'] = '0';
     return { ...h, decidedAt: now, doneAt: done };
+  }
+
+  /** Sliding second, or (fault) per calendar second of the server's clock. */
+  private overCap(now: number): boolean {
+    if (!this.has('calendar-cap')) return this.passed.length >= this.opts.perSecondCap;
+    const second = (t: number) => Math.floor((FAKE_EPOCH + t) / 1000);
+    return this.passed.filter((t) => second(t) === second(now)).length >= this.opts.perSecondCap;
   }
 
   private gcra(now: number): { status: number; headers: Record<string, string> } {

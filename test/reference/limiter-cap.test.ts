@@ -1,10 +1,10 @@
 // The proxy's per-second cap: a sliding one-second window per token, in front of the limiter.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PerSecondCap } from '../../reference/limiter/cap.js';
+import { CalendarSecondCap, CAP_STRICT_SPACING_VARIANT, PerSecondCap, StrictSpacingCap, TokenBucketCap, type Cap } from '../../reference/limiter/cap.js';
 import { createHorizonLimiter, type Admission } from '../../reference/limiter/pipeline.js';
 
-const admitAll = (cap: PerSecondCap, times: readonly number[], key = 'a') => times.map((t) => cap.admit(key, t));
+const admitAll = (cap: Cap, times: readonly number[], key = 'a') => times.map((t) => cap.admit(key, t));
 const every = (n: number, from: number, stepMs: number) => Array.from({ length: n }, (_, i) => from + i * stepMs);
 
 describe('PerSecondCap', () => {
@@ -68,5 +68,41 @@ describe('cap in front of the limiter', () => {
       answers.map((a) => (a.by === 'proxy' ? 'proxy' : a.limited ? 429 : 200)),
       [...Array(5).fill(200), ...Array(15).fill(429), 'proxy'],
     );
+  });
+});
+
+describe('other cap shapes', () => {
+  test('strict spacing (nginx limit_req without burst): one per 1/cap s after the last forwarded request', () => {
+    const cap = new StrictSpacingCap(20);
+    assert.deepEqual(admitAll(cap, [0, 5, 49.9, 50, 99, 100]), [true, false, false, true, false, true]);
+    // Never more than the cap in any second, and never less than 50 ms apart.
+    assert.deepEqual(admitAll(cap, every(40, 150, 25)).filter(Boolean).length, 20);
+  });
+
+  test('calendar second (fault): the count starts over at each whole second, so 40 fit inside one second', () => {
+    const cap = new CalendarSecondCap(20);
+    const accepted = every(40, 600, 20).filter((t) => cap.admit('a', t));
+    assert.equal(accepted.length, 40, 'all of 600..1380 ms: 20 before the boundary, 20 after');
+    assert.equal(cap.admit('a', 1990), false);
+  });
+
+  test('token bucket (fault): a burst from full gets the cap plus what refills meanwhile', () => {
+    const cap = new TokenBucketCap(20);
+    // 30 at 40 a second from full: 20 tokens plus 20 x 0.725 s refilled.
+    assert.equal(admitAll(cap, every(30, 0, 25)).filter(Boolean).length, 30);
+    assert.equal(admitAll(new TokenBucketCap(20), Array(25).fill(0)).filter(Boolean).length, 20);
+  });
+
+  test('the pipeline picks the shape: the strict-spacing variant, the two faults, the sliding window by default', () => {
+    const shapes = (extra: { faults?: string[]; variants?: string[] }) => {
+      const l = createHorizonLimiter({ faults: new Set(extra.faults ?? []), variants: new Set(extra.variants ?? []), hourlyLimit: 3600, burst: 100, perSecondCap: 20 });
+      return [0, 10, 60].map((t) => l.admit('a', t).by);
+    };
+    assert.deepEqual(shapes({}), ['limiter', 'limiter', 'limiter']);
+    assert.deepEqual(shapes({ variants: [CAP_STRICT_SPACING_VARIANT] }), ['limiter', 'proxy', 'limiter']);
+    const calendar = createHorizonLimiter({ faults: new Set(['rl-cap-calendar-second']), hourlyLimit: 3600, burst: 100, perSecondCap: 2 });
+    assert.deepEqual([900, 950, 990, 1000].map((t) => calendar.admit('a', t).by), ['limiter', 'limiter', 'proxy', 'limiter']);
+    const bucket = createHorizonLimiter({ faults: new Set(['rl-cap-token-bucket']), hourlyLimit: 3600, burst: 100, perSecondCap: 2 });
+    assert.deepEqual([0, 0, 0, 500].map((t) => bucket.admit('a', t).by), ['limiter', 'limiter', 'proxy', 'limiter']);
   });
 });

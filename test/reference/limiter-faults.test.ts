@@ -98,6 +98,23 @@ const LIMITER_CASES: LimiterCase[] = [
     conformant: { emissionNs: 1_000_000_000n, afterOneSecond: 200, after1200ms: 429 },
     faulty: { emissionNs: 1_200_000_000n, afterOneSecond: 429, after1200ms: 200 },
   },
+  {
+    // 30 requests 20 ms apart from 0.6 s: a sliding second forwards 20, a count per calendar second
+    // starts over at 1 s.
+    fault: 'rl-cap-calendar-second',
+    perSecondCap: 20,
+    scenario: (l) => Array.from({ length: 30 }, (_, i) => l.admit('k', 600 + i * 20)).filter((a) => a.by === 'limiter').length,
+    conformant: 20,
+    faulty: 30,
+  },
+  {
+    // 30 requests at 40 a second: a token bucket of 20 refills while they come.
+    fault: 'rl-cap-token-bucket',
+    perSecondCap: 20,
+    scenario: (l) => Array.from({ length: 30 }, (_, i) => l.admit('k', i * 25)).filter((a) => a.by === 'limiter').length,
+    conformant: 20,
+    faulty: 30,
+  },
   ...(['rl-cap-25', 'rl-no-cap'] as const).map(
     (fault): LimiterCase => ({
       fault,

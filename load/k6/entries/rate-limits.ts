@@ -7,15 +7,21 @@
 import http from 'k6/http';
 import { check, sleep } from 'k6';
 import exec from 'k6/execution';
+import { Rate } from 'k6/metrics';
 import type { K6Api } from '../adapter.js';
 import { k6Config, K6ConfigError, type K6Config } from '../config.js';
-import { k6SummaryFiles, runK6Probes, type K6Payload } from '../run.js';
+import { k6SummaryFiles, RULES_METRIC, runK6Probes, type K6Payload } from '../run.js';
 
 export const options = {
   scenarios: { idle: { executor: 'shared-iterations', vus: 1, iterations: 1 } },
   setupTimeout: '15m',
   summaryTrendStats: ['avg', 'p(50)', 'p(99)', 'max'],
+  // One sample per rule verdict: 1 for pass, observed or skipped, 0 for fail or error. Any 0 crosses
+  // the threshold and `k6 run` exits 99 (load/k6/README.md, "Exit codes").
+  thresholds: { [RULES_METRIC]: ['rate==1'] },
 };
+
+const rules = new Rate(RULES_METRIC);
 
 let config: K6Config | undefined;
 let configError: string | undefined;
@@ -38,6 +44,7 @@ export async function setup(): Promise<K6Payload> {
   }
   return runK6Probes(api, config, (name, passed) => {
     check(null, { [name]: () => passed });
+    rules.add(passed);
   });
 }
 

@@ -1,0 +1,69 @@
+// Debian's nginx in front of the reference's horizon node, the way such nodes are deployed: the
+// proxy enforces the per-second cap with `limit_req` (keyed on the token in `auth`), the node behind
+// it runs only the GCRA (its own cap switched off). Two fronts: `strict` (no burst: a request less
+// than 50 ms after the last accepted one is refused) and `nodelay` (`burst=19 nodelay`: up to 39
+// accepted in the first second, an RL-10 violation).
+import { startHorizonNode } from '../../reference/nodes/horizon.js';
+import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
+import { freePort, startNginx, type Nginx } from '../support/nginx.js';
+
+export interface NginxFront {
+  strict: string;
+  nodelay: string;
+  /** The node behind both fronts, and its token. */
+  node: string;
+  token: string;
+  options: ReferenceOptions;
+  nginx: Nginx;
+  close(): Promise<void>;
+}
+
+export const LIMIT_REQ = {
+  strict: 'limit_req zone=strict;',
+  nodelay: 'limit_req zone=nodelay burst=19 nodelay;',
+} as const;
+
+export async function startNginxFront(partial: Partial<ReferenceOptions> = {}): Promise<NginxFront> {
+  const options = defaultOptions({ perSecondCap: Infinity, ...partial });
+  const node = await startHorizonNode(options);
+  const [strict, nodelay] = [await freePort(), await freePort()];
+  const up = node.endpoint.replace(/^http:\/\//, '');
+  const server = (port: number, limit: string) => `
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      ${limit}
+      proxy_pass http://horizon;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }`;
+  let nginx: Nginx;
+  try {
+    nginx = await startNginx({
+      ports: [strict, nodelay],
+      http: `
+  limit_req_zone $arg_auth zone=strict:1m rate=20r/s;
+  limit_req_zone $arg_auth zone=nodelay:1m rate=20r/s;
+  limit_req_status 429;
+  upstream horizon { server ${up}; keepalive 16; }
+${server(strict, LIMIT_REQ.strict)}
+${server(nodelay, LIMIT_REQ.nodelay)}`,
+    });
+  } catch (e) {
+    await node.close();
+    throw e;
+  }
+  return {
+    strict: `http://127.0.0.1:${strict}`,
+    nodelay: `http://127.0.0.1:${nodelay}`,
+    node: node.endpoint,
+    token: options.credentials.horizonToken,
+    options,
+    nginx,
+    close: async () => {
+      await nginx.stop();
+      await node.close();
+    },
+  };
+}
