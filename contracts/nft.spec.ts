@@ -9,6 +9,7 @@ import type { Exchange } from '../src/record/recorder.js';
 import type { ApiClient, CallResult } from './api.js';
 import { CouldNotTest, ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
+import { get, isObject } from './json.js';
 import { Spec } from './fixtures.js';
 import { bodyShape, mediaType } from './shape.js';
 import { dataAccess, nftMissing, PATHS, type DataAccess } from './urls.js';
@@ -18,9 +19,6 @@ const spec = new Spec('nft');
 const target = suiteEnv().target;
 const access = dataAccess(target.api);
 const nft = target.api?.nft;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const get = (v: unknown, ...path: string[]): unknown => path.reduce<unknown>((o, k) => (isObject(o) ? o[k] : undefined), v);
 
 const NO_DATA_CAUSE = 'an unknown id';
 const MALFORMED_CAUSE = 'a malformed id';
