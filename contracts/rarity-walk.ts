@@ -119,66 +119,103 @@ export interface WalkContext {
   pageTokenParam: string;
 }
 
+type Stated = 'pass' | 'fail' | 'error';
+const judged = (verdict: Stated, rule: string, id: string, message: string, evidence?: Evidence): Judgement => ({ verdict, rule, id, message, evidence });
+
 /** The verdicts of a walk, in the order they are stated. */
 export function judgeRarityWalk(pages: RarityPages, ctx: WalkContext): Judgement[] {
-  const { walk, keep, cause, last, ended } = pages;
-  const { id } = ctx;
+  if (pages.walk.pages === 0) return noPage(pages, ctx);
+  return [...schemaAndFields(pages, ctx), order(pages, ctx), walkEnd(pages, ctx)];
+}
+
+/** Every answer the walk's evidence rests on: the first two, a cut-short request's, and `x`. */
+function evidenceOf(pages: RarityPages, extra: Evidence = {}, x?: Exchange): Evidence {
+  return ev([...pages.keep, ...(x && !pages.keep.includes(x) ? [x] : [])], extra);
+}
+
+const summaryOf = ({ walk }: RarityPages) => `${walk.pages} page(s), ${walk.items} item(s)`;
+
+/** Not one page to judge: a refused first page fails the list's shape; the other rules could not be checked. */
+function noPage(pages: RarityPages, { id }: WalkContext): Judgement[] {
+  const { cause, last } = pages;
+  const why = cause ?? `the first page answered ${last?.status ?? 'nothing'} without a data array`;
+  const refusal = ev(last?.exchange, { expected: '2xx with {data: [...], meta: {paging}}', actual: last?.status });
+  return ['NFT-07', 'NFT-08', 'NFT-09', 'NFT-10', 'NFT-11', 'RES-01'].map((rule) => {
+    if (cause) return judged('error', rule, id, why, evidenceOf(pages));
+    if (rule === 'NFT-08' || rule === 'RES-01') return judged('fail', rule, id, `rarity list: ${why}`, refusal);
+    return judged('error', rule, id, `no page to check: ${why}`, evidenceOf(pages));
+  });
+}
+
+/** NFT-07, NFT-08, RES-01: every page and item against the schema; other models (NFT-07) and extra fields (RES-02) observed. */
+function schemaAndFields(pages: RarityPages, { id }: WalkContext): Judgement[] {
   const out: Judgement[] = [];
-  const evidenceOf = (extra: Evidence = {}, x?: Exchange) => ev([...keep, ...(x && !keep.includes(x) ? [x] : [])], extra);
-
-  if (walk.pages === 0) {
-    const why = cause ?? `the first page answered ${last?.status ?? 'nothing'} without a data array`;
-    for (const rule of ['NFT-07', 'NFT-08', 'NFT-09', 'NFT-10', 'NFT-11', 'RES-01']) {
-      if (cause) out.push({ verdict: 'error', rule, id, message: why, evidence: evidenceOf() });
-      else if (rule === 'NFT-08' || rule === 'RES-01') out.push({ verdict: 'fail', rule, id, message: `rarity list: ${why}`, evidence: ev(last?.exchange, { expected: '2xx with {data: [...], meta: {paging}}', actual: last?.status }) });
-      else out.push({ verdict: 'error', rule, id, message: `no page to check: ${why}`, evidence: evidenceOf() });
-    }
-    return out;
-  }
-  const summary = `${walk.pages} page(s), ${walk.items} item(s)`;
-
-  // NFT-07, NFT-08, RES-01: every page and item against the schema.
   for (const rule of SCHEMA_RULES) {
-    const t = pages.tallies.get(rule)!;
-    if (t.first) {
-      const more = t.count > 1 ? ` (+${t.count - 1} more over the walk)` : '';
-      out.push({ verdict: 'fail', rule, id: `${id}.schema`, message: `rarity list page ${t.first.page}: ${t.first.message}${more}`, evidence: ev(t.first.exchange, { path: t.first.path, expected: t.first.expected, actual: t.first.actual }) });
-    } else out.push({ verdict: 'pass', rule, id: `${id}.schema`, message: `rarity list: ${summary}, every documented field present with its type`, evidence: evidenceOf() });
+    const { first, count } = pages.tallies.get(rule)!;
+    if (first) {
+      const more = count > 1 ? ` (+${count - 1} more over the walk)` : '';
+      const evidence = ev(first.exchange, { path: first.path, expected: first.expected, actual: first.actual });
+      out.push(judged('fail', rule, `${id}.schema`, `rarity list page ${first.page}: ${first.message}${more}`, evidence));
+    } else {
+      out.push(judged('pass', rule, `${id}.schema`, `rarity list: ${summaryOf(pages)}, every documented field present with its type`, evidenceOf(pages)));
+    }
   }
   const models = [...pages.models].sort();
-  out.push({ verdict: 'observed', rule: 'NFT-07', id: `${id}.models`, message: models.length ? `rarity models beyond open_rarity: ${models.join(', ')}` : 'rarity models: open_rarity only', observation: { otherModels: models } });
+  const modelsSeen = models.length ? `rarity models beyond open_rarity: ${models.join(', ')}` : 'rarity models: open_rarity only';
+  out.push({ verdict: 'observed', rule: 'NFT-07', id: `${id}.models`, message: modelsSeen, observation: { otherModels: models } });
   if (pages.extras) {
     const byResource = Object.fromEntries(Object.entries(pages.extras).map(([k, v]) => [k, [...v].sort()]));
     const names = Object.entries(byResource).flatMap(([r, fs]) => fs.map((f) => `${r}.${f}`));
     const message = names.length ? `rarity list: fields beyond the documented ones: ${names.join(', ')}` : 'rarity list: no fields beyond the documented ones';
-    out.push({ verdict: 'observed', rule: 'RES-02', id: `${id}.extras`, message, observation: { extraFields: byResource }, exchanges: keep[0] });
+    out.push({ verdict: 'observed', rule: 'RES-02', id: `${id}.extras`, message, observation: { extraFields: byResource }, exchanges: pages.keep[0] });
   }
+  return out;
+}
 
-  // NFT-09: ranks never decrease across pages.
+/** NFT-09: ranks never decrease across pages. */
+function order(pages: RarityPages, { id }: WalkContext): Judgement {
+  const { walk, cause } = pages;
+  const summary = summaryOf(pages);
   const v = walk.firstOrderViolation;
   if (v) {
     const message = `rank ${v.rank} comes after rank ${v.previous} (page ${v.page}, item ${v.index}); ${walk.orderViolations} step(s) down over ${summary}`;
-    out.push({ verdict: 'fail', rule: 'NFT-09', id: `${id}.order`, message, evidence: ev(keep, { expected: 'ranks never decrease', actual: { previous: v.previous, rank: v.rank }, path: `data[${v.index}].rarity[].rank` }) });
-  } else if (walk.items - walk.unranked < 2) {
-    out.push({ verdict: 'error', rule: 'NFT-09', id: `${id}.order`, message: `fewer than two ranked items over ${summary}`, evidence: evidenceOf() });
-  } else {
-    out.push({ verdict: 'pass', rule: 'NFT-09', id: `${id}.order`, message: `ranks never decrease over ${summary}${cause ? ` (walk cut short: ${cause})` : ''}`, evidence: evidenceOf() });
+    const step = { expected: 'ranks never decrease', actual: { previous: v.previous, rank: v.rank }, path: `data[${v.index}].rarity[].rank` };
+    const evidence = ev(pages.keep, step);
+    return judged('fail', 'NFT-09', `${id}.order`, message, evidence);
   }
+  if (walk.items - walk.unranked < 2) return judged('error', 'NFT-09', `${id}.order`, `fewer than two ranked items over ${summary}`, evidenceOf(pages));
+  const cutShort = cause ? ` (walk cut short: ${cause})` : '';
+  return judged('pass', 'NFT-09', `${id}.order`, `ranks never decrease over ${summary}${cutShort}`, evidenceOf(pages));
+}
 
-  // NFT-10: the walk ends and meets each asset exactly once.
-  const observation = { pageTokenParam: ctx.pageTokenParam, advanced: pages.advanced ?? 'single page' };
+/** What keeps the walk from ending, or from meeting each asset exactly once (NFT-10). */
+function walkProblems(pages: RarityPages, { pageTokenParam }: WalkContext): string[] {
+  const { walk, ended, last } = pages;
   const missing = walk.missingRanks();
   const problems: string[] = [];
   if (ended === 'loop') problems.push(`the walk does not end: page ${walk.pages} hands back a page token already followed`);
   if (ended === 'empty-pages') problems.push(`the walk does not end: ${walk.emptyPagesInRow} empty pages in a row still carry a page token`);
-  if (ended === 'refused') problems.push(`page ${walk.pages + 1} answered ${last?.status ?? 'nothing'} (following ${ctx.pageTokenParam})`);
-  if (walk.duplicates) problems.push(`${walk.duplicates} item(s) met twice (first: ${walk.firstDuplicate!.id} on page ${walk.firstDuplicate!.page})`);
-  if (pages.advanced === false) problems.push(`page 2 repeats page 1: is api.nft.pageTokenParam ("${ctx.pageTokenParam}") the parameter the service reads?`);
-  if (missing && missing.count) problems.push(`${missing.count} rank(s) missing with no tie to explain them (first: rank ${missing.first}): assets the walk never met`);
-  const nft10 = { rule: 'NFT-10', id: `${id}.walk` };
-  if (problems.length) out.push({ ...nft10, verdict: 'fail', message: `${problems.join('; ')} (${summary})`, evidence: evidenceOf({ observation }, last?.exchange) });
-  else if (cause) out.push({ ...nft10, verdict: 'error', message: `walk cut short after ${summary}: ${cause}`, evidence: ev(keep, { observation }) });
-  else if (ended === 'max-pages') out.push({ ...nft10, verdict: 'error', message: `walk stopped at maxPages (${pages.maxPages}) while the service still gave a page token; raise api.nft.maxPages`, evidence: ev(keep, { observation }) });
-  else out.push({ ...nft10, verdict: 'pass', message: `walk ended after ${summary}, ${walk.distinctIds} distinct assets, each once, ranks without gaps`, evidence: ev(keep, { observation }) });
-  return out;
+  if (ended === 'refused') problems.push(`page ${walk.pages + 1} answered ${last?.status ?? 'nothing'} (following ${pageTokenParam})`);
+  if (walk.firstDuplicate) problems.push(`${walk.duplicates} item(s) met twice (first: ${walk.firstDuplicate.id} on page ${walk.firstDuplicate.page})`);
+  if (pages.advanced === false) problems.push(`page 2 repeats page 1: is api.nft.pageTokenParam ("${pageTokenParam}") the parameter the service reads?`);
+  if (missing?.count) problems.push(`${missing.count} rank(s) missing with no tie to explain them (first: rank ${missing.first}): assets the walk never met`);
+  return problems;
+}
+
+/** NFT-10: the walk ends and meets each asset exactly once. */
+function walkEnd(pages: RarityPages, ctx: WalkContext): Judgement {
+  const { walk, cause, keep } = pages;
+  const summary = summaryOf(pages);
+  const id = `${ctx.id}.walk`;
+  const observation = { pageTokenParam: ctx.pageTokenParam, advanced: pages.advanced ?? 'single page' };
+  const problems = walkProblems(pages, ctx);
+  const withLast = evidenceOf(pages, { observation }, pages.last?.exchange);
+  if (problems.length) return judged('fail', 'NFT-10', id, `${problems.join('; ')} (${summary})`, withLast);
+  if (cause) return judged('error', 'NFT-10', id, `walk cut short after ${summary}: ${cause}`, ev(keep, { observation }));
+  if (pages.ended === 'max-pages') {
+    const message = `walk stopped at maxPages (${pages.maxPages}) while the service still gave a page token; raise api.nft.maxPages`;
+    return judged('error', 'NFT-10', id, message, ev(keep, { observation }));
+  }
+  const message = `walk ended after ${summary}, ${walk.distinctIds} distinct assets, each once, ranks without gaps`;
+  return judged('pass', 'NFT-10', id, message, ev(keep, { observation }));
 }
