@@ -36,6 +36,15 @@ export function ev(exchanges: (Exchange | undefined)[] | Exchange | undefined, e
   return list.length ? { exchanges: list, ...extra } : { ...extra };
 }
 
+/**
+ * A verdict decided by a pure judging function (contracts/rarity-walk.ts), stated with
+ * `Checks.apply`. An `error`'s message is its cause; an observation names the answers it rests on.
+ */
+export type Judgement = { rule: string; id: string; message: string } & (
+  | { verdict: 'pass' | 'fail' | 'error'; evidence?: Evidence }
+  | { verdict: 'observed'; observation: Record<string, unknown>; exchanges?: (Exchange | undefined)[] | Exchange }
+);
+
 export class Checks {
   readonly results: CheckResult[] = [];
   /** The last could-not-test cause, of any rule (selected or not): what an empty observation reports. */
@@ -115,6 +124,15 @@ export class Checks {
     const line = oneLine(this.redactor.text(cause));
     this.lastCause = line;
     this.add(rule, id, 'error', `could not check: ${line}`, { ...evidence, cause: line });
+  }
+
+  /** States judged verdicts, in order, as the methods above would. */
+  apply(judgements: readonly Judgement[]): void {
+    for (const j of judgements) {
+      if (j.verdict === 'observed') this.observe(j.rule, j.id, j.message, j.observation, j.exchanges);
+      else if (j.verdict === 'error') this.error(j.rule, j.id, j.message, j.evidence);
+      else this.add(j.rule, j.id, j.verdict, j.message, j.evidence);
+    }
   }
 
   /** pass when `ok`, fail otherwise: the common shape of a must rule. */

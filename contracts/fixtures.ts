@@ -1,7 +1,7 @@
 // Playwright fixtures of the contract suite and `contract()`, the one way a spec declares a test:
-// the rule ids go into the title (so --grep selects by rule) and into `rule` annotations (so the
-// reporter knows whom to blame when the test dies), and the test's checks and non-2xx summaries
-// are attached for the reporter when it ends, however it ends.
+// the rule ids are its tags (so --grep @NFT-01 selects by rule, and the reporter knows whom to
+// blame when the test dies), and the test's checks and non-2xx summaries are attached for the
+// reporter when it ends, however it ends.
 import * as playwright from '@playwright/test';
 import { Budget } from '../src/budget.js';
 import { closeHttp } from '../src/http/client.js';
@@ -14,7 +14,7 @@ import type { ResolvedTarget } from '../src/target/types.js';
 import { ApiClient } from './api.js';
 import { Checks } from './checks.js';
 import { suiteEnv, type SuiteEnv } from './env.js';
-import { CHECKS_ATTACHMENT, RULE_ANNOTATION, type TestAttachment } from './protocol.js';
+import { CHECKS_ATTACHMENT, ruleTag, type TestAttachment } from './protocol.js';
 import { Samples } from './samples.js';
 import { reportChecks } from './steps.js';
 
@@ -104,8 +104,8 @@ export class Spec {
   constructor(readonly family: string) {}
 
   /**
-   * Declares one contract test checking `rules`: the rule ids lead its title and are its tags
-   * (`--grep @NFT-01`); its checks become its steps in Playwright's report (steps.ts).
+   * Declares one contract test checking `rules`: the rule ids are its tags (`--grep @NFT-01`),
+   * which Playwright's reports show beside the title; its checks become its steps (steps.ts).
    */
   contract(title: string, rules: readonly string[], body: (f: ContractFixtures) => Promise<void>, opts: ContractOptions = {}): void {
     this.add(title, rules, body, opts);
@@ -126,8 +126,7 @@ export class Spec {
 
   private add(title: string, rules: readonly string[], body: (f: ContractFixtures) => Promise<void>, opts: ContractOptions = {}): void {
     for (const r of rules) this.declared.add(r);
-    const details = { tag: rules.map((r) => `@${r}`), annotation: rules.map((r) => ({ type: RULE_ANNOTATION, description: r })) };
-    declare(Spec.prototype.add, `${rules.join(' ')} · ${title}`, details, async ({ contract }, testInfo) => {
+    declare(Spec.prototype.add, title, { tag: rules.map(ruleTag) }, async ({ contract }, testInfo) => {
       test.setTimeout(timeoutFor(opts));
       let threw = true;
       try {

@@ -3,6 +3,7 @@
 // what batches get (6, RPC-08/10/11). Pure functions of status and body, so the native spec reads
 // like the rules and every wording is pinned by unit tests. Messages say what the target did.
 import { SCHEMA, validate } from '../src/schemas/validate.js';
+import { isObject } from './json.js';
 
 /** The parts of an HTTP answer these judgements read. */
 export interface RpcAnswer {
@@ -14,7 +15,6 @@ export interface RpcAnswer {
 
 export type RpcJudgement = { verdict: 'pass' | 'fail' | 'error' | 'observed'; message: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const is2xx = (status: number) => status >= 200 && status < 300;
 const MAX_SHOWN = 60;
 

@@ -6,6 +6,7 @@ import type { ResolvedApi, ResolvedTarget } from '../src/target/types.js';
 import { readBlockNumber } from './block-number.js';
 import type { AssetRef, RarityFirstPage } from './samples.js';
 import { JSON_HEADERS, PATHS } from './urls.js';
+import { get, isObject } from './json.js';
 
 export type ApiFamily = 'universal' | 'native' | 'nft';
 
@@ -26,9 +27,6 @@ export interface ApiEndpoint {
   /** AUTH-06: the endpoint's own query parameters took effect; a problem line, or undefined. */
   honoured?(json: unknown, ctx: { asset?: AssetRef; firstPage?: RarityFirstPage }): string | undefined;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const field = (v: unknown, k: string): unknown => (isObject(v) ? v[k] : undefined);
 
 export function rpcBody(method: string, id: number | string = 1, params: unknown[] = []): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method, params });
@@ -70,7 +68,7 @@ export function apiEndpoints(t: ResolvedTarget): ApiEndpoint[] {
   if (nft) {
     const eventId = nft.eventIds[0];
     if (eventId) {
-      out.push({ id: 'nft.event', family: 'nft', method: 'GET', path: () => PATHS.event(nft, eventId), needsAsset: false, hasQuery: false, isData: (j) => isObject(field(j, 'data')) });
+      out.push({ id: 'nft.event', family: 'nft', method: 'GET', path: () => PATHS.event(nft, eventId), needsAsset: false, hasQuery: false, isData: (j) => isObject(get(j, 'data')) });
     }
     const collectionId = nft.collectionId;
     if (collectionId) {
@@ -81,7 +79,7 @@ export function apiEndpoints(t: ResolvedTarget): ApiEndpoint[] {
         path: () => PATHS.collection(nft, collectionId),
         needsAsset: false,
         hasQuery: false,
-        isData: (j) => isObject(field(j, 'collection')),
+        isData: (j) => isObject(get(j, 'collection')),
       });
     }
     if (collectionId || eventId) {
@@ -92,11 +90,11 @@ export function apiEndpoints(t: ResolvedTarget): ApiEndpoint[] {
         path: (a) => PATHS.asset(nft, a?.contract_address ?? '', a?.token_id ?? ''),
         needsAsset: true,
         hasQuery: true,
-        isData: (j) => isObject(field(j, 'asset')),
+        isData: (j) => isObject(get(j, 'asset')),
         honoured: (j, { asset }) => {
-          const got = field(j, 'asset');
-          const c = field(got, 'contract_address');
-          const tok = field(got, 'token_id');
+          const got = get(j, 'asset');
+          const c = get(got, 'contract_address');
+          const tok = get(got, 'token_id');
           return asset && c === asset.contract_address && tok === asset.token_id
             ? undefined
             : `the asset answered is ${String(c)}/${String(tok)}, not the contract_address/token_id asked for`;
@@ -111,9 +109,9 @@ export function apiEndpoints(t: ResolvedTarget): ApiEndpoint[] {
         path: () => PATHS.rarity(nft, collectionId),
         needsAsset: false,
         hasQuery: true,
-        isData: (j) => Array.isArray(field(j, 'data')) && (field(j, 'data') as unknown[]).length > 0,
+        isData: (j) => Array.isArray(get(j, 'data')) && (get(j, 'data') as unknown[]).length > 0,
         honoured: (j, { firstPage }) => {
-          const ids = (field(j, 'data') as unknown[]).map((item) => field(item, 'id'));
+          const ids = (get(j, 'data') as unknown[]).map((item) => get(item, 'id'));
           if (!firstPage) return 'no first page read the documented way to compare with';
           const same = ids.length === firstPage.ids.length && ids.every((id, i) => id === firstPage.ids[i]);
           return same ? undefined : 'the first page differs from the one read the documented way (sort_by or the collection was not applied)';

@@ -12,13 +12,12 @@ import { batchServed, describeBatch, errorCodeOf, judgeEmptyBatch, judgeInvalidB
 import { rpcBody } from './matrix.js';
 import { bodyShape, mediaType } from './shape.js';
 import { dataAccess, JSON_HEADERS, PATHS, type DataAccess } from './urls.js';
+import { isObject } from './json.js';
 
 const spec = new Spec('native');
 const target = suiteEnv().target;
 const access = dataAccess(target.api);
 const native = target.api?.native;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Ids whose echo RPC-04 checks: zero, one, the largest exact JSON integer, and a string. */
 const ECHO_IDS: readonly (number | string)[] = [0, 1, Number.MAX_SAFE_INTEGER, 'chainprobe-id-7'];

@@ -2,25 +2,24 @@
 // asset, the full rarity-list walk with cross-resource agreement, unknown and malformed ids.
 import { randomUUID } from 'node:crypto';
 import { RULES } from '../src/rules/catalogue.js';
-import { extraFields, SCHEMA, validate } from '../src/schemas/validate.js';
+import { SCHEMA } from '../src/schemas/validate.js';
 import type { ResolvedNft } from '../src/target/types.js';
 import { withQueryParam } from '../src/auth/forms.js';
 import type { Exchange } from '../src/record/recorder.js';
 import type { ApiClient, CallResult } from './api.js';
 import { CouldNotTest, ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
+import { get, isObject } from './json.js';
 import { Spec } from './fixtures.js';
 import { bodyShape, mediaType } from './shape.js';
 import { dataAccess, nftMissing, PATHS, type DataAccess } from './urls.js';
-import { RarityWalk, type SampledItem } from './walk.js';
+import { judgeRarityWalk, otherModels, RarityPages } from './rarity-walk.js';
+import type { SampledItem } from './walk.js';
 
 const spec = new Spec('nft');
 const target = suiteEnv().target;
 const access = dataAccess(target.api);
 const nft = target.api?.nft;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const get = (v: unknown, ...path: string[]): unknown => path.reduce<unknown>((o, k) => (isObject(o) ? o[k] : undefined), v);
 
 const NO_DATA_CAUSE = 'an unknown id';
 const MALFORMED_CAUSE = 'a malformed id';
@@ -36,11 +35,6 @@ function envelope(check: Checks, rules: string[], id: string, res: CallResult, k
   const what = !res.ok ? `answered ${res.status}` : `the body has no \`${key}\``;
   for (const rule of rules) check.fail(rule, id, `${id}: ${what}`, ev(res.exchange, { expected: `2xx with {${key}: ...}`, actual: res.ok ? bodyShape(res.body) : res.status }));
   return undefined;
-}
-
-/** Rarity entries whose model is not open_rarity: NFT-07's open part. */
-function otherModels(rarity: unknown): string[] {
-  return Array.isArray(rarity) ? rarity.map((r) => get(r, 'model')).filter((m): m is string => typeof m === 'string' && m !== 'open_rarity') : [];
 }
 
 function sameRarity(a: unknown, b: unknown): boolean {
@@ -206,126 +200,24 @@ if (nft && typeof access !== 'string') {
   });
 }
 
-/** Problems of one rule across the walk: counted, the first kept with where it was. */
-class Tally {
-  count = 0;
-  first?: { message: string; page: number; path: string; expected: string; actual: string; exchange: Exchange };
-  add(p: { message: string; path: string; expected: string; actual: string }, page: number, exchange: Exchange): void {
-    this.count++;
-    this.first ??= { ...p, page, exchange };
-  }
-}
-
 async function walkRarity(api: ApiClient, check: Checks, a: DataAccess, n: ResolvedNft, collectionId: string): Promise<void> {
-  const walk = new RarityWalk();
-  const schemaRules = ['NFT-07', 'NFT-08', 'RES-01'] as const;
-  const tallies = new Map<string, Tally>(schemaRules.map((r) => [r, new Tally()]));
-  const extras: Record<string, Set<string>> = {};
   const base = a.base + PATHS.rarity(n, collectionId);
-  const keep: Exchange[] = [];
   const id = `nft.rarity[${collectionId}]`;
-  let token: string | undefined;
-  let ended: 'last-page' | 'loop' | 'empty-pages' | 'max-pages' | 'refused' | undefined;
-  let lastRes: CallResult | undefined;
-  let firstIds: string[] = [];
-  let advanced: boolean | undefined;
-  const models = new Set<string>();
-
-  const cut = await (async () => {
-    try {
-      while (!ended) {
-        if (walk.pages >= n.maxPages) {
-          ended = 'max-pages';
-          break;
-        }
-        const url = token === undefined ? base : withQueryParam(base, n.pageTokenParam, token);
-        const res = await fetch(api, a, url.slice(a.base.length), `${id}#page${walk.pages + 1}`);
-        lastRes = res;
-        if (keep.length < 2) keep.push(res.exchange);
-        const data = get(res.json, 'data');
-        if (!res.ok || !Array.isArray(data)) {
-          ended = 'refused';
-          break;
-        }
-        for (const p of validate(SCHEMA.rarityListResponse, res.json)) for (const r of p.rules) tallies.get(r)?.add(p, walk.pages + 1, res.exchange);
-        // RES-02 lists fields by resource: the first pages show them; the rest would only repeat.
-        if (check.wants('RES-02') && walk.pages < 3) {
-          for (const x of extraFields(SCHEMA.rarityListResponse, res.json)) (extras[x.resource || 'RarityListResponse'] ??= new Set()).add(x.field);
-        }
-        for (const item of data) for (const m of otherModels(get(item, 'rarity'))) models.add(m);
-        const ids = data.map((item) => String(get(item, 'id')));
-        if (walk.pages === 0) firstIds = ids;
-        else if (walk.pages === 1) advanced = !(ids.length === firstIds.length && ids.every((x, i) => x === firstIds[i]));
-        walk.addPage(data);
-        const next = get(res.json, 'meta', 'paging', 'next_page_token');
-        if (typeof next !== 'string' || next === '') ended = 'last-page';
-        else if (!walk.acceptToken(next)) ended = 'loop';
-        else if (walk.emptyPagesInRow >= 2) ended = 'empty-pages';
-        else token = next;
-      }
-      return undefined;
-    } catch (e) {
-      return e;
+  const pages = new RarityPages(n.maxPages, check.wants('RES-02'));
+  try {
+    while (pages.wantsMore()) {
+      const token = pages.nextToken;
+      const url = token === undefined ? base : withQueryParam(base, n.pageTokenParam, token);
+      pages.add(await fetch(api, a, url.slice(a.base.length), `${id}#page${pages.walk.pages + 1}`));
     }
-  })();
-  if (cut !== undefined && !(cut instanceof CouldNotTest)) throw cut;
-  const cause = cut instanceof CouldNotTest ? cut.message : undefined;
-  if (cut instanceof CouldNotTest) keep.push(...cut.exchanges.slice(0, 1));
-  const evidenceOf = (x?: Exchange) => ev([...keep, ...(x && !keep.includes(x) ? [x] : [])]);
-
-  if (walk.pages === 0) {
-    const why = cause ?? `the first page answered ${lastRes?.status ?? 'nothing'} without a data array`;
-    for (const r of ['NFT-07', 'NFT-08', 'NFT-09', 'NFT-10', 'NFT-11', 'RES-01']) {
-      if (cause) check.error(r, id, why, evidenceOf());
-      else if (r === 'NFT-08' || r === 'RES-01') check.fail(r, id, `rarity list: ${why}`, ev(lastRes?.exchange, { expected: '2xx with {data: [...], meta: {paging}}', actual: lastRes?.status }));
-      else check.error(r, id, `no page to check: ${why}`, evidenceOf());
-    }
-    return;
+  } catch (e) {
+    if (!(e instanceof CouldNotTest)) throw e;
+    pages.cutShort(e.message, e.exchanges);
   }
-  const summary = `${walk.pages} page(s), ${walk.items} item(s)`;
-
-  // NFT-07, NFT-08, RES-01: every page and item against the schema.
-  for (const rule of schemaRules) {
-    const t = tallies.get(rule)!;
-    if (t.first) check.fail(rule, `${id}.schema`, `rarity list page ${t.first.page}: ${t.first.message}${t.count > 1 ? ` (+${t.count - 1} more over the walk)` : ''}`, ev(t.first.exchange, { path: t.first.path, expected: t.first.expected, actual: t.first.actual }));
-    else check.pass(rule, `${id}.schema`, `rarity list: ${summary}, every documented field present with its type`, evidenceOf());
-  }
-  check.observe('NFT-07', `${id}.models`, models.size ? `rarity models beyond open_rarity: ${[...models].sort().join(', ')}` : 'rarity models: open_rarity only', { otherModels: [...models].sort() });
-  if (check.wants('RES-02')) {
-    const byResource = Object.fromEntries(Object.entries(extras).map(([k, v]) => [k, [...v].sort()]));
-    const names = Object.entries(byResource).flatMap(([r, fs]) => fs.map((f) => `${r}.${f}`));
-    check.observe('RES-02', `${id}.extras`, names.length ? `rarity list: fields beyond the documented ones: ${names.join(', ')}` : 'rarity list: no fields beyond the documented ones', { extraFields: byResource }, keep[0]);
-  }
-
-  // NFT-09: ranks never decrease across pages.
-  if (walk.firstOrderViolation) {
-    const v = walk.firstOrderViolation;
-    check.fail('NFT-09', `${id}.order`, `rank ${v.rank} comes after rank ${v.previous} (page ${v.page}, item ${v.index}); ${walk.orderViolations} step(s) down over ${summary}`, ev(keep, { expected: 'ranks never decrease', actual: { previous: v.previous, rank: v.rank }, path: `data[${v.index}].rarity[].rank` }));
-  } else if (walk.items - walk.unranked < 2) {
-    check.error('NFT-09', `${id}.order`, `fewer than two ranked items over ${summary}`, evidenceOf());
-  } else {
-    check.pass('NFT-09', `${id}.order`, `ranks never decrease over ${summary}${cause ? ` (walk cut short: ${cause})` : ''}`, evidenceOf());
-  }
-
-  // NFT-10: the walk ends and meets each asset exactly once.
-  const observation = { pageTokenParam: n.pageTokenParam, advanced: advanced ?? 'single page' };
-  const missing = walk.missingRanks();
-  const problems: string[] = [];
-  if (ended === 'loop') problems.push(`the walk does not end: page ${walk.pages} hands back a page token already followed`);
-  if (ended === 'empty-pages') problems.push(`the walk does not end: ${walk.emptyPagesInRow} empty pages in a row still carry a page token`);
-  if (ended === 'refused') problems.push(`page ${walk.pages + 1} answered ${lastRes?.status ?? 'nothing'} (following ${n.pageTokenParam})`);
-  if (walk.duplicates) problems.push(`${walk.duplicates} item(s) met twice (first: ${walk.firstDuplicate!.id} on page ${walk.firstDuplicate!.page})`);
-  if (advanced === false) problems.push(`page 2 repeats page 1: is api.nft.pageTokenParam ("${n.pageTokenParam}") the parameter the service reads?`);
-  if (missing && missing.count) problems.push(`${missing.count} rank(s) missing with no tie to explain them (first: rank ${missing.first}): assets the walk never met`);
-  const nft10 = `${id}.walk`;
-  if (problems.length) check.fail('NFT-10', nft10, `${problems.join('; ')} (${summary})`, ev([...keep, ...(lastRes && !keep.includes(lastRes.exchange) ? [lastRes.exchange] : [])], { observation }));
-  else if (cause) check.error('NFT-10', nft10, `walk cut short after ${summary}: ${cause}`, ev(keep, { observation }));
-  else if (ended === 'max-pages') check.error('NFT-10', nft10, `walk stopped at maxPages (${n.maxPages}) while the service still gave a page token; raise api.nft.maxPages`, ev(keep, { observation }));
-  else check.pass('NFT-10', nft10, `walk ended after ${summary}, ${walk.distinctIds} distinct assets, each once, ranks without gaps`, ev(keep, { observation }));
-
+  check.apply(judgeRarityWalk(pages, { id, pageTokenParam: n.pageTokenParam }));
   // NFT-11: sampled items agree with the asset endpoint and the collection's contracts.
-  if (!check.wants('NFT-11')) return;
-  await crossCheck(api, check, a, n, collectionId, walk.sample);
+  if (pages.walk.pages === 0 || !check.wants('NFT-11')) return;
+  await crossCheck(api, check, a, n, collectionId, pages.walk.sample);
 }
 
 async function crossCheck(api: ApiClient, check: Checks, a: DataAccess, n: ResolvedNft, collectionId: string, sample: readonly SampledItem[]): Promise<void> {

@@ -1,6 +1,7 @@
 // What flows from the Playwright processes back to the parent run: attachments a test adds, the
 // JSON lines the reporter appends to CHAINPROBE_CHECKS_FILE, and the progress lines it prints.
 import type { Exchange } from '../src/record/recorder.js';
+import { isRuleId } from '../src/rules/catalogue.js';
 import type { CheckResult } from '../src/verdict.js';
 
 /** One Playwright project per access family (select.ts FAMILIES), each one spec file `<family>.spec.ts`. */
@@ -8,8 +9,10 @@ export const CONTRACT_FAMILIES = ['auth', 'universal', 'native', 'nft', 'node', 
 
 /** The one attachment a test adds: a TestAttachment as JSON. */
 export const CHECKS_ATTACHMENT = 'chainprobe-checks';
-/** Annotation type declaring a rule a test checks (one annotation per rule). */
-export const RULE_ANNOTATION = 'rule';
+/** A rule's Playwright tag: `--grep @NFT-01` selects the tests of NFT-01, and the reporter reads them back. */
+export const ruleTag = (rule: string): string => `@${rule}`;
+/** The rules a test checks: its tags that name a rule (Playwright also makes tags of @-words in titles). */
+export const rulesOfTags = (tags: readonly string[]): string[] => tags.filter((t) => t.startsWith('@') && isRuleId(t.slice(1))).map((t) => t.slice(1));
 /** Annotation a test adds when it ran to its end and failed only on its checks' verdicts. */
 export const VERDICT_FAILURES_ANNOTATION = 'chainprobe: failing checks';
 /** Prefix of the reporter's progress lines on stdout. */

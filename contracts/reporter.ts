@@ -11,7 +11,7 @@ import { maskSecret, Redactor, REDACTED_SUFFIX } from '../src/record/redact.js';
 import { secretsOf } from '../src/target/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
-import { CHECKS_ATTACHMENT, PROGRESS_PREFIX, RULE_ANNOTATION, VERDICT_FAILURES_ANNOTATION, type ChecksLine, type ProgressLine, type TestAttachment } from './protocol.js';
+import { CHECKS_ATTACHMENT, PROGRESS_PREFIX, rulesOfTags, VERDICT_FAILURES_ANNOTATION, type ChecksLine, type ProgressLine, type TestAttachment } from './protocol.js';
 
 const MAX_TEXT_ATTACHMENT_BYTES = 16 * 1024 * 1024;
 const TEXTUAL = /^(text\/|application\/(json|xml|javascript)|.*\+json)/i;
@@ -103,13 +103,12 @@ export default class ChainprobeReporter implements Reporter {
     const failedOnVerdicts = result.annotations.some((a) => a.type === VERDICT_FAILURES_ANNOTATION);
     if (result.status !== 'passed' && result.status !== 'skipped' && !(result.status === 'failed' && failedOnVerdicts)) {
       const cause = this.causeOf(test, result);
-      const rules = [...new Set([...test.annotations, ...result.annotations].filter((a) => a.type === RULE_ANNOTATION && a.description).map((a) => a.description!))];
-      for (const rule of rules) {
+      for (const rule of rulesOfTags(test.tags)) {
         if (!suiteEnv().selected(rule)) continue;
         lines.push({
           kind: 'check',
           check: {
-            id: `${familyOf(test)}.${test.title.replace(/^(?:[A-Z]+-\d+ )+· /, '').replace(/\s+/g, '-')}.aborted`,
+            id: `${familyOf(test)}.${test.title.replace(/\s+/g, '-')}.aborted`,
             rule,
             verdict: 'error',
             message: `the test did not finish: ${cause}`,

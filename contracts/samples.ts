@@ -4,6 +4,7 @@ import type { ResolvedTarget } from '../src/target/types.js';
 import type { ApiClient } from './api.js';
 import { CouldNotTest } from './checks.js';
 import { dataAccess, PATHS } from './urls.js';
+import { isObject } from './json.js';
 
 export interface AssetRef {
   contract_address: string;
@@ -15,8 +16,6 @@ export interface RarityFirstPage {
   ids: string[];
   first?: AssetRef;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function assetRefOf(v: unknown): AssetRef | undefined {
   if (!isObject(v)) return undefined;

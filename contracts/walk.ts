@@ -1,6 +1,7 @@
 // The state of a rarity-list walk (NFT-09, NFT-10, NFT-11), fed one page at a time. It keeps only
 // what the rules need - item ids, a count per rank, tokens seen, a few sampled items - never the
 // pages, so a walk over 100,000 assets stays small.
+import { isObject } from './json.js';
 
 export interface SampledItem {
   id: string;
@@ -12,8 +13,6 @@ export interface SampledItem {
 /** Largest rank the gap analysis tracks (a count per rank): 4 bytes each, 40 MB at most. */
 const MAX_TRACKED_RANK = 10_000_000;
 export const SAMPLE_SIZE = 3;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The rank an item is listed under: its open_rarity entry, else its first rarity entry. */
 export function rankOf(item: unknown): number | undefined {

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENV } from '../../contracts/env.js';
 import { errorChecks } from '../../contracts/errors-summary.js';
-import { CONTRACT_FAMILIES, PROGRESS_PREFIX, type ChecksLine, type Non2xx, type ProgressLine } from '../../contracts/protocol.js';
+import { CONTRACT_FAMILIES, PROGRESS_PREFIX, ruleTag, type ChecksLine, type Non2xx, type ProgressLine } from '../../contracts/protocol.js';
 import { newRunSeed } from '../auth/near-miss.js';
 import { Redactor } from '../record/redact.js';
 import { RULES } from '../rules/catalogue.js';
@@ -51,10 +51,10 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, FORCE_COLOR: '0', PLAYWRIGHT_HTML_OPEN: 'never', ...extra };
 }
 
-/** The --grep pattern selecting tests by the rule ids in their titles; undefined: every test. */
+/** The --grep pattern selecting tests by their rule tags (Playwright greps title and tags); undefined: every test. */
 export function grepFor(selected: readonly string[]): string | undefined {
   if (selected.length === CONTRACT_RULES.length) return undefined;
-  return `(^|\\s)(${selected.map((id) => id.replace(/-/g, '\\-')).join('|')})(\\s|$)`;
+  return `(^|\\s)(${selected.map((id) => ruleTag(id).replace(/-/g, '\\-')).join('|')})(\\s|$)`;
 }
 
 interface Collected {

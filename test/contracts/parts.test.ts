@@ -120,13 +120,15 @@ describe('free-text redaction in the reporter', () => {
 });
 
 describe('selection to --grep', () => {
-  it('no pattern for the full set; rule ids matched whole', () => {
+  // Playwright greps "<project> <file> <title> <tags>": the pattern matches rule tags, whole.
+  it('no pattern for the full set; rule tags matched whole, never a rule id in a title', () => {
     assert.equal(grepFor(CONTRACT_RULES), undefined);
     const re = new RegExp(grepFor(['AUTH-01', 'NFT-10'])!);
-    assert.ok(re.test('AUTH-01 AUTH-02 · universal'));
-    assert.ok(re.test('NFT-07 NFT-10 RES-01 · walk'));
-    assert.ok(!re.test('AUTH-010 · nothing'));
-    assert.ok(!re.test('NFT-01 · events'));
+    assert.ok(re.test('universal universal.spec.ts block number @AUTH-01 @AUTH-02'));
+    assert.ok(re.test('nft nft.spec.ts rarity list walk @NFT-07 @NFT-10 @RES-01'));
+    assert.ok(!re.test('auth auth.spec.ts nothing @AUTH-010'));
+    assert.ok(!re.test('nft nft.spec.ts events @NFT-01'));
+    assert.ok(!re.test('nft nft.spec.ts what NFT-10 says @NFT-01'));
   });
 });
 
