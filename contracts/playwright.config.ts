@@ -1,4 +1,4 @@
-// The contract suite's Playwright configuration. Started by src/run/contracts.ts, which passes the
+// The contract suite's Playwright configuration. Started by contracts/run.ts, which passes the
 // target and the run's limits in the environment (contracts/env.ts). No browser: API tests only.
 import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';

@@ -28,7 +28,7 @@ export const REPORT_FILES = {
   baseline: 'baseline-diff.json',
 } as const;
 
-/** Playwright's own HTML report, written by the contracts stage (src/run/contracts.ts). */
+/** Playwright's own HTML report, written by the contracts stage (contracts/run.ts). */
 export const PLAYWRIGHT_DIR = 'playwright';
 
 /**

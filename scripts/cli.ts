@@ -15,7 +15,7 @@ import { newRunSeed } from '../src/auth/near-miss.js';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
 import { commandLine, defineCommand, type FlagValues } from '../src/cli/args.js';
 import { prepareOutDir } from '../src/cli/outdir.js';
-import { createProgress } from '../src/progress.js';
+import { createProgress } from '../run/progress.js';
 import type { RunningReference } from '../reference/start.js';
 
 /** Errors that escape the run are printed through the target's redactor once it is known. */
@@ -182,7 +182,7 @@ async function main(): Promise<number> {
   else if (cli.target.length) targets = loadTargets(cli.target);
 
   // The run's heavy modules load only once the command line and the target are known good.
-  const [{ runChainprobe, summarizeBaseline }, { runFleet }, { startReference }] = await Promise.all([import('../src/run/pipeline.js'), import('../src/run/fleet.js'), import('../reference/start.js')]);
+  const [{ runChainprobe, summarizeBaseline }, { runFleet }, { startReference }] = await Promise.all([import('../run/pipeline.js'), import('../run/fleet.js'), import('../reference/start.js')]);
   let reference: RunningReference | undefined;
   const extra: Record<string, unknown> = {};
   if (!targets.length) {

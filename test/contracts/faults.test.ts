@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FAULTS, type FaultFamily } from '../../reference/faults/index.js';
-import { CONTRACT_RULES } from '../../src/run/contracts.js';
+import { CONTRACT_RULES } from '../../contracts/run.js';
 import { runAgainstReference } from './harness.js';
 
 /** The --only selector of a fault's family. */

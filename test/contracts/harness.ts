@@ -7,7 +7,7 @@ import { inflateRawSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { startReference } from '../../reference/start.js';
 import type { ReferenceOptions } from '../../reference/options.js';
-import { runContracts, type ContractsOptions } from '../../src/run/contracts.js';
+import { runContracts, type ContractsOptions } from '../../contracts/run.js';
 import type { ContractsOutcome, ProgressEvent, RunContext } from '../../src/run/types.js';
 import { parseSelectors } from '../../src/select.js';
 import { resolveTarget } from '../../src/target/load.js';

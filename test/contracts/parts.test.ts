@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API_KEY_USAGES } from '../../src/auth/forms.js';
 import { Redactor } from '../../src/record/redact.js';
-import { CONTRACT_RULES, grepFor } from '../../src/run/contracts.js';
+import { CONTRACT_RULES, grepFor } from '../../contracts/run.js';
 import { readBlockNumber } from '../../contracts/block-number.js';
 import { Checks } from '../../contracts/checks.js';
 import { errorChecks } from '../../contracts/errors-summary.js';

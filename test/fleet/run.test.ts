@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { startFleetReference, type RunningFleetReference } from '../../reference/fleet.js';
 import { resolveTarget } from '../../src/target/load.js';
 import { parseSelectors } from '../../src/select.js';
-import { runFleet } from '../../src/run/fleet.js';
+import { runFleet } from '../../run/fleet.js';
 import { fleetOf } from '../../src/fleet/rollup.js';
 import { RL_RULES } from '../../load/plan.js';
 import type { HorizonNode } from '../../src/types/generated/target.js';

@@ -11,7 +11,7 @@ import { trendsSection } from '../../reports/trends.js';
 import { startReference } from '../../reference/start.js';
 import { resolveTarget } from '../../src/target/load.js';
 import { parseSelectors } from '../../src/select.js';
-import { runChainprobe } from '../../src/run/pipeline.js';
+import { runChainprobe } from '../../run/pipeline.js';
 import { check, limiter } from './fixture.js';
 import type { Verdict } from '../../src/verdict.js';
 

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { startReference, type RunningReference } from '../../reference/start.js';
 import { resolveTarget } from '../../src/target/load.js';
 import { parseSelectors } from '../../src/select.js';
-import { runChainprobe, type RunOutcome } from '../../src/run/pipeline.js';
+import { runChainprobe, type RunOutcome } from '../../run/pipeline.js';
 import type { ReferenceOptions } from '../../reference/options.js';
 import type { ResultsFile } from '../../src/results.js';
 import { RULES } from '../../src/rules/catalogue.js';

@@ -4,24 +4,24 @@
 // child is stopped, and every selected rule left without a check gets `error` with the reason.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { Budget } from '../budget.js';
+import { Budget } from '../src/budget.js';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ENV } from '../../contracts/env.js';
-import { errorChecks } from '../../contracts/errors-summary.js';
-import { CONTRACT_FAMILIES, PROGRESS_PREFIX, type ChecksLine, type Non2xx, type ProgressLine } from '../../contracts/protocol.js';
-import { newRunSeed } from '../auth/near-miss.js';
-import { Redactor } from '../record/redact.js';
-import { RULES } from '../rules/catalogue.js';
-import { FAMILIES } from '../select.js';
-import { secretsOf } from '../target/load.js';
-import type { CheckResult } from '../verdict.js';
-import type { ContractsOutcome, RunContext } from './types.js';
-import { groupCauses, KNOWN_CAUSES_ENV } from '../net/causes.js';
-import { PLAYWRIGHT_DIR } from '../../reports/write.js';
+import { ENV } from './env.js';
+import { errorChecks } from './errors-summary.js';
+import { CONTRACT_FAMILIES, PROGRESS_PREFIX, type ChecksLine, type Non2xx, type ProgressLine } from './protocol.js';
+import { newRunSeed } from '../src/auth/near-miss.js';
+import { Redactor } from '../src/record/redact.js';
+import { RULES } from '../src/rules/catalogue.js';
+import { FAMILIES } from '../src/select.js';
+import { secretsOf } from '../src/target/load.js';
+import type { CheckResult } from '../src/verdict.js';
+import type { ContractsOutcome, RunContext } from '../src/run/types.js';
+import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
+import { PLAYWRIGHT_DIR } from '../reports/write.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CONFIG = join(ROOT, 'contracts', 'playwright.config.ts');
 const CONTRACT_SECTIONS = new Set<string>(CONTRACT_FAMILIES.flatMap((f) => [...FAMILIES[f]]));
 /** Time the runner gets after the deadline to stop its workers and write its reports. */
