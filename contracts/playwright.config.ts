@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { suiteEnv } from './env.js';
-import { CONTRACT_FAMILIES } from './protocol.js';
+import { CONTRACT_FAMILIES } from '../src/rules/catalogue.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = suiteEnv();

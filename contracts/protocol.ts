@@ -3,9 +3,6 @@
 import type { Exchange } from '../src/record/recorder.js';
 import type { CheckResult } from '../src/verdict.js';
 
-/** One Playwright project per access family (select.ts FAMILIES), each one spec file `<family>.spec.ts`. */
-export const CONTRACT_FAMILIES = ['auth', 'universal', 'native', 'nft', 'node', 'errors'] as const;
-
 /** The one attachment a test adds: a TestAttachment as JSON. */
 export const CHECKS_ATTACHMENT = 'chainprobe-checks';
 /** Annotation type declaring a rule a test checks (one annotation per rule). */

@@ -10,11 +10,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENV } from './env.js';
 import { errorChecks } from './errors-summary.js';
-import { CONTRACT_FAMILIES, PROGRESS_PREFIX, type ChecksLine, type Non2xx, type ProgressLine } from './protocol.js';
+import { PROGRESS_PREFIX, type ChecksLine, type Non2xx, type ProgressLine } from './protocol.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
 import { Redactor } from '../src/record/redact.js';
-import { RULES } from '../src/rules/catalogue.js';
-import { FAMILIES } from '../src/select.js';
+import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
 import { secretsOf } from '../src/target/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { ContractsOutcome, RunContext } from '../src/run/types.js';
@@ -23,13 +22,12 @@ import { PLAYWRIGHT_DIR } from '../reports/write.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CONFIG = join(ROOT, 'contracts', 'playwright.config.ts');
-const CONTRACT_SECTIONS = new Set<string>(CONTRACT_FAMILIES.flatMap((f) => [...FAMILIES[f]]));
 /** Time the runner gets after the deadline to stop its workers and write its reports. */
 const GRACE_MS = 2_500;
 /** After SIGINT/SIGTERM, how long before the process group is killed outright. */
 const KILL_AFTER_MS = 1_000;
 
-export const CONTRACT_RULES: readonly string[] = RULES.filter((r) => CONTRACT_SECTIONS.has(r.section)).map((r) => r.id);
+export const CONTRACT_RULES: readonly string[] = rulesOf('contracts');
 
 export interface ContractsOptions {
   /** Playwright workers (default 2: the suite is I/O bound on a small machine). */
@@ -88,8 +86,7 @@ const NO_EVIDENCE = 'no evidence: every answer this rule reads from failed or wa
 
 /** The connection cause of a rule's family when none of its checks got an answer: why the rule had no evidence. */
 function familyCause(checks: readonly CheckResult[], rule: string): string | undefined {
-  const sections = Object.values(FAMILIES).find((s) => (s as readonly string[]).includes(rule.split('-')[0]!)) as readonly string[] | undefined;
-  const mine = checks.filter((c) => sections?.includes(c.rule.split('-')[0]!));
+  const mine = checks.filter((c) => familyOf(c.rule) === familyOf(rule));
   if (mine.some((c) => c.verdict !== 'error' && c.verdict !== 'skipped')) return undefined;
   return groupCauses(mine)[0]?.line;
 }
@@ -99,7 +96,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   if (selected.length === 0) return { checks: [] };
   const seed = ctx.seed ?? newRunSeed();
   const redactor = new Redactor(secretsOf(ctx.target), seed);
-  const families = CONTRACT_FAMILIES.filter((f) => selected.some((id) => (FAMILIES[f] as readonly string[]).includes(id.split('-')[0]!)));
+  const families = CONTRACT_FAMILIES.filter((f) => selected.some((id) => familyOf(id) === f));
   const checksFile = join(ctx.workDir, 'contract-checks.jsonl');
   rmSync(checksFile, { force: true });
   const htmlDir = opts.htmlReport === false ? undefined : join(ctx.outDir, PLAYWRIGHT_DIR);

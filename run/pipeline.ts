@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildResults, exitCodeOf, type ResultsFile } from '../src/results.js';
-import { RULES } from '../src/rules/catalogue.js';
-import { FAMILIES, type Selection } from '../src/select.js';
+import { RULES, stageOf } from '../src/rules/catalogue.js';
+import type { Selection } from '../src/select.js';
 import { Redactor } from '../src/record/redact.js';
 import { secretsOf } from '../src/target/load.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
@@ -45,8 +45,6 @@ export interface RunOutcome {
   files: string[];
   interrupted: boolean;
 }
-
-const CONTRACT_SECTIONS = new Set<string>(Object.entries(FAMILIES).filter(([f]) => f !== 'load').flatMap(([, s]) => [...s]));
 
 /** Rules that were selected but got no check (a stage cut short): marked so the report says why. */
 export function notRun(selected: (id: string) => boolean, checks: CheckResult[], reason: string): CheckResult[] {
@@ -105,7 +103,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   let playwrightReport: string | undefined;
   const stageError = (stage: string, e: unknown): CheckResult[] =>
     notRun(
-      (id) => ctx.selected(id) && (stage === 'contracts' ? CONTRACT_SECTIONS.has(id.split('-')[0]!) : id.startsWith('RL-')),
+      (id) => ctx.selected(id) && stageOf(id) === stage,
       checks,
       `${stage} stage failed: ${redactor.text(e instanceof Error ? e.message.split('\n')[0]! : String(e))}`,
     );
@@ -117,7 +115,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     ctx.knownCauses = exportCauses();
     const nothingReachable = pre.addresses.length > 0 && pre.causes.length === pre.addresses.length;
     if (nothingReachable) checks.push(...notRun(ctx.selected, checks, [...new Set(pre.causes.map((c) => c.line))].join('; ')));
-    else if (RULES.some((r) => CONTRACT_SECTIONS.has(r.section) && ctx.selected(r.id)) && !ctx.signal.aborted) {
+    else if (RULES.some((r) => stageOf(r.id) === 'contracts' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runContracts(ctx);
         checks.push(...outcome.checks);
@@ -131,8 +129,8 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     const horizonCause = horizonWhere && (pre.causes.find((c) => c.where === horizonWhere)?.line ?? unreachable(checks, horizonWhere));
     if (nothingReachable) {
       // every selected rule already has its cause
-    } else if (horizonCause) checks.push(...notRun((id) => ctx.selected(id) && id.startsWith('RL-'), checks, horizonCause));
-    else if (RULES.some((r) => r.section === 'RL' && ctx.selected(r.id)) && !ctx.signal.aborted) {
+    } else if (horizonCause) checks.push(...notRun((id) => ctx.selected(id) && stageOf(id) === 'probes', checks, horizonCause));
+    else if (RULES.some((r) => stageOf(r.id) === 'probes' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runProbes(ctx);
         checks.push(...outcome.checks);

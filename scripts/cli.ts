@@ -7,7 +7,8 @@ import { loadTargetFile, resolveTarget, secretsOf, TargetError } from '../src/ta
 import { withTlsFlags } from '../src/target/tls-flags.js';
 import { coveredByCause, groupLine, type CauseGroup } from '../src/net/causes.js';
 import type { ResolvedTarget } from '../src/target/types.js';
-import { FAMILIES, parseSelectors, type Selection } from '../src/select.js';
+import { FAMILIES } from '../src/rules/catalogue.js';
+import { parseSelectors, type Selection } from '../src/select.js';
 import { isFleet } from '../src/fleet/units.js';
 import type { ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';

@@ -2,9 +2,10 @@
 // suite that fault's family is tested by, plus one fault-free full run.
 import { join } from 'node:path';
 import type { FaultDef, FaultFamily } from '../../reference/faults/types.js';
-import { parseSelectors, type Family } from '../../src/select.js';
+import type { Family } from '../../src/rules/catalogue.js';
+import { parseSelectors } from '../../src/select.js';
 
-/** The --only selector that runs the checks of a fault family (FAMILIES in src/select.ts). */
+/** The --only selector that runs the checks of a fault family (FAMILIES in src/rules/catalogue.ts). */
 export const FAMILY_SELECTOR: Record<FaultFamily, Family> = {
   auth: 'auth',
   universal: 'universal',
