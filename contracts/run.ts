@@ -1,7 +1,8 @@
 // The contracts stage: runs the Playwright suite of contracts/ in a child process and collects its
 // checks. The target travels in the child's environment only (never written to disk); the child's
 // terminal output is parsed for progress and never shown raw. At the deadline or on abort the
-// child is stopped, and every selected rule left without a check gets `error` with the reason.
+// child is stopped; the stage says why the selected rules it left without a check got none (the
+// run turns that into their `error` records, src/coverage.ts).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { Budget } from '../src/budget.js';
@@ -16,6 +17,7 @@ import { Redactor } from '../src/record/redact.js';
 import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
 import { secretsOf } from '../src/target/load.js';
 import type { CheckResult } from '../src/verdict.js';
+import type { Gap } from '../src/coverage.js';
 import type { ContractsOutcome, RunContext } from '../src/run/types.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
 import { PLAYWRIGHT_DIR } from '../reports/write.js';
@@ -93,7 +95,7 @@ function familyCause(checks: readonly CheckResult[], rule: string): string | und
 
 export async function runContracts(ctx: RunContext, opts: ContractsOptions = {}): Promise<ContractsOutcome> {
   const selected = CONTRACT_RULES.filter((id) => ctx.selected(id));
-  if (selected.length === 0) return { checks: [] };
+  if (selected.length === 0) return { checks: [], gaps: [] };
   const seed = ctx.seed ?? newRunSeed();
   const redactor = new Redactor(secretsOf(ctx.target), seed);
   const families = CONTRACT_FAMILIES.filter((f) => selected.some((id) => familyOf(id) === f));
@@ -188,27 +190,21 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
     else if (collected.non2xx.length > 0 || (!hasOwn && !stopReason && exitCode !== null)) checks.push(...errorChecks(collected.non2xx));
   }
 
-  // Rules that got no check: say why, in one line, without a secret.
-  const seen = new Set(checks.map((c) => c.rule));
-  const missing = selected.filter((id) => !seen.has(id));
-  if (missing.length) {
-    const reason =
-      stopReason ??
-      (Date.now() >= ctx.deadline
-        ? 'budget: the run reached limits.maxSeconds'
-        : Budget.usedIn(ctx.budgetFile) >= ctx.target.limits.maxRequests
-          ? `budget: the run reached limits.maxRequests (${ctx.target.limits.maxRequests})`
-          : collected.fatal[0]
-            ? `the contract runner failed: ${collected.fatal[0]}`
-            : exitCode === 0 || (exitCode === 1 && collected.ended)
-              ? NO_EVIDENCE
-              : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
-    for (const rule of missing) {
-      const line = redactor.text(reason === NO_EVIDENCE ? (familyCause(checks, rule) ?? reason) : reason).replace(/\s+/g, ' ').trim().slice(0, 300);
-      checks.push({ id: `${rule.toLowerCase()}.not-run`, rule, verdict: 'error', message: `not run: ${line}`, evidence: { cause: line } });
-    }
-  }
+  // Why a rule got no check: one line, without a secret.
+  const reason =
+    stopReason ??
+    (Date.now() >= ctx.deadline
+      ? 'budget: the run reached limits.maxSeconds'
+      : Budget.usedIn(ctx.budgetFile) >= ctx.target.limits.maxRequests
+        ? `budget: the run reached limits.maxRequests (${ctx.target.limits.maxRequests})`
+        : collected.fatal[0]
+          ? `the contract runner failed: ${collected.fatal[0]}`
+          : exitCode === 0 || (exitCode === 1 && collected.ended)
+            ? NO_EVIDENCE
+            : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
+  const reasonOf = (rule: string) => redactor.text(reason === NO_EVIDENCE ? (familyCause(checks, rule) ?? reason) : reason).replace(/\s+/g, ' ').trim().slice(0, 300);
+  const gaps: Gap[] = [{ rules: (id) => selected.includes(id), reason: reasonOf }];
 
   const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? `${PLAYWRIGHT_DIR}/index.html` : undefined;
-  return { checks, seed, ...(report ? { playwrightReport: report } : {}) };
+  return { checks, gaps, seed, ...(report ? { playwrightReport: report } : {}) };
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildResults, exitCodeOf, type ResultsFile } from '../src/results.js';
 import { RULES, stageOf } from '../src/rules/catalogue.js';
+import { cover, INTERRUPTED, stageFailed, type Gap } from '../src/coverage.js';
 import type { Selection } from '../src/select.js';
 import { Redactor } from '../src/record/redact.js';
 import { secretsOf } from '../src/target/load.js';
@@ -44,18 +45,6 @@ export interface RunOutcome {
   baseline?: BaselineDiff;
   files: string[];
   interrupted: boolean;
-}
-
-/** Rules that were selected but got no check (a stage cut short): marked so the report says why. */
-export function notRun(selected: (id: string) => boolean, checks: CheckResult[], reason: string): CheckResult[] {
-  const seen = new Set(checks.map((c) => c.rule));
-  return RULES.filter((r) => selected(r.id) && !seen.has(r.id)).map((r) => ({
-    id: `${r.id.toLowerCase()}.not-run`,
-    rule: r.id,
-    verdict: 'error' as const,
-    message: `not run: ${reason}`,
-    evidence: { cause: reason },
-  }));
 }
 
 /** The cause line when a check that went to `where` could not connect (refused, DNS, TLS: none heals within a run). */
@@ -98,15 +87,11 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   };
 
   const checks: CheckResult[] = [];
+  // Why rules may be left without a check, in the order their reasons win (see src/coverage.ts).
+  const gaps: Gap[] = [];
   let timeline: TimelineEntry[] = [];
   let limiter: ResultsFile['limiter'] = null;
   let playwrightReport: string | undefined;
-  const stageError = (stage: string, e: unknown): CheckResult[] =>
-    notRun(
-      (id) => ctx.selected(id) && stageOf(id) === stage,
-      checks,
-      `${stage} stage failed: ${redactor.text(e instanceof Error ? e.message.split('\n')[0]! : String(e))}`,
-    );
 
   try {
     await clearReports(ctx.outDir);
@@ -114,14 +99,15 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     const pre = await preflight(opts.target, Math.min(opts.target.limits.timeoutMs, 10_000));
     ctx.knownCauses = exportCauses();
     const nothingReachable = pre.addresses.length > 0 && pre.causes.length === pre.addresses.length;
-    if (nothingReachable) checks.push(...notRun(ctx.selected, checks, [...new Set(pre.causes.map((c) => c.line))].join('; ')));
+    if (nothingReachable) gaps.push({ rules: () => true, reason: [...new Set(pre.causes.map((c) => c.line))].join('; ') });
     else if (RULES.some((r) => stageOf(r.id) === 'contracts' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runContracts(ctx);
         checks.push(...outcome.checks);
+        gaps.push(...outcome.gaps);
         playwrightReport = outcome.playwrightReport;
       } catch (e) {
-        checks.push(...stageError('contracts', e));
+        gaps.push(stageFailed('contracts', e, redactor));
       }
     }
     // A horizon node the contracts could not reach at all is not probed: its rules get that cause.
@@ -129,7 +115,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     const horizonCause = horizonWhere && (pre.causes.find((c) => c.where === horizonWhere)?.line ?? unreachable(checks, horizonWhere));
     if (nothingReachable) {
       // every selected rule already has its cause
-    } else if (horizonCause) checks.push(...notRun((id) => ctx.selected(id) && stageOf(id) === 'probes', checks, horizonCause));
+    } else if (horizonCause) gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
     else if (RULES.some((r) => stageOf(r.id) === 'probes' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runProbes(ctx);
@@ -137,11 +123,13 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
         timeline = outcome.timeline;
         limiter = outcome.limiter;
       } catch (e) {
-        checks.push(...stageError('probes', e));
+        gaps.push(stageFailed('probes', e, redactor));
       }
     }
     const interrupted = ctx.signal.aborted;
-    if (interrupted) checks.push(...notRun(ctx.selected, checks, 'interrupted (SIGINT/SIGTERM)'));
+    if (interrupted) gaps.push(INTERRUPTED);
+    // Every selected rule gets a verdict: those without a check get the first reason that covers them.
+    checks.push(...cover(ctx.selected, checks, gaps));
 
     const results = buildResults({
       target: opts.target.name,
