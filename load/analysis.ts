@@ -1,6 +1,7 @@
 // From samples to model: which limiter outcome each answer was, whether it was surely under the
 // per-second cap, the parameters estimated from the headers, and the replay with those parameters.
 // Used online (to time the recovery probes) and once at the end (for every verdict).
+import { is2xx } from '../src/http/status.js';
 import { surelyUnderCap } from './model/cap.js';
 import { estimateEmissionInterval, estimateLimit, type EmissionEstimate } from './model/estimate.js';
 import { type Interval } from './model/gcra.js';
@@ -39,7 +40,6 @@ export interface Analysis {
   steps: ReplayStep[];
 }
 
-const is2xx = (s: Sample) => s.status !== undefined && s.status >= 200 && s.status < 300;
 
 export function classify(samples: readonly Sample[], cap: number): Classified[] {
   const spans = samples.map((s) => ({ sentAt: s.sentAt, receivedAt: s.receivedAt }));

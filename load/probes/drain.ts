@@ -2,6 +2,7 @@
 // cap (RL-10) and what its rejections look like (RL-13). Once fewer than the cap remain in the last
 // second, the drain goes on under the cap, spaced so that no second can hold more than the cap
 // whatever the network delays, until the limiter's first 429 (RL-06, RL-11).
+import { is2xx } from '../../src/http/status.js';
 import { surelyUnderCap, underCapSpacingMs, WINDOW_MS } from '../model/cap.js';
 import type { Sample, Session } from '../session.js';
 
@@ -39,7 +40,7 @@ const rttOf = (s: Sample) => s.receivedAt - s.sentAt;
  * before it (counting every request answered so far), or it carries the limiter's headers.
  */
 function isLimiterDenial(samples: readonly Sample[], s: Sample, cap: number): boolean {
-  if (s.status === undefined || (s.status >= 200 && s.status < 300)) return false;
+  if (s.status === undefined || is2xx(s)) return false;
   if (s.rl.raw.limit !== undefined || s.rl.raw.remaining !== undefined) return true;
   return surelyUnderCap(samples, samples.indexOf(s), cap);
 }
