@@ -15,7 +15,7 @@ import { PROGRESS_PREFIX, type ChecksLine, type Non2xx, type ProgressLine } from
 import { newRunSeed } from '../src/auth/near-miss.js';
 import { Redactor } from '../src/record/redact.js';
 import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
-import { secretsOf } from '../src/target/load.js';
+import { secretsOf } from '../src/target-file/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { Gap } from '../src/coverage.js';
 import type { ContractsOutcome, RunContext } from '../src/run/types.js';

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parentPort, workerData, Worker } from 'node:worker_threads';
 import { runProbes } from '../load/run.js';
-import type { ResolvedHorizon, ResolvedTarget } from '../src/target/types.js';
+import type { ResolvedHorizon, ResolvedTarget } from '../src/target-file/types.js';
 import type { ProbesOutcome, ProgressEvent, RunContext } from '../src/run/types.js';
 
 interface ThreadInput {

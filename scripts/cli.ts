@@ -3,10 +3,10 @@
 // Exit: 0 no fail/error, 1 a check failed or errored, 2 the run could not start.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadTargetFile, resolveTarget, secretsOf, TargetError } from '../src/target/load.js';
-import { withTlsFlags } from '../src/target/tls-flags.js';
+import { loadTargetFile, resolveTarget, secretsOf, TargetError } from '../src/target-file/load.js';
+import { withTlsFlags } from '../src/target-file/tls-flags.js';
 import { coveredByCause, groupLine, type CauseGroup } from '../src/net/causes.js';
-import type { ResolvedTarget } from '../src/target/types.js';
+import type { ResolvedTarget } from '../src/target-file/types.js';
 import { FAMILIES } from '../src/rules/catalogue.js';
 import { parseSelectors, type Selection } from '../src/select.js';
 import { isFleet } from '../src/fleet/units.js';

@@ -4,7 +4,7 @@
 import { startReference } from '../../reference/start.js';
 import { runChainprobe } from '../../run/pipeline.js';
 import { parseSelectors } from '../../src/select.js';
-import { resolveTarget } from '../../src/target/load.js';
+import { resolveTarget } from '../../src/target-file/load.js';
 import type { LimiterEstimates } from '../../src/results.js';
 import type { Summary, Verdict } from '../../src/verdict.js';
 import { toParent } from './child.js';

@@ -1,6 +1,6 @@
 // The stages of a run and what they hand each other. The CLI (scripts/cli.ts) composes them:
 // resolve target -> contracts (Playwright) -> probes (load/) -> reports.
-import type { ResolvedTarget } from '../target/types.js';
+import type { ResolvedTarget } from '../target-file/types.js';
 import type { CheckResult } from '../verdict.js';
 import type { LimiterEstimates } from '../results.js';
 import type { Exchange } from '../record/recorder.js';

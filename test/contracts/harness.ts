@@ -11,8 +11,8 @@ import { runContracts, type ContractsOptions } from '../../contracts/run.js';
 import type { ContractsOutcome, ProgressEvent, RunContext } from '../../src/run/types.js';
 import { parseSelectors } from '../../src/select.js';
 import { cover } from '../../src/coverage.js';
-import { resolveTarget } from '../../src/target/load.js';
-import type { ResolvedTarget } from '../../src/target/types.js';
+import { resolveTarget } from '../../src/target-file/load.js';
+import type { ResolvedTarget } from '../../src/target-file/types.js';
 
 export interface HarnessRun extends ContractsOutcome {
   target: ResolvedTarget;

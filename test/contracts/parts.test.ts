@@ -13,7 +13,7 @@ import type { Non2xx } from '../../contracts/protocol.js';
 import { redactFreeText } from '../../contracts/reporter.js';
 import { bodyShape, shapeOf } from '../../contracts/shape.js';
 import { RarityWalk } from '../../contracts/walk.js';
-import type { ResolvedTarget } from '../../src/target/types.js';
+import type { ResolvedTarget } from '../../src/target-file/types.js';
 
 const item = (id: string, rank: number | string) => ({ id, contract_address: '0xabc', token_id: id, rarity: [{ model: 'open_rarity', score: 1, rank: String(rank) }] });
 const pageOf = (ranks: number[], prefix = 'a') => ranks.map((r) => item(`${prefix}${r}`, r));

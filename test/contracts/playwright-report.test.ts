@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { startReference } from '../../reference/start.js';
-import { resolveTarget } from '../../src/target/load.js';
+import { resolveTarget } from '../../src/target-file/load.js';
 import { htmlReportFiles, runAgainstReference } from './harness.js';
 
 interface PwStep {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startFleetReference, type RunningFleetReference } from '../../reference/fleet.js';
-import { resolveTarget } from '../../src/target/load.js';
+import { resolveTarget } from '../../src/target-file/load.js';
 import { parseSelectors } from '../../src/select.js';
 import { runFleet } from '../../run/fleet.js';
 import { fleetOf } from '../../src/fleet/rollup.js';

@@ -10,7 +10,7 @@ import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { runProbes } from '../../load/run.js';
 import type { ProgressEvent } from '../../src/run/types.js';
 import type { ProbesOutcome, RunContext } from '../../src/run/types.js';
-import type { ResolvedTarget } from '../../src/target/types.js';
+import type { ResolvedTarget } from '../../src/target-file/types.js';
 
 export interface ProbeRun {
   outcome: ProbesOutcome;

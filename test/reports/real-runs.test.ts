@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startReference, type RunningReference } from '../../reference/start.js';
-import { resolveTarget } from '../../src/target/load.js';
+import { resolveTarget } from '../../src/target-file/load.js';
 import { parseSelectors } from '../../src/select.js';
 import { runChainprobe, type RunOutcome } from '../../run/pipeline.js';
 import type { ReferenceOptions } from '../../reference/options.js';
