@@ -18,7 +18,7 @@ import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js'
 import { secretsOf } from '../src/target-file/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { Gap } from '../src/coverage.js';
-import type { ContractsOutcome, RunContext } from '../src/run/types.js';
+import type { ContractsOutcome, RunContext } from '../src/stages.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
 import { PLAYWRIGHT_DIR } from '../reports/write.js';
 

@@ -4,7 +4,7 @@
 import { is2xx } from '../src/http/status.js';
 import type { LimiterEstimates } from '../src/results.js';
 import { ruleById } from '../src/rules/catalogue.js';
-import type { ProbesOutcome, TimelineEntry } from '../src/run/types.js';
+import type { ProbesOutcome, TimelineEntry } from '../src/stages.js';
 import type { ResolvedHorizon } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
 import { analyze, type Analysis } from './analysis.js';

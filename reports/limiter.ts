@@ -2,7 +2,7 @@
 // GCRA model predicted, and the estimated parameters.
 import { is2xx as accepted } from '../src/http/status.js';
 import type { LimiterEstimates } from '../src/results.js';
-import type { TimelineEntry } from '../src/run/types.js';
+import type { TimelineEntry } from '../src/stages.js';
 import { renderChart, type Bar, type Point } from './svg.js';
 import { esc, formatDuration, safeRelativeHref } from './text.js';
 import { humanKey, num, words } from './words.js';

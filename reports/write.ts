@@ -3,7 +3,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResultsFile } from '../src/results.js';
-import type { TimelineEntry } from '../src/run/types.js';
+import type { TimelineEntry } from '../src/stages.js';
 import type { BaselineDiff } from './baseline.js';
 import { renderHtml } from './html.js';
 import { renderJunit } from './junit.js';

@@ -29,7 +29,7 @@ import { newRunSeed } from '../src/auth/near-miss.js';
 import { preflight } from '../src/net/preflight.js';
 import { exportCauses } from '../src/net/causes.js';
 import { useTls } from '../src/tls/trust.js';
-import type { RunContext, TimelineEntry } from '../src/run/types.js';
+import type { RunContext, TimelineEntry } from '../src/stages.js';
 import { RL_RULES } from '../load/plan.js';
 import { skippedChecks } from '../load/suite.js';
 import { diffBaseline, type BaselineDiff } from '../reports/baseline.js';

@@ -12,7 +12,7 @@ import { secretsOf } from '../src/target-file/load.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
-import type { ProgressEvent, RunContext, TimelineEntry } from '../src/run/types.js';
+import type { ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
 import { runContracts } from '../contracts/run.js';
 import { runProbes } from '../load/run.js';
 import { clearReports, writeReports } from '../reports/write.js';

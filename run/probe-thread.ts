@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parentPort, workerData, Worker } from 'node:worker_threads';
 import { runProbes } from '../load/run.js';
 import type { ResolvedHorizon, ResolvedTarget } from '../src/target-file/types.js';
-import type { ProbesOutcome, ProgressEvent, RunContext } from '../src/run/types.js';
+import type { ProbesOutcome, ProgressEvent, RunContext } from '../src/stages.js';
 
 interface ThreadInput {
   target: ResolvedTarget;

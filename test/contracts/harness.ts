@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startReference } from '../../reference/start.js';
 import type { ReferenceOptions } from '../../reference/options.js';
 import { runContracts, type ContractsOptions } from '../../contracts/run.js';
-import type { ContractsOutcome, ProgressEvent, RunContext } from '../../src/run/types.js';
+import type { ContractsOutcome, ProgressEvent, RunContext } from '../../src/stages.js';
 import { parseSelectors } from '../../src/select.js';
 import { cover } from '../../src/coverage.js';
 import { resolveTarget } from '../../src/target-file/load.js';

@@ -9,7 +9,7 @@ import { RL_RULES } from '../../load/plan.js';
 import { inPool, probeInChild, probeReference, verdictLines, type ChildSpec, type ProbeRun } from './reference-harness.js';
 import { runProbes } from '../../load/run.js';
 import { defaultOptions } from '../../reference/options.js';
-import type { RunContext } from '../../src/run/types.js';
+import type { RunContext } from '../../src/stages.js';
 
 const TOKEN = defaultOptions().credentials.horizonToken;
 

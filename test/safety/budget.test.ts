@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { DEFAULT_PLAN } from '../../load/plan.js';
 import type { ResultsFile } from '../../src/results.js';
-import type { TimelineEntry } from '../../src/run/types.js';
+import type { TimelineEntry } from '../../src/stages.js';
 import type { TargetFile } from '../../src/types/generated/target.js';
 import { runCli, stackTraceLines, type CliRun } from './support/cli.js';
 import { BURST_PHASE, busiestWindow, retryAfterViolations, WINDOW_MS } from './support/pace.js';
