@@ -5,7 +5,7 @@ import { AUTH_FORMS, type BaseKind, type FormId, type KeyUsage } from '../src/au
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
 import { wrongCredentialCount, wrongCredentials, wrongCredentialSlot, type WrongCredential } from '../src/auth/wrong-credentials.js';
 import { RULES } from '../src/rules/catalogue.js';
-import type { ResolvedApi } from '../src/target/types.js';
+import type { ResolvedApi } from '../src/target-file/types.js';
 import type { ApiClient, CallResult, Credential } from './api.js';
 import { ev, type Checks } from './checks.js';
 import { Spec } from './fixtures.js';

@@ -45,6 +45,29 @@ export type Judgement = { rule: string; id: string; message: string } & (
   | { verdict: 'observed'; observation: Record<string, unknown>; exchanges?: (Exchange | undefined)[] | Exchange }
 );
 
+/**
+ * RES-02's roll-up: the fields records carry beyond the documented ones, by resource (a record's
+ * own fields under `fallback`), each list sorted; fed one record or every page of a walk.
+ */
+export class ExtraFieldsByResource {
+  private readonly found = new Map<string, Set<string>>();
+
+  add(name: SchemaName, value: unknown, fallback: string = name): this {
+    for (const x of extraFields(name, value)) {
+      const resource = x.resource || fallback;
+      if (!this.found.has(resource)) this.found.set(resource, new Set());
+      this.found.get(resource)!.add(x.field);
+    }
+    return this;
+  }
+
+  /** The fields by resource, and as `resource.field` names, for the observation. */
+  rollUp(): { byResource: Record<string, string[]>; names: string[] } {
+    const byResource = Object.fromEntries([...this.found].map(([r, fs]) => [r, [...fs].sort()]));
+    return { byResource, names: Object.entries(byResource).flatMap(([r, fs]) => fs.map((f) => `${r}.${f}`)) };
+  }
+}
+
 export class Checks {
   readonly results: CheckResult[] = [];
   /** The last could-not-test cause, of any rule (selected or not): what an empty observation reports. */
@@ -188,13 +211,7 @@ export class Checks {
   /** RES-02: the fields a record carries beyond the documented ones, by resource. */
   extras(id: string, name: SchemaName, value: unknown, exchange?: Exchange, what: string = name): void {
     if (!this.selected('RES-02')) return;
-    const byResource: Record<string, string[]> = {};
-    for (const x of extraFields(name, value)) {
-      const list = (byResource[x.resource || what] ??= []);
-      if (!list.includes(x.field)) list.push(x.field);
-    }
-    for (const list of Object.values(byResource)) list.sort();
-    const names = Object.entries(byResource).flatMap(([r, fs]) => fs.map((f) => `${r}.${f}`));
+    const { byResource, names } = new ExtraFieldsByResource().add(name, value, what).rollUp();
     this.observe(
       'RES-02',
       id,

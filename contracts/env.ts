@@ -1,6 +1,6 @@
-// What the parent run (src/run/contracts.ts) hands the Playwright processes: environment variables
+// What the parent run (contracts/run.ts) hands the Playwright processes: environment variables
 // only, so the resolved target with its credentials is never written to disk.
-import type { ResolvedTarget } from '../src/target/types.js';
+import type { ResolvedTarget } from '../src/target-file/types.js';
 
 export const ENV = {
   /** The ResolvedTarget as JSON. */

@@ -2,7 +2,7 @@
 // the key usages of src/auth/forms.ts (API_KEY_USAGES) and the forms probed with wrong keys. auth.spec.ts turns
 // each (endpoint, group of usages) into one test; nothing here is written per endpoint twice.
 import { API_KEY_USAGES, type BaseKind, type FormId, type KeyKind, type KeyUsage } from '../src/auth/forms.js';
-import type { ResolvedApi, ResolvedTarget } from '../src/target/types.js';
+import type { ResolvedApi, ResolvedTarget } from '../src/target-file/types.js';
 import { readBlockNumber } from './block-number.js';
 import type { AssetRef, RarityFirstPage } from './samples.js';
 import { JSON_HEADERS, PATHS } from './urls.js';

@@ -2,7 +2,7 @@
 // network, id echo, the standard error codes, notifications, the empty batch and a batch of
 // non-requests, (observed) batches of valid requests, and RPC-12 on every answer read.
 import { RULES } from '../src/rules/catalogue.js';
-import type { ResolvedNative } from '../src/target/types.js';
+import type { ResolvedNative } from '../src/target-file/types.js';
 import { SCHEMA } from '../src/schemas/validate.js';
 import type { ApiClient, CallResult } from './api.js';
 import { ev, type Checks } from './checks.js';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { RULES } from '../src/rules/catalogue.js';
 import { SCHEMA } from '../src/schemas/validate.js';
-import type { ResolvedNft } from '../src/target/types.js';
+import type { ResolvedNft } from '../src/target-file/types.js';
 import { withQueryParam } from '../src/auth/forms.js';
 import type { Exchange } from '../src/record/recorder.js';
 import type { ApiClient, CallResult } from './api.js';

@@ -10,7 +10,7 @@ import type { GrpcCallError } from '../src/clients/grpc-reflection.js';
 import type { WebSocketProbeResult } from '../src/clients/websocket.js';
 import { RULES } from '../src/rules/catalogue.js';
 import type { Recorder } from '../src/record/recorder.js';
-import type { ResolvedTarget } from '../src/target/types.js';
+import type { ResolvedTarget } from '../src/target-file/types.js';
 import { UNEXPECTED_CAUSE, type ApiClient, type CallResult } from './api.js';
 import { CouldNotTest, ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';

@@ -1,11 +1,11 @@
-// The contract suite's Playwright configuration. Started by src/run/contracts.ts, which passes the
+// The contract suite's Playwright configuration. Started by contracts/run.ts, which passes the
 // target and the run's limits in the environment (contracts/env.ts). No browser: API tests only.
 import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { suiteEnv } from './env.js';
-import { CONTRACT_FAMILIES } from './protocol.js';
+import { CONTRACT_FAMILIES } from '../src/rules/catalogue.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = suiteEnv();

@@ -4,9 +4,6 @@ import type { Exchange } from '../src/record/recorder.js';
 import { isRuleId } from '../src/rules/catalogue.js';
 import type { CheckResult } from '../src/verdict.js';
 
-/** One Playwright project per access family (select.ts FAMILIES), each one spec file `<family>.spec.ts`. */
-export const CONTRACT_FAMILIES = ['auth', 'universal', 'native', 'nft', 'node', 'errors'] as const;
-
 /** The one attachment a test adds: a TestAttachment as JSON. */
 export const CHECKS_ATTACHMENT = 'chainprobe-checks';
 /** A rule's Playwright tag: `--grep @NFT-01` selects the tests of NFT-01, and the reporter reads them back. */

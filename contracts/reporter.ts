@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
 import { CREDENTIAL_QUERY_PARAMS } from '../src/auth/forms.js';
 import { maskSecret, Redactor, REDACTED_SUFFIX } from '../src/record/redact.js';
-import { secretsOf } from '../src/target/load.js';
+import { secretsOf } from '../src/target-file/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
 import { CHECKS_ATTACHMENT, PROGRESS_PREFIX, rulesOfTags, VERDICT_FAILURES_ANNOTATION, type ChecksLine, type ProgressLine, type TestAttachment } from './protocol.js';

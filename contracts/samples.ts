@@ -1,6 +1,6 @@
 // Inputs the target file does not give but some checks need (an asset's contract and token id,
 // the first rarity page to compare with), discovered once per worker and shared by its tests.
-import type { ResolvedTarget } from '../src/target/types.js';
+import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { ApiClient } from './api.js';
 import { CouldNotTest } from './checks.js';
 import { dataAccess, PATHS } from './urls.js';

@@ -1,6 +1,6 @@
 // The service's paths, from the endpoint tables of the description, and the credential a
 // data-reading check uses. Every spec builds its URLs here; none spells a path itself.
-import type { ResolvedApi, ResolvedNft, ResolvedTarget } from '../src/target/types.js';
+import type { ResolvedApi, ResolvedNft, ResolvedTarget } from '../src/target-file/types.js';
 import type { Credential } from './api.js';
 
 const seg = encodeURIComponent;

@@ -1,6 +1,7 @@
 // From samples to model: which limiter outcome each answer was, whether it was surely under the
 // per-second cap, the parameters estimated from the headers, and the replay with those parameters.
 // Used online (to time the recovery probes) and once at the end (for every verdict).
+import { is2xx } from '../src/http/status.js';
 import { surelyUnderCap } from './model/cap.js';
 import { hasLimiterHeaders, summarizeSpacing, surelyElapsedSinceForwarded, type SpacingSummary } from './model/proxy.js';
 import { estimateEmissionInterval, estimateLimit, type EmissionEstimate } from './model/estimate.js';
@@ -52,7 +53,6 @@ export interface Analysis {
   steps: ReplayStep[];
 }
 
-const is2xx = (s: Sample) => s.status !== undefined && s.status >= 200 && s.status < 300;
 
 /** First look, before any replay: the limiter's headers decide; a headerless refusal counts as the proxy's. */
 export function classify(samples: readonly Sample[], cap: number): Classified[] {

@@ -7,6 +7,7 @@
 // Only the phases the selected rules need run. Each phase checks the budget first; a phase cut
 // short by the budget, an abort or a node that does not answer is recorded, and the rules that
 // needed it get `error` with that cause.
+import { rulesOf } from '../src/rules/catalogue.js';
 import { analyze } from './analysis.js';
 import { drainShape, rttAllowanceOf, runDrain, type DrainPlan, type DrainResult } from './probes/drain.js';
 import { QUICK_RUN, runDynamics, type DynamicsPlan, type DynamicsResult } from './probes/dynamics.js';
@@ -33,7 +34,7 @@ export const RULE_PHASES: Record<string, readonly PhaseName[]> = {
   'RL-13': ['drain'],
 };
 
-export const RL_RULES = Object.keys(RULE_PHASES);
+export const RL_RULES = rulesOf('probes');
 
 export interface PhaseRecord {
   name: PhaseName;

@@ -4,8 +4,8 @@
 import { Budget } from '../src/budget.js';
 import { Recorder } from '../src/record/recorder.js';
 import { Redactor } from '../src/record/redact.js';
-import type { ProbesOutcome, RunContext } from '../src/run/types.js';
-import { secretsOf, type ResolvedHorizon } from '../src/target/types.js';
+import type { ProbesOutcome, RunContext } from '../src/stages.js';
+import { secretsOf, type ResolvedHorizon } from '../src/target-file/types.js';
 import { NodeEngine } from './engine/node.js';
 import { RL_RULES } from './plan.js';
 import { runSuite, skippedChecks } from './suite.js';

@@ -1,10 +1,11 @@
 // The whole probe suite, engine-free: run the plan through any Engine, analyse, judge each
 // selected rule, and build the limiter block and the raw timeline. The Node runner (run.ts) and
 // the k6 entry scripts both call this, so both produce the same checks and results JSON.
+import { is2xx } from '../src/http/status.js';
 import type { LimiterEstimates } from '../src/results.js';
 import { ruleById } from '../src/rules/catalogue.js';
-import type { ProbesOutcome, TimelineEntry } from '../src/run/types.js';
-import type { ResolvedHorizon } from '../src/target/types.js';
+import type { ProbesOutcome, TimelineEntry } from '../src/stages.js';
+import type { ResolvedHorizon } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
 import { analyze, type Analysis } from './analysis.js';
 import { expectedEmissionIntervalMs, RATE_TOLERANCE } from './checks/rate.js';
@@ -64,7 +65,7 @@ export function timelineOf(a: Analysis, t0: number): TimelineEntry[] {
 
 export function limiterBlock(a: Analysis, plan: PlanOutcome, engine: Engine, horizon: ResolvedHorizon): LimiterEstimates {
   const burst = plan.drain?.burst ?? [];
-  const seenCap = burst.length ? mostCertainInWindow(a.samples.filter((s) => s.status !== undefined && s.status >= 200 && s.status < 300)).count : undefined;
+  const seenCap = burst.length ? mostCertainInWindow(a.samples.filter(is2xx)).count : undefined;
   const est = a.estimate;
   const round = (v: number) => Math.round(v * 1000) / 1000;
   const byPhase = (name: string) => a.samples.filter((s) => s.phase.startsWith(name)).length;

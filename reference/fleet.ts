@@ -3,7 +3,7 @@
 // limiter bucket). The target file lists those kinds as arrays of named nodes.
 import { randomBytes } from 'node:crypto';
 import type { BlockRestNode, ChainBNode, HorizonNode, TargetFile } from '../src/types/generated/target.js';
-import type { NodeKind } from '../src/target/types.js';
+import type { NodeKind } from '../src/target-file/types.js';
 import { startBlockRestNode } from './nodes/block-rest.js';
 import { startChainBNode } from './nodes/chain-b.js';
 import { startHorizonNode } from './nodes/horizon.js';

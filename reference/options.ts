@@ -1,6 +1,6 @@
 // Options shared by every server of the reference service. One object is built at start-up
 // (CLI flags or the embedded default) and handed to each server.
-import type { Customer } from '../src/target/types.js';
+import type { Customer } from '../src/target-file/types.js';
 
 export interface ReferenceCredentials {
   apiKey: string;

@@ -9,7 +9,7 @@ import { faultByName } from '../reference/faults/index.js';
 import type { ResultsFile } from '../src/results.js';
 import { RULES, SECTIONS, type RuleDef } from '../src/rules/catalogue.js';
 import { curlOf, type Exchange } from '../src/record/recorder.js';
-import type { TimelineEntry } from '../src/run/types.js';
+import type { TimelineEntry } from '../src/stages.js';
 import { rollUp, VERDICTS, type CheckResult, type Verdict } from '../src/verdict.js';
 import { describeCounts, type BaselineDiff } from './baseline.js';
 import { limiterSection } from './limiter.js';

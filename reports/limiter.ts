@@ -1,12 +1,12 @@
 // The limiter section of index.html: what the rate-limit probes saw (timeline) against what the
 // GCRA model predicted, and the estimated parameters.
+import { is2xx as accepted } from '../src/http/status.js';
 import type { LimiterEstimates } from '../src/results.js';
-import type { TimelineEntry } from '../src/run/types.js';
+import type { TimelineEntry } from '../src/stages.js';
 import { renderChart, type Bar, type Point } from './svg.js';
 import { esc, formatDuration, safeRelativeHref } from './text.js';
 import { humanKey, num, words } from './words.js';
 
-const accepted = (e: TimelineEntry) => e.status !== undefined && e.status >= 200 && e.status < 300;
 const limited = (e: TimelineEntry) => e.status === 429;
 /** When the headers were seen: the response's arrival (s), else the send time. */
 const seenAt = (e: TimelineEntry) => (e.receivedAt ?? e.sentAt) / 1000;

@@ -3,7 +3,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResultsFile } from '../src/results.js';
-import type { TimelineEntry } from '../src/run/types.js';
+import type { TimelineEntry } from '../src/stages.js';
 import type { BaselineDiff } from './baseline.js';
 import { renderHtml } from './html.js';
 import { renderJunit } from './junit.js';
@@ -28,7 +28,7 @@ export const REPORT_FILES = {
   baseline: 'baseline-diff.json',
 } as const;
 
-/** Playwright's own HTML report, written by the contracts stage (src/run/contracts.ts). */
+/** Playwright's own HTML report, written by the contracts stage (contracts/run.ts). */
 export const PLAYWRIGHT_DIR = 'playwright';
 
 /**

@@ -3,11 +3,12 @@
 // Exit: 0 no fail/error, 1 a check failed or errored, 2 the run could not start.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadTargetFile, resolveTarget, secretsOf, TargetError } from '../src/target/load.js';
-import { withTlsFlags } from '../src/target/tls-flags.js';
+import { loadTargetFile, resolveTarget, secretsOf, TargetError } from '../src/target-file/load.js';
+import { withTlsFlags } from '../src/target-file/tls-flags.js';
 import { coveredByCause, groupLine, type CauseGroup } from '../src/net/causes.js';
-import type { ResolvedTarget } from '../src/target/types.js';
-import { FAMILIES, parseSelectors, type Selection } from '../src/select.js';
+import type { ResolvedTarget } from '../src/target-file/types.js';
+import { FAMILIES } from '../src/rules/catalogue.js';
+import { parseSelectors, type Selection } from '../src/select.js';
 import { isFleet } from '../src/fleet/units.js';
 import type { ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';
@@ -15,7 +16,7 @@ import { newRunSeed } from '../src/auth/near-miss.js';
 import { exitWith, UsageError } from '../src/cli/fatal.js';
 import { commandLine, defineCommand, type FlagValues } from '../src/cli/args.js';
 import { prepareOutDir } from '../src/cli/outdir.js';
-import { createProgress } from '../src/progress.js';
+import { createProgress } from '../run/progress.js';
 import type { RunningReference } from '../reference/start.js';
 
 /** Errors that escape the run are printed through the target's redactor once it is known. */
@@ -182,7 +183,7 @@ async function main(): Promise<number> {
   else if (cli.target.length) targets = loadTargets(cli.target);
 
   // The run's heavy modules load only once the command line and the target are known good.
-  const [{ runChainprobe, summarizeBaseline }, { runFleet }, { startReference }] = await Promise.all([import('../src/run/pipeline.js'), import('../src/run/fleet.js'), import('../reference/start.js')]);
+  const [{ runChainprobe, summarizeBaseline }, { runFleet }, { startReference }] = await Promise.all([import('../run/pipeline.js'), import('../run/fleet.js'), import('../reference/start.js')]);
   let reference: RunningReference | undefined;
   const extra: Record<string, unknown> = {};
   if (!targets.length) {

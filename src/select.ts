@@ -1,26 +1,14 @@
 // --only selectors: families (contracts, load, auth, universal, native, nft, node, errors),
 // section prefixes (AUTH, NFT, RL, ...) or single rule ids (NFT-09). Matching is by rule id.
-import { RULES, SECTIONS } from './rules/catalogue.js';
+import { CONTRACT_FAMILIES, FAMILIES, familyOf, PROBE_FAMILIES, RULES, SECTIONS, type Family } from './rules/catalogue.js';
 import { didYouMean } from './cli/suggest.js';
 
-/** The access families of the contract suite (one Playwright project and spec file each) and the probes. */
-export const FAMILIES = {
-  auth: ['AUTH'],
-  universal: ['UNI'],
-  native: ['RPC'],
-  nft: ['NFT', 'RES'],
-  node: ['NAUTH', 'NODE'],
-  errors: ['ERR'],
-  load: ['RL'],
-} as const satisfies Record<string, readonly string[]>;
-
-export type Family = keyof typeof FAMILIES;
-
-const ALIASES: Record<string, string[]> = {
-  contracts: ['auth', 'universal', 'native', 'nft', 'node', 'errors'],
+/** Selector words naming several families (or another word for one). */
+const ALIASES: Record<string, readonly Family[]> = {
+  contracts: CONTRACT_FAMILIES,
   nodes: ['node'],
-  probes: ['load'],
-  limiter: ['load'],
+  probes: PROBE_FAMILIES,
+  limiter: PROBE_FAMILIES,
   rpc: ['native'],
 };
 
@@ -59,7 +47,7 @@ export function parseSelectors(spec: string | undefined): Selection {
   const rule = (id: string) => wanted.has(id) || wanted.has(id.split('-')[0]!);
   return {
     rule,
-    family: (f) => RULES.some((r) => (FAMILIES[f] as readonly string[]).includes(r.section) && rule(r.id)),
+    family: (f) => RULES.some((r) => familyOf(r.id) === f && rule(r.id)),
     all: false,
     text: spec,
   };

@@ -22,7 +22,7 @@ export interface CheckInput {
   t0: number;
 }
 
-export const ok = (s: Sample | undefined): boolean => s?.status !== undefined && s.status >= 200 && s.status < 300;
+export { is2xx as ok } from '../../src/http/status.js';
 
 const r1 = (v: number) => Math.round(v * 10) / 10;
 const rangeText = (r: Interval) => (r.lo === r.hi ? `${r.lo}` : `${r.lo}..${r.hi}`);

@@ -3,7 +3,7 @@
 // Without a stated plan the check does not assume one: it says which plan the rate matches, and
 // fails only a rate no plan allows (shared is fixed; dedicated can only be raised above its default).
 import type { EmissionEstimate } from '../model/estimate.js';
-import { DEFAULT_HOURLY_LIMIT } from '../../src/target/types.js';
+import { DEFAULT_HOURLY_LIMIT } from '../../src/target-file/types.js';
 import type { CheckResult } from '../../src/verdict.js';
 import { fmtT, toCheck, type CheckInput, type Finding } from './common.js';
 

@@ -2,7 +2,7 @@
 // or the k6-operator's env), because a k6 script cannot use the Node target loader. Same meaning
 // and defaults as the target file's nodes.horizon and limits sections.
 import { parseSelectors, type Selection } from '../../src/select.js';
-import { DEFAULT_HOURLY_LIMIT, type Customer, type ResolvedHorizon, type ResolvedLimits } from '../../src/target/types.js';
+import { DEFAULT_HOURLY_LIMIT, type Customer, type ResolvedHorizon, type ResolvedLimits } from '../../src/target-file/types.js';
 
 export const K6_ENV = {
   endpoint: 'CHAINPROBE_HORIZON_ENDPOINT',

@@ -3,7 +3,7 @@
 import { Recorder } from '../../src/record/recorder.js';
 import { Redactor } from '../../src/record/redact.js';
 import { buildResults, type ResultsFile } from '../../src/results.js';
-import type { ProbesOutcome } from '../../src/run/types.js';
+import type { ProbesOutcome } from '../../src/stages.js';
 import { RL_RULES } from '../plan.js';
 import { runSuite } from '../suite.js';
 import { K6Engine, type K6Api } from './adapter.js';

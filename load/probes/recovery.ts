@@ -6,6 +6,7 @@
 //   at the edge:     a GET once that retry-after has passed (must succeed, RL-07)
 //   tick-up:         only while T is still uncertain: a GET when the model says Remaining is back
 //                    to at least 1 (refines T), and a HEAD right after (Remaining > 0, RL-08)
+import { is2xx as isOk } from '../../src/http/status.js';
 import { analyze, tatAfterLast } from '../analysis.js';
 import { burstOf, ceilSeconds, type Interval } from '../model/gcra.js';
 import type { ReplayStep } from '../model/replay.js';
@@ -43,7 +44,6 @@ export function retryAfterBound(step: ReplayStep | undefined, T: Interval | unde
 /** Relative uncertainty of T above which the recovery phase also waits for Remaining to tick up. */
 export const TICK_UP_WHEN_UNCERTAIN_BY = 0.005;
 
-const isOk = (s?: Sample) => s?.status !== undefined && s.status >= 200 && s.status < 300;
 
 export async function runRecovery(session: Session, denial: Sample, plan: RecoveryPlan): Promise<RecoveryResult> {
   const out: RecoveryResult = { notes: [] };

@@ -1,14 +1,17 @@
 // How the reference's dedicated nodes find and judge an auth token, and the request guard their
 // REST paths share. "Node access" lists three forms (Bearer, X-Auth-Token, auth query); each node
-// path accepts a subset, which faults and variants change. Names come from the shared AUTH_FORMS
-// table so no header is spelled twice.
+// path accepts a subset, which faults and variants change. The reference spells the names itself,
+// from the description, rather than importing the suite's auth-form table: a misspelling there is
+// then a difference the self-check catches, not a mistake both sides share.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { AUTH_FORMS } from '../../src/auth/forms.js';
 import { BodyTooLarge, delay, latencyOf, requestUrl, sendError } from '../http/kit.js';
 import type { ReferenceOptions } from '../options.js';
 
 export type NodeTokenForm = 'bearer' | 'x-auth-token' | 'auth-query';
+
+/** Where each form travels ("Node access": `Authorization: Bearer`, `X-Auth-Token`, `?auth=`). */
+const NAMES = { bearer: 'authorization', xAuthToken: 'x-auth-token', authQuery: 'auth' } as const;
 
 export const ALL_NODE_TOKEN_FORMS: readonly NodeTokenForm[] = ['bearer', 'x-auth-token', 'auth-query'];
 
@@ -29,11 +32,11 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 export function presentedTokens(headers: IncomingHttpHeaders, url: URL): PresentedToken[] {
   const out: PresentedToken[] = [];
   // The auth scheme is case-insensitive (RFC 9110 11.1); a parser has trimmed the trailing space.
-  const bearer = /^bearer(?:[ \t]+(\S*))?\s*$/i.exec(headerValue(headers, AUTH_FORMS.bearer.name) ?? '');
+  const bearer = /^bearer(?:[ \t]+(\S*))?\s*$/i.exec(headerValue(headers, NAMES.bearer) ?? '');
   if (bearer) out.push({ form: 'bearer', value: bearer[1] ?? '' });
-  const xAuth = headerValue(headers, AUTH_FORMS['x-auth-token'].name);
+  const xAuth = headerValue(headers, NAMES.xAuthToken);
   if (xAuth !== undefined) out.push({ form: 'x-auth-token', value: xAuth.trim() });
-  const query = url.searchParams.get(AUTH_FORMS['auth-query'].name);
+  const query = url.searchParams.get(NAMES.authQuery);
   if (query !== null) out.push({ form: 'auth-query', value: query });
   return out;
 }

@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { defaultOptions } from '../../reference/options.js';
-import { runFleet } from '../../src/run/fleet.js';
+import { runFleet } from '../../run/fleet.js';
 import { parseSelectors } from '../../src/select.js';
-import { resolveTarget } from '../../src/target/load.js';
+import { resolveTarget } from '../../src/target-file/load.js';
 import { fleetOf } from '../../src/fleet/rollup.js';
 import { mergeResults } from '../../src/fleet/merge.js';
 import { writeReports } from '../../reports/write.js';

@@ -2,9 +2,9 @@
 // process so runs don't share JIT state, heap or an event loop with the bench.
 //   run-child.ts '<json RunChildInput>'  -> {type:'result', ...RunChildResult}
 import { startReference } from '../../reference/start.js';
-import { runChainprobe } from '../../src/run/pipeline.js';
+import { runChainprobe } from '../../run/pipeline.js';
 import { parseSelectors } from '../../src/select.js';
-import { resolveTarget } from '../../src/target/load.js';
+import { resolveTarget } from '../../src/target-file/load.js';
 import type { LimiterEstimates } from '../../src/results.js';
 import type { Summary, Verdict } from '../../src/verdict.js';
 import { toParent } from './child.js';

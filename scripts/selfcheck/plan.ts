@@ -1,19 +1,9 @@
 // Which runs the self-check makes: one per fault of the catalogue, each selecting the part of the
 // suite that fault's family is tested by, plus one fault-free full run.
 import { join } from 'node:path';
-import type { FaultDef, FaultFamily } from '../../reference/faults/types.js';
-import { parseSelectors, type Family } from '../../src/select.js';
-
-/** The --only selector that runs the checks of a fault family (FAMILIES in src/select.ts). */
-export const FAMILY_SELECTOR: Record<FaultFamily, Family> = {
-  auth: 'auth',
-  universal: 'universal',
-  native: 'native',
-  nft: 'nft',
-  nodes: 'node',
-  limiter: 'load',
-  errors: 'errors',
-};
+import type { FaultDef } from '../../reference/faults/types.js';
+import { familyOf } from '../../src/rules/catalogue.js';
+import { parseSelectors } from '../../src/select.js';
 
 /** The subset's pick per rule section, where the catalogue has it; otherwise its first fault there. */
 const REPRESENTATIVES = [
@@ -42,10 +32,9 @@ export interface PlannedRun {
 
 export const sectionOf = (ruleId: string): string => ruleId.split('-')[0]!;
 
-/** The family's selector, widened by the rule's section if the family does not cover the rule. */
+/** The --only selector of the family (in the catalogue) of the rule the fault breaks. */
 export function selectorFor(f: FaultDef): string {
-  const family = FAMILY_SELECTOR[f.family];
-  return parseSelectors(family).rule(f.rule) ? family : `${family},${sectionOf(f.rule)}`;
+  return familyOf(f.rule);
 }
 
 /** One fault per rule section, in catalogue section order, chosen deterministically. */

@@ -5,7 +5,7 @@
 // x-rules (the one place that says it).
 import { createRequire } from 'node:module';
 import { RULES } from '../rules/catalogue.js';
-import { NODE_KINDS, nodesOf, type NodeKind, type ResolvedTarget } from '../target/types.js';
+import { NODE_KINDS, nodesOf, type NodeKind, type ResolvedTarget } from '../target-file/types.js';
 
 const require = createRequire(import.meta.url);
 const targetSchema = require('../../schemas/target.schema.json') as { $defs: Record<string, { 'x-rules'?: string[] }> };

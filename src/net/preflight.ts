@@ -5,7 +5,7 @@
 // tested at all: every selected rule gets `error` with the cause, in seconds, not after 60 tries.
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { ResolvedTarget } from '../target/types.js';
+import type { ResolvedTarget } from '../target-file/types.js';
 import { tlsConnectOptions } from '../tls/trust.js';
 import { classify, noteCause, whereOf, type ConnectionCause } from './causes.js';
 

@@ -3,11 +3,23 @@
 
 export type RuleKind = 'must' | 'std' | 'observe';
 
+/**
+ * The access families, in the order --only lists them: one contract spec file each
+ * (`contracts/<family>.spec.ts`), and `load`, the rate-limit probes.
+ */
+export const FAMILY_NAMES = ['auth', 'universal', 'native', 'nft', 'node', 'errors', 'load'] as const;
+export type Family = (typeof FAMILY_NAMES)[number];
+
+/** The stage of a run that checks a family's rules: the Playwright suite or the probes. */
+export type Stage = 'contracts' | 'probes';
+const stageOfFamily = (f: Family): Stage => (f === 'load' ? 'probes' : 'contracts');
+
 export interface RuleSection {
   readonly key: string;
   readonly title: string;
   /** The part of the service description the rules come from. */
   readonly source: string;
+  readonly family: Family;
 }
 
 export interface RuleDef {
@@ -18,15 +30,15 @@ export interface RuleDef {
 }
 
 export const SECTIONS: readonly RuleSection[] = [
-  { key: 'AUTH', title: 'Authentication with API keys', source: 'Authentication' },
-  { key: 'NAUTH', title: 'Node access tokens', source: 'Authentication / Node access' },
-  { key: 'UNI', title: 'Universal REST', source: 'Endpoints / Universal REST' },
-  { key: 'RPC', title: 'Native JSON-RPC', source: 'Endpoints / Native JSON-RPC' },
-  { key: 'NFT', title: 'NFT data API', source: 'Resources and their fields; Endpoints / NFT data API' },
-  { key: 'RES', title: 'Shared resource rules', source: 'Resources and their fields' },
-  { key: 'NODE', title: 'Dedicated node endpoints', source: 'Endpoints / Dedicated node endpoints' },
-  { key: 'RL', title: 'Rate limits of the horizon-style node', source: 'Limits; Errors' },
-  { key: 'ERR', title: 'Errors', source: 'Errors' },
+  { key: 'AUTH', title: 'Authentication with API keys', source: 'Authentication', family: 'auth' },
+  { key: 'NAUTH', title: 'Node access tokens', source: 'Authentication / Node access', family: 'node' },
+  { key: 'UNI', title: 'Universal REST', source: 'Endpoints / Universal REST', family: 'universal' },
+  { key: 'RPC', title: 'Native JSON-RPC', source: 'Endpoints / Native JSON-RPC', family: 'native' },
+  { key: 'NFT', title: 'NFT data API', source: 'Resources and their fields; Endpoints / NFT data API', family: 'nft' },
+  { key: 'RES', title: 'Shared resource rules', source: 'Resources and their fields', family: 'nft' },
+  { key: 'NODE', title: 'Dedicated node endpoints', source: 'Endpoints / Dedicated node endpoints', family: 'node' },
+  { key: 'RL', title: 'Rate limits of the horizon-style node', source: 'Limits; Errors', family: 'load' },
+  { key: 'ERR', title: 'Errors', source: 'Errors', family: 'errors' },
 ];
 
 const r = (id: string, kind: RuleKind, title: string): RuleDef => ({ id, kind, section: id.split('-')[0]!, title });
@@ -121,4 +133,33 @@ export function ruleById(id: string): RuleDef {
 
 export function isRuleId(id: string): boolean {
   return byId.has(id);
+}
+
+/** The sections of each family, in catalogue order. */
+export const FAMILIES: Readonly<Record<Family, readonly string[]>> = Object.fromEntries(
+  FAMILY_NAMES.map((f) => [f, SECTIONS.filter((s) => s.family === f).map((s) => s.key)]),
+) as unknown as Record<Family, readonly string[]>;
+
+/** The families the contracts stage runs (one Playwright spec file each). */
+export const CONTRACT_FAMILIES: readonly Family[] = FAMILY_NAMES.filter((f) => stageOfFamily(f) === 'contracts');
+/** The families the probes stage runs. */
+export const PROBE_FAMILIES: readonly Family[] = FAMILY_NAMES.filter((f) => stageOfFamily(f) === 'probes');
+
+const familyBySection = new Map(SECTIONS.map((s) => [s.key, s.family]));
+
+/** The family of a rule id or section key (NFT-09, NFT). */
+export function familyOf(idOrSection: string): Family {
+  const family = familyBySection.get(idOrSection.split('-')[0]!);
+  if (!family) throw new Error(`unknown rule section ${idOrSection}`);
+  return family;
+}
+
+/** The stage that checks a rule. */
+export function stageOf(id: string): Stage {
+  return stageOfFamily(familyOf(id));
+}
+
+/** The rule ids a stage checks, in catalogue order. */
+export function rulesOf(stage: Stage): string[] {
+  return RULES.filter((rule) => stageOf(rule.id) === stage).map((rule) => rule.id);
 }

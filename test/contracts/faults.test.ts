@@ -3,12 +3,10 @@
 // reference, running only the fault's family.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FAULTS, type FaultFamily } from '../../reference/faults/index.js';
-import { CONTRACT_RULES } from '../../src/run/contracts.js';
+import { FAULTS } from '../../reference/faults/index.js';
+import { CONTRACT_RULES } from '../../contracts/run.js';
+import { familyOf } from '../../src/rules/catalogue.js';
 import { runAgainstReference } from './harness.js';
-
-/** The --only selector of a fault's family. */
-const FAMILY_SELECTOR: Record<FaultFamily, string> = { auth: 'auth', universal: 'universal', native: 'native', nft: 'nft', nodes: 'node', errors: 'errors', limiter: 'load' };
 
 const FAULT_TIMEOUT_MS = 2_000;
 
@@ -22,7 +20,7 @@ describe('each contract fault is reported as a fail on its rule', { concurrency:
     it(`${fault.name} -> ${fault.rule} fail`, async () => {
       const run = await runAgainstReference({
         reference: { faults: new Set([fault.name]) },
-        only: FAMILY_SELECTOR[fault.family],
+        only: familyOf(fault.rule),
         // A fault that makes the target silent (no pong) costs one request timeout: keep it short.
         edit: (t) => ({ ...t, limits: { ...t.limits, timeoutMs: FAULT_TIMEOUT_MS } }),
         // Two fault runs share the machine: one Playwright worker each.

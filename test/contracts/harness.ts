@@ -7,11 +7,12 @@ import { inflateRawSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { startReference } from '../../reference/start.js';
 import type { ReferenceOptions } from '../../reference/options.js';
-import { runContracts, type ContractsOptions } from '../../src/run/contracts.js';
-import type { ContractsOutcome, ProgressEvent, RunContext } from '../../src/run/types.js';
+import { runContracts, type ContractsOptions } from '../../contracts/run.js';
+import type { ContractsOutcome, ProgressEvent, RunContext } from '../../src/stages.js';
 import { parseSelectors } from '../../src/select.js';
-import { resolveTarget } from '../../src/target/load.js';
-import type { ResolvedTarget } from '../../src/target/types.js';
+import { cover } from '../../src/coverage.js';
+import { resolveTarget } from '../../src/target-file/load.js';
+import type { ResolvedTarget } from '../../src/target-file/types.js';
 
 export interface HarnessRun extends ContractsOutcome {
   target: ResolvedTarget;
@@ -61,8 +62,10 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
       seed: o.seed,
     };
     const t0 = performance.now();
-    const outcome = await runContracts(ctx, { htmlReport: false, ...o.contracts });
+    const stage = await runContracts(ctx, { htmlReport: false, ...o.contracts });
     const wallMs = performance.now() - t0;
+    // As the run does after its stages: the rules the stage left without a check get their reason.
+    const outcome = { ...stage, checks: [...stage.checks, ...cover(ctx.selected, stage.checks, stage.gaps)] };
     clearTimeout(timer);
     o.inspect?.(ctx.outDir);
     return { ...outcome, target, wallMs, requests: statSync(budgetFile).size, served: ref.options.counters.total(), outDir: ctx.outDir, progress };

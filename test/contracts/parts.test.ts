@@ -4,16 +4,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API_KEY_USAGES } from '../../src/auth/forms.js';
 import { Redactor } from '../../src/record/redact.js';
-import { CONTRACT_RULES, grepFor } from '../../src/run/contracts.js';
+import { CONTRACT_RULES, grepFor } from '../../contracts/run.js';
 import { readBlockNumber } from '../../contracts/block-number.js';
-import { Checks } from '../../contracts/checks.js';
+import { Checks, ExtraFieldsByResource } from '../../contracts/checks.js';
+import { SCHEMA } from '../../src/schemas/validate.js';
 import { errorChecks } from '../../contracts/errors-summary.js';
 import { usageGroups, usageRules, apiEndpoints, fullEndpoint, PROBED_FORMS, rotationIndex, probedFormOf } from '../../contracts/matrix.js';
 import type { Non2xx } from '../../contracts/protocol.js';
 import { redactFreeText } from '../../contracts/reporter.js';
 import { bodyShape, shapeOf } from '../../contracts/shape.js';
 import { RarityWalk } from '../../contracts/walk.js';
-import type { ResolvedTarget } from '../../src/target/types.js';
+import type { ResolvedTarget } from '../../src/target-file/types.js';
 
 const item = (id: string, rank: number | string) => ({ id, contract_address: '0xabc', token_id: id, rarity: [{ model: 'open_rarity', score: 1, rank: String(rank) }] });
 const pageOf = (ranks: number[], prefix = 'a') => ranks.map((r) => item(`${prefix}${r}`, r));
@@ -213,5 +214,27 @@ describe('an observation with nothing observed', () => {
     check.observe('NFT-03', 'a', 'event types seen: sale', { eventTypes: ['sale'] }, [exchange(undefined, 'network: reset'), exchange(200)]);
     check.observe('NFT-07', 'b', 'rarity models: open_rarity only', { otherModels: [] });
     assert.deepEqual(check.results.map((c) => c.verdict), ['observed', 'observed']);
+  });
+});
+
+describe('RES-02 roll-up', () => {
+  const page = (paging: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ data: [], meta: { paging: { next_page_token: '', ...paging }, ...extra } });
+
+  it('gathers the fields beyond the documented ones by resource over several records, each field once, sorted', () => {
+    const roll = new ExtraFieldsByResource().add(SCHEMA.rarityListResponse, page({ total: 3 }, { took: 1 })).add(SCHEMA.rarityListResponse, page({ total: 4, a: 1 }, { zz: 2 }));
+    assert.deepEqual(roll.rollUp(), {
+      byResource: { Paging: ['a', 'total'], PagingEnvelope: ['took', 'zz'] },
+      names: ['Paging.a', 'Paging.total', 'PagingEnvelope.took', 'PagingEnvelope.zz'],
+    });
+  });
+
+  it('the check observes what the roll-up found, and says so when nothing was', () => {
+    const check = new Checks(new Redactor([]), () => true);
+    check.extras('nft.list', SCHEMA.rarityListResponse, page({ total: 3 }), undefined, 'rarity list');
+    check.extras('nft.list.plain', SCHEMA.rarityListResponse, page({}), undefined, 'rarity list');
+    assert.deepEqual(check.results.map((c) => [c.verdict, c.message]), [
+      ['observed', 'rarity list: 1 field(s) beyond the documented ones: Paging.total'],
+      ['observed', 'rarity list: no fields beyond the documented ones'],
+    ]);
   });
 });

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { startReference } from '../../reference/start.js';
 import { isRuleId } from '../../src/rules/catalogue.js';
-import { resolveTarget } from '../../src/target/load.js';
+import { resolveTarget } from '../../src/target-file/load.js';
 import { htmlReportFiles, runAgainstReference } from './harness.js';
 
 interface PwStep {

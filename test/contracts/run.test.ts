@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultOptions } from '../../reference/options.js';
-import { CONTRACT_RULES } from '../../src/run/contracts.js';
+import { CONTRACT_RULES } from '../../contracts/run.js';
 import { htmlReportFiles, runAgainstReference } from './harness.js';
 
 const SECRETS = Object.values(defaultOptions().credentials);

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { resolveTarget } from '../../src/target/load.js';
-import { nodesOf } from '../../src/target/types.js';
+import { resolveTarget } from '../../src/target-file/load.js';
+import { nodesOf } from '../../src/target-file/types.js';
 import { parseReferenceArgs } from '../../scripts/reference.js';
 import { ROOT } from '../safety/support/cli.js';
 

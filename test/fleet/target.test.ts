@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveTarget, secretsOf, TargetError } from '../../src/target/load.js';
-import { nodesOf } from '../../src/target/types.js';
+import { resolveTarget, secretsOf, TargetError } from '../../src/target-file/load.js';
+import { nodesOf } from '../../src/target-file/types.js';
 
 const horizon = (name: string | undefined, token: string) => ({ ...(name && { name }), endpoint: `http://127.0.0.1:1/${name ?? 'h'}`, token });
 const problemsOf = (raw: unknown): string[] => {

@@ -9,9 +9,9 @@ import { buildResults, type ResultsFile } from '../../src/results.js';
 import { addToHistory, HISTORY_RUNS, readHistory, withCurrent } from '../../src/fleet/history.js';
 import { trendsSection } from '../../reports/trends.js';
 import { startReference } from '../../reference/start.js';
-import { resolveTarget } from '../../src/target/load.js';
+import { resolveTarget } from '../../src/target-file/load.js';
 import { parseSelectors } from '../../src/select.js';
-import { runChainprobe } from '../../src/run/pipeline.js';
+import { runChainprobe } from '../../run/pipeline.js';
 import { check, limiter } from './fixture.js';
 import type { Verdict } from '../../src/verdict.js';
 

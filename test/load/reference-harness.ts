@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
 import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { runProbes } from '../../load/run.js';
-import type { ProgressEvent } from '../../src/run/types.js';
-import type { ProbesOutcome, RunContext } from '../../src/run/types.js';
-import type { ResolvedHorizon, ResolvedTarget } from '../../src/target/types.js';
+import type { ProgressEvent } from '../../src/stages.js';
+import type { ProbesOutcome, RunContext } from '../../src/stages.js';
+import type { ResolvedHorizon, ResolvedTarget } from '../../src/target-file/types.js';
 
 export interface ProbeRun {
   outcome: ProbesOutcome;

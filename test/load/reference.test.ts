@@ -11,7 +11,7 @@ import { CAP_STRICT_SPACING_VARIANT } from '../../reference/limiter/cap.js';
 import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { runProbes } from '../../load/run.js';
 import { defaultOptions } from '../../reference/options.js';
-import type { RunContext } from '../../src/run/types.js';
+import type { RunContext } from '../../src/stages.js';
 
 const TOKEN = defaultOptions().credentials.horizonToken;
 

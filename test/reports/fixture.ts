@@ -4,7 +4,7 @@
 import type { LimiterEstimates, ResultsFile } from '../../src/results.js';
 import { buildResults } from '../../src/results.js';
 import type { Exchange } from '../../src/record/recorder.js';
-import type { TimelineEntry } from '../../src/run/types.js';
+import type { TimelineEntry } from '../../src/stages.js';
 import type { CheckResult } from '../../src/verdict.js';
 
 export const XSS_MESSAGE = 'event id mismatch <script>window.__chainprobeXss=1</script>';

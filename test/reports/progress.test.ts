@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createProgress } from '../../src/progress.js';
+import { createProgress } from '../../run/progress.js';
 
 function fakeStream(isTTY: boolean) {
   const writes: string[] = [];

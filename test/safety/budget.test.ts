@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { DEFAULT_PLAN } from '../../load/plan.js';
 import type { ResultsFile } from '../../src/results.js';
-import type { TimelineEntry } from '../../src/run/types.js';
+import type { TimelineEntry } from '../../src/stages.js';
 import type { TargetFile } from '../../src/types/generated/target.js';
 import { runCli, stackTraceLines, type CliRun } from './support/cli.js';
 import { BURST_PHASE, busiestWindow, retryAfterViolations, WINDOW_MS } from './support/pace.js';
@@ -18,7 +18,7 @@ import { QUICK_PROBES, startWatchedReference, type WatchedReference } from './su
 /**
  * Time a run may take beyond limits.maxSeconds, from spawning the CLI: its start-up before the
  * deadline is set (tsx, loading modules: ~1.5 s on a busy machine), the contracts stage's grace to
- * stop Playwright after the deadline (2.5 s, src/run/contracts.ts) and writing the reports.
+ * stop Playwright after the deadline (2.5 s, contracts/run.ts) and writing the reports.
  */
 const MAX_SECONDS_MARGIN_MS = 6_000;
 /** A request the budget let out just before the deadline may arrive this much later. */

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
-import { RULES, SECTIONS } from '../../src/rules/catalogue.js';
+import { CONTRACT_FAMILIES, FAMILIES, FAMILY_NAMES, familyOf, PROBE_FAMILIES, RULES, rulesOf, SECTIONS } from '../../src/rules/catalogue.js';
+import { RL_RULES, RULE_PHASES } from '../../load/plan.js';
 
 // The project keeps its own catalogue; this keeps it equal to the shared one when that is beside us.
 const shared = new URL('../../../shared/spec/rules.md', import.meta.url);
@@ -17,4 +18,13 @@ test('every rule belongs to a known section and ids are unique', () => {
   const keys = new Set(SECTIONS.map((s) => s.key));
   for (const r of RULES) assert.ok(keys.has(r.section), r.id);
   assert.equal(new Set(RULES.map((r) => r.id)).size, RULES.length);
+});
+
+test('each family is one stage: a contract spec file per contract family, the probes judge the rest', () => {
+  for (const f of CONTRACT_FAMILIES) assert.ok(existsSync(new URL(`../../contracts/${f}.spec.ts`, import.meta.url)), `contracts/${f}.spec.ts`);
+  assert.deepEqual([...CONTRACT_FAMILIES, ...PROBE_FAMILIES].sort(), [...FAMILY_NAMES].sort());
+  assert.deepEqual([...rulesOf('contracts'), ...rulesOf('probes')].sort(), RULES.map((r) => r.id).sort());
+  for (const r of RULES) assert.ok(FAMILIES[familyOf(r.id)].includes(r.section), r.id);
+  // The probes know which phases each of their rules reads: every probe rule, and only those.
+  assert.deepEqual(Object.keys(RULE_PHASES).sort(), [...RL_RULES].sort());
 });

@@ -8,7 +8,7 @@ import { request } from 'undici';
 import WebSocket from 'ws';
 import { classify, coveredByCause, forgetCauses, groupCauses, groupLine, knownCause, noteCause, parseCauses, whereOf } from '../../src/net/causes.js';
 import { addressesOf, preflight } from '../../src/net/preflight.js';
-import { resolveTarget } from '../../src/target/load.js';
+import { resolveTarget } from '../../src/target-file/load.js';
 import { freePort } from '../support/nginx.js';
 import { makePki, opensslSkip } from '../support/tls.js';
 import { readFileSync } from 'node:fs';

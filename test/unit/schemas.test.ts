@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { SCHEMA, annotationsOf, extraFields, headerRecord, isValid, schemaNames, strictViewOf, validate, type SchemaName, type SchemaProblem } from '../../src/schemas/validate.js';
 import { mapSchema, isSchemaNode } from '../../src/schemas/walk.js';
 import { isRuleId } from '../../src/rules/catalogue.js';
-import { substituteEnv } from '../../src/target/load.js';
+import { substituteEnv } from '../../src/target-file/load.js';
 
 const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
 const schemaFiles = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json')).sort();

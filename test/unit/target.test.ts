@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TargetError, loadTargetFile, resolveTarget, secretsOf } from '../../src/target/load.js';
+import { TargetError, loadTargetFile, resolveTarget, secretsOf } from '../../src/target-file/load.js';
 
 const SECRETS = {
   BAS_API_KEY: 'new-key-5f1e2d3c4b5a69788796a5b4',

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tls from 'node:tls';
 import { after, before, test } from 'node:test';
-import { loadTargetFile, resolveTarget, TargetError } from '../../src/target/load.js';
-import { withTlsFlags } from '../../src/target/tls-flags.js';
+import { loadTargetFile, resolveTarget, TargetError } from '../../src/target-file/load.js';
+import { withTlsFlags } from '../../src/target-file/tls-flags.js';
 import { tlsConnectOptions, tlsRecord, trustedRoots, useTls } from '../../src/tls/trust.js';
 import { makePki, opensslSkip, type Pki } from '../support/tls.js';
 

@@ -1,6 +1,6 @@
 // Pace checks on a probe run: requests per sliding second (client send times or server arrival
 // times) against the plan's stated rate, and whether each retry-after was waited out.
-import type { TimelineEntry } from '../../../src/run/types.js';
+import type { TimelineEntry } from '../../../src/stages.js';
 
 export const WINDOW_MS = 1000;
 

@@ -1,6 +1,6 @@
 // What a long run is doing, on stderr. A terminal gets one status line redrawn in place; a CI log
 // (no TTY) gets plain lines, at most about one a second per stage, so logs stay readable.
-import type { ProgressEvent } from './run/types.js';
+import type { ProgressEvent } from '../src/stages.js';
 import { formatDuration, printable } from '../reports/text.js';
 
 export interface Progress {

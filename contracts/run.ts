@@ -1,35 +1,35 @@
 // The contracts stage: runs the Playwright suite of contracts/ in a child process and collects its
 // checks. The target travels in the child's environment only (never written to disk); the child's
 // terminal output is parsed for progress and never shown raw. At the deadline or on abort the
-// child is stopped, and every selected rule left without a check gets `error` with the reason.
+// child is stopped; the stage says why the selected rules it left without a check got none (the
+// run turns that into their `error` records, src/coverage.ts).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { Budget } from '../budget.js';
+import { Budget } from '../src/budget.js';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ENV } from '../../contracts/env.js';
-import { errorChecks } from '../../contracts/errors-summary.js';
-import { CONTRACT_FAMILIES, PROGRESS_PREFIX, ruleTag, type ChecksLine, type Non2xx, type ProgressLine } from '../../contracts/protocol.js';
-import { newRunSeed } from '../auth/near-miss.js';
-import { Redactor } from '../record/redact.js';
-import { RULES } from '../rules/catalogue.js';
-import { FAMILIES } from '../select.js';
-import { secretsOf } from '../target/load.js';
-import type { CheckResult } from '../verdict.js';
-import type { ContractsOutcome, RunContext } from './types.js';
-import { groupCauses, KNOWN_CAUSES_ENV } from '../net/causes.js';
-import { PLAYWRIGHT_DIR } from '../../reports/write.js';
+import { ENV } from './env.js';
+import { errorChecks } from './errors-summary.js';
+import { PROGRESS_PREFIX, ruleTag, type ChecksLine, type Non2xx, type ProgressLine } from './protocol.js';
+import { newRunSeed } from '../src/auth/near-miss.js';
+import { Redactor } from '../src/record/redact.js';
+import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
+import { secretsOf } from '../src/target-file/load.js';
+import type { CheckResult } from '../src/verdict.js';
+import type { Gap } from '../src/coverage.js';
+import type { ContractsOutcome, RunContext } from '../src/stages.js';
+import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
+import { PLAYWRIGHT_DIR } from '../reports/write.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CONFIG = join(ROOT, 'contracts', 'playwright.config.ts');
-const CONTRACT_SECTIONS = new Set<string>(CONTRACT_FAMILIES.flatMap((f) => [...FAMILIES[f]]));
 /** Time the runner gets after the deadline to stop its workers and write its reports. */
 const GRACE_MS = 2_500;
 /** After SIGINT/SIGTERM, how long before the process group is killed outright. */
 const KILL_AFTER_MS = 1_000;
 
-export const CONTRACT_RULES: readonly string[] = RULES.filter((r) => CONTRACT_SECTIONS.has(r.section)).map((r) => r.id);
+export const CONTRACT_RULES: readonly string[] = rulesOf('contracts');
 
 export interface ContractsOptions {
   /** Playwright workers (default 2: the suite is I/O bound on a small machine). */
@@ -88,18 +88,17 @@ const NO_EVIDENCE = 'no evidence: every answer this rule reads from failed or wa
 
 /** The connection cause of a rule's family when none of its checks got an answer: why the rule had no evidence. */
 function familyCause(checks: readonly CheckResult[], rule: string): string | undefined {
-  const sections = Object.values(FAMILIES).find((s) => (s as readonly string[]).includes(rule.split('-')[0]!)) as readonly string[] | undefined;
-  const mine = checks.filter((c) => sections?.includes(c.rule.split('-')[0]!));
+  const mine = checks.filter((c) => familyOf(c.rule) === familyOf(rule));
   if (mine.some((c) => c.verdict !== 'error' && c.verdict !== 'skipped')) return undefined;
   return groupCauses(mine)[0]?.line;
 }
 
 export async function runContracts(ctx: RunContext, opts: ContractsOptions = {}): Promise<ContractsOutcome> {
   const selected = CONTRACT_RULES.filter((id) => ctx.selected(id));
-  if (selected.length === 0) return { checks: [] };
+  if (selected.length === 0) return { checks: [], gaps: [] };
   const seed = ctx.seed ?? newRunSeed();
   const redactor = new Redactor(secretsOf(ctx.target), seed);
-  const families = CONTRACT_FAMILIES.filter((f) => selected.some((id) => (FAMILIES[f] as readonly string[]).includes(id.split('-')[0]!)));
+  const families = CONTRACT_FAMILIES.filter((f) => selected.some((id) => familyOf(id) === f));
   const checksFile = join(ctx.workDir, 'contract-checks.jsonl');
   rmSync(checksFile, { force: true });
   const htmlDir = opts.htmlReport === false ? undefined : join(ctx.outDir, PLAYWRIGHT_DIR);
@@ -191,27 +190,21 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
     else if (collected.non2xx.length > 0 || (!hasOwn && !stopReason && exitCode !== null)) checks.push(...errorChecks(collected.non2xx));
   }
 
-  // Rules that got no check: say why, in one line, without a secret.
-  const seen = new Set(checks.map((c) => c.rule));
-  const missing = selected.filter((id) => !seen.has(id));
-  if (missing.length) {
-    const reason =
-      stopReason ??
-      (Date.now() >= ctx.deadline
-        ? 'budget: the run reached limits.maxSeconds'
-        : Budget.usedIn(ctx.budgetFile) >= ctx.target.limits.maxRequests
-          ? `budget: the run reached limits.maxRequests (${ctx.target.limits.maxRequests})`
-          : collected.fatal[0]
-            ? `the contract runner failed: ${collected.fatal[0]}`
-            : exitCode === 0 || (exitCode === 1 && collected.ended)
-              ? NO_EVIDENCE
-              : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
-    for (const rule of missing) {
-      const line = redactor.text(reason === NO_EVIDENCE ? (familyCause(checks, rule) ?? reason) : reason).replace(/\s+/g, ' ').trim().slice(0, 300);
-      checks.push({ id: `${rule.toLowerCase()}.not-run`, rule, verdict: 'error', message: `not run: ${line}`, evidence: { cause: line } });
-    }
-  }
+  // Why a rule got no check: one line, without a secret.
+  const reason =
+    stopReason ??
+    (Date.now() >= ctx.deadline
+      ? 'budget: the run reached limits.maxSeconds'
+      : Budget.usedIn(ctx.budgetFile) >= ctx.target.limits.maxRequests
+        ? `budget: the run reached limits.maxRequests (${ctx.target.limits.maxRequests})`
+        : collected.fatal[0]
+          ? `the contract runner failed: ${collected.fatal[0]}`
+          : exitCode === 0 || (exitCode === 1 && collected.ended)
+            ? NO_EVIDENCE
+            : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
+  const reasonOf = (rule: string) => redactor.text(reason === NO_EVIDENCE ? (familyCause(checks, rule) ?? reason) : reason).replace(/\s+/g, ' ').trim().slice(0, 300);
+  const gaps: Gap[] = [{ rules: (id) => selected.includes(id), reason: reasonOf }];
 
   const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? `${PLAYWRIGHT_DIR}/index.html` : undefined;
-  return { checks, seed, ...(report ? { playwrightReport: report } : {}) };
+  return { checks, gaps, seed, ...(report ? { playwrightReport: report } : {}) };
 }

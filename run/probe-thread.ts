@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parentPort, workerData, Worker } from 'node:worker_threads';
-import { runProbes } from '../../load/run.js';
-import type { ResolvedHorizon, ResolvedTarget } from '../target/types.js';
-import type { ProbesOutcome, ProgressEvent, RunContext } from './types.js';
+import { runProbes } from '../load/run.js';
+import type { ResolvedHorizon, ResolvedTarget } from '../src/target-file/types.js';
+import type { ProbesOutcome, ProgressEvent, RunContext } from '../src/stages.js';
 
 interface ThreadInput {
   target: ResolvedTarget;
@@ -29,7 +29,7 @@ type FromThread = { type: 'progress'; event: ProgressEvent } | { type: 'done'; o
 let bundled: Promise<URL> | undefined;
 
 /** Where the bundle is kept between runs, with the sizes and times of the files it was built from. */
-const CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/chainprobe/', import.meta.url));
+const CACHE_DIR = fileURLToPath(new URL('../node_modules/.cache/chainprobe/', import.meta.url));
 const stamp = (path: string) => {
   try {
     const st = statSync(path);

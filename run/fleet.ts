@@ -11,28 +11,29 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Budget } from '../budget.js';
-import { buildResults, exitCodeOf, type LimiterEstimates, type ResultsFile } from '../results.js';
-import { Redactor } from '../record/redact.js';
-import { secretsOf } from '../target/load.js';
-import { NODE_KINDS, nodesOf, type Named, type ResolvedHorizon, type ResolvedTarget } from '../target/types.js';
-import type { CheckResult } from '../verdict.js';
-import { historyOf } from '../fleet/history.js';
-import { nodeId, rollupFleet, type FleetNodeInfo } from '../fleet/rollup.js';
-import { KIND_RULES, slug, unitsOf, type Unit } from '../fleet/units.js';
-import { runContracts } from './contracts.js';
+import { Budget } from '../src/budget.js';
+import { buildResults, exitCodeOf, type LimiterEstimates, type ResultsFile } from '../src/results.js';
+import { Redactor } from '../src/record/redact.js';
+import { secretsOf } from '../src/target-file/load.js';
+import { NODE_KINDS, nodesOf, type Named, type ResolvedHorizon, type ResolvedTarget } from '../src/target-file/types.js';
+import type { CheckResult } from '../src/verdict.js';
+import { historyOf } from '../src/fleet/history.js';
+import { nodeId, rollupFleet, type FleetNodeInfo } from '../src/fleet/rollup.js';
+import { KIND_RULES, slug, unitsOf, type Unit } from '../src/fleet/units.js';
+import { runContracts } from '../contracts/run.js';
 import { runProbesInThread, threadsAvailable } from './probe-thread.js';
-import { runProbes } from '../../load/run.js';
-import { causesAndTls, notRun, type RunOptions, type RunOutcome } from './pipeline.js';
-import { newRunSeed } from '../auth/near-miss.js';
-import { preflight } from '../net/preflight.js';
-import { exportCauses } from '../net/causes.js';
-import { useTls } from '../tls/trust.js';
-import type { RunContext, TimelineEntry } from './types.js';
-import { RL_RULES } from '../../load/plan.js';
-import { skippedChecks } from '../../load/suite.js';
-import { diffBaseline, type BaselineDiff } from '../../reports/baseline.js';
-import { clearReports, REPORT_FILES, timelineJson, writeReports } from '../../reports/write.js';
+import { runProbes } from '../load/run.js';
+import { causesAndTls, type RunOptions, type RunOutcome } from './pipeline.js';
+import { cover, INTERRUPTED, stageFailed } from '../src/coverage.js';
+import { newRunSeed } from '../src/auth/near-miss.js';
+import { preflight } from '../src/net/preflight.js';
+import { exportCauses } from '../src/net/causes.js';
+import { useTls } from '../src/tls/trust.js';
+import type { RunContext, TimelineEntry } from '../src/stages.js';
+import { RL_RULES } from '../load/plan.js';
+import { skippedChecks } from '../load/suite.js';
+import { diffBaseline, type BaselineDiff } from '../reports/baseline.js';
+import { clearReports, REPORT_FILES, timelineJson, writeReports } from '../reports/write.js';
 
 export interface FleetRunOptions extends Omit<RunOptions, 'target'> {
   targets: ResolvedTarget[];
@@ -129,8 +130,6 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
   const spend = (key: string) => spent.get(key) ?? spent.set(key, { contracts: null, probes: null }).get(key)!;
   const checks: CheckResult[] = [];
   const playwrightReports: string[] = [];
-  const failure = (stage: string, ctx: RunContext, e: unknown, sofar: CheckResult[]) =>
-    notRun(ctx.selected, sofar, `${stage} stage failed: ${redactor.text(e instanceof Error ? e.message.split('\n')[0]! : String(e))}`);
 
   let knownCauses: string | undefined;
   try {
@@ -148,10 +147,11 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
         let got: CheckResult[];
         try {
           const outcome = await runContracts(ctx, { workers: u.node ? 1 : 2 });
-          got = outcome.checks;
+          // Each unit covers its own rules: its records are named by its deployment and node.
+          got = [...outcome.checks, ...cover(ctx.selected, outcome.checks, outcome.gaps)];
           if (outcome.playwrightReport) playwrightReports.push(`fleet/${u.key}/${outcome.playwrightReport}`);
         } catch (e) {
-          got = failure('contracts', ctx, e, []);
+          got = cover(ctx.selected, [], [stageFailed('contracts', e, redactor)]);
         }
         checks.push(...tag(got, d.target.name, u.node));
         if (u.node) spend(spendKey(d.target.name, u.node.kind, u.node.name)).contracts = Budget.usedIn(ctx.tallyFile!);
@@ -192,7 +192,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
           limiters.set(id, outcome.limiter);
           return outcome.timeline.map((e) => ({ ...e, target: d.target.name, node: node.name }));
         } catch (e) {
-          checks.push(...tag(failure('probes', ctx, e, []), d.target.name, ref));
+          checks.push(...tag(cover(ctx.selected, [], [stageFailed('probes', e, redactor)]), d.target.name, ref));
           return [];
         } finally {
           spend(spendKey(d.target.name, 'horizon', node.name)).probes = Budget.usedIn(ctx.tallyFile!);
@@ -202,7 +202,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     }
 
     const interrupted = controller.signal.aborted;
-    if (interrupted) checks.push(...notRun(selected, checks, 'interrupted (SIGINT/SIGTERM)'));
+    if (interrupted) checks.push(...cover(selected, checks, [INTERRUPTED]));
 
     const nodes: FleetNodeInfo[] = deployments.flatMap((d) =>
       NODE_KINDS.flatMap((kind) =>

@@ -3,23 +3,24 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildResults, exitCodeOf, type ResultsFile } from '../results.js';
-import { RULES } from '../rules/catalogue.js';
-import { FAMILIES, type Selection } from '../select.js';
-import { Redactor } from '../record/redact.js';
-import { secretsOf } from '../target/load.js';
-import { newRunSeed } from '../auth/near-miss.js';
-import type { ResolvedTarget } from '../target/types.js';
-import type { CheckResult } from '../verdict.js';
-import type { ProgressEvent, RunContext, TimelineEntry } from './types.js';
-import { runContracts } from './contracts.js';
-import { runProbes } from '../../load/run.js';
-import { clearReports, writeReports } from '../../reports/write.js';
-import { historyOf } from '../fleet/history.js';
-import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../../reports/baseline.js';
-import { exportCauses, groupCauses, parseCause, whereOf } from '../net/causes.js';
-import { preflight } from '../net/preflight.js';
-import { tlsRecord, useTls } from '../tls/trust.js';
+import { buildResults, exitCodeOf, type ResultsFile } from '../src/results.js';
+import { RULES, stageOf } from '../src/rules/catalogue.js';
+import { cover, INTERRUPTED, stageFailed, type Gap } from '../src/coverage.js';
+import type { Selection } from '../src/select.js';
+import { Redactor } from '../src/record/redact.js';
+import { secretsOf } from '../src/target-file/load.js';
+import { newRunSeed } from '../src/auth/near-miss.js';
+import type { ResolvedTarget } from '../src/target-file/types.js';
+import type { CheckResult } from '../src/verdict.js';
+import type { ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
+import { runContracts } from '../contracts/run.js';
+import { runProbes } from '../load/run.js';
+import { clearReports, writeReports } from '../reports/write.js';
+import { historyOf } from '../src/fleet/history.js';
+import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../reports/baseline.js';
+import { exportCauses, groupCauses, parseCause, whereOf } from '../src/net/causes.js';
+import { preflight } from '../src/net/preflight.js';
+import { tlsRecord, useTls } from '../src/tls/trust.js';
 
 export interface RunOptions {
   target: ResolvedTarget;
@@ -44,20 +45,6 @@ export interface RunOutcome {
   baseline?: BaselineDiff;
   files: string[];
   interrupted: boolean;
-}
-
-const CONTRACT_SECTIONS = new Set<string>(Object.entries(FAMILIES).filter(([f]) => f !== 'load').flatMap(([, s]) => [...s]));
-
-/** Rules that were selected but got no check (a stage cut short): marked so the report says why. */
-export function notRun(selected: (id: string) => boolean, checks: CheckResult[], reason: string): CheckResult[] {
-  const seen = new Set(checks.map((c) => c.rule));
-  return RULES.filter((r) => selected(r.id) && !seen.has(r.id)).map((r) => ({
-    id: `${r.id.toLowerCase()}.not-run`,
-    rule: r.id,
-    verdict: 'error' as const,
-    message: `not run: ${reason}`,
-    evidence: { cause: reason },
-  }));
 }
 
 /** The cause line when a check that went to `where` could not connect (refused, DNS, TLS: none heals within a run). */
@@ -100,15 +87,11 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   };
 
   const checks: CheckResult[] = [];
+  // Why rules may be left without a check, in the order their reasons win (see src/coverage.ts).
+  const gaps: Gap[] = [];
   let timeline: TimelineEntry[] = [];
   let limiter: ResultsFile['limiter'] = null;
   let playwrightReport: string | undefined;
-  const stageError = (stage: string, e: unknown): CheckResult[] =>
-    notRun(
-      (id) => ctx.selected(id) && (stage === 'contracts' ? CONTRACT_SECTIONS.has(id.split('-')[0]!) : id.startsWith('RL-')),
-      checks,
-      `${stage} stage failed: ${redactor.text(e instanceof Error ? e.message.split('\n')[0]! : String(e))}`,
-    );
 
   try {
     await clearReports(ctx.outDir);
@@ -116,14 +99,15 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     const pre = await preflight(opts.target, Math.min(opts.target.limits.timeoutMs, 10_000));
     ctx.knownCauses = exportCauses();
     const nothingReachable = pre.addresses.length > 0 && pre.causes.length === pre.addresses.length;
-    if (nothingReachable) checks.push(...notRun(ctx.selected, checks, [...new Set(pre.causes.map((c) => c.line))].join('; ')));
-    else if (RULES.some((r) => CONTRACT_SECTIONS.has(r.section) && ctx.selected(r.id)) && !ctx.signal.aborted) {
+    if (nothingReachable) gaps.push({ rules: () => true, reason: [...new Set(pre.causes.map((c) => c.line))].join('; ') });
+    else if (RULES.some((r) => stageOf(r.id) === 'contracts' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runContracts(ctx);
         checks.push(...outcome.checks);
+        gaps.push(...outcome.gaps);
         playwrightReport = outcome.playwrightReport;
       } catch (e) {
-        checks.push(...stageError('contracts', e));
+        gaps.push(stageFailed('contracts', e, redactor));
       }
     }
     // A horizon node the contracts could not reach at all is not probed: its rules get that cause.
@@ -131,19 +115,21 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     const horizonCause = horizonWhere && (pre.causes.find((c) => c.where === horizonWhere)?.line ?? unreachable(checks, horizonWhere));
     if (nothingReachable) {
       // every selected rule already has its cause
-    } else if (horizonCause) checks.push(...notRun((id) => ctx.selected(id) && id.startsWith('RL-'), checks, horizonCause));
-    else if (RULES.some((r) => r.section === 'RL' && ctx.selected(r.id)) && !ctx.signal.aborted) {
+    } else if (horizonCause) gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
+    else if (RULES.some((r) => stageOf(r.id) === 'probes' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runProbes(ctx);
         checks.push(...outcome.checks);
         timeline = outcome.timeline;
         limiter = outcome.limiter;
       } catch (e) {
-        checks.push(...stageError('probes', e));
+        gaps.push(stageFailed('probes', e, redactor));
       }
     }
     const interrupted = ctx.signal.aborted;
-    if (interrupted) checks.push(...notRun(ctx.selected, checks, 'interrupted (SIGINT/SIGTERM)'));
+    if (interrupted) gaps.push(INTERRUPTED);
+    // Every selected rule gets a verdict: those without a check get the first reason that covers them.
+    checks.push(...cover(ctx.selected, checks, gaps));
 
     const results = buildResults({
       target: opts.target.name,

@@ -1,9 +1,10 @@
-// The stages of a run and what they hand each other. The CLI (scripts/cli.ts) composes them:
-// resolve target -> contracts (Playwright) -> probes (load/) -> reports.
-import type { ResolvedTarget } from '../target/types.js';
-import type { CheckResult } from '../verdict.js';
-import type { LimiterEstimates } from '../results.js';
-import type { Exchange } from '../record/recorder.js';
+// The stages of a run and what they hand each other. The pipeline (run/pipeline.ts) composes them:
+// resolve target -> contracts (contracts/run.ts) -> probes (load/run.ts) -> reports.
+import type { ResolvedTarget } from './target-file/types.js';
+import type { CheckResult } from './verdict.js';
+import type { LimiterEstimates } from './results.js';
+import type { Exchange } from './record/recorder.js';
+import type { Gap } from './coverage.js';
 
 /** What every stage gets. */
 export interface RunContext {
@@ -58,6 +59,8 @@ export interface TimelineEntry {
 
 export interface ContractsOutcome {
   checks: CheckResult[];
+  /** Why the selected rules left without a check got none (src/coverage.ts turns them into records). */
+  gaps: Gap[];
   /** Relative path (under outDir) of the Playwright HTML report, when written. */
   playwrightReport?: string;
   /** The run seed the contracts used (printed in the reports, so a run can be repeated). */
