@@ -98,7 +98,24 @@ function jsonProblem(res: CallResult): string | undefined {
   return undefined;
 }
 
-function restCall(api: ApiClient, def: RestPathDef, node: { endpoint: string }, form: FormId | undefined, secret: string | readonly string[] | undefined, purpose: string, cause?: string, method: 'GET' | 'POST' | 'HEAD' = def.method, id = 1): Promise<CallResult> {
+/**
+ * The horizon node sits behind a per-second cap that a proxy may enforce as a minimum spacing
+ * (nginx limit_req without burst refuses a request less than 1/cap after the last one): its
+ * requests go out at least two such intervals apart, so the contracts never meet the cap.
+ */
+let lastRateLimitedSend = 0;
+async function paceRateLimited(): Promise<void> {
+  const gapMs = 2000 / (target.nodes.horizon?.perSecondCap ?? 20);
+  const wait = lastRateLimitedSend + gapMs - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  lastRateLimitedSend = Date.now();
+}
+
+/** 429 is the rate limit's documented answer: it says "not now", nothing about the path. */
+const RATE_LIMITED_STATUS = 429;
+
+async function restCall(api: ApiClient, def: RestPathDef, node: { endpoint: string }, form: FormId | undefined, secret: string | readonly string[] | undefined, purpose: string, cause?: string, method: 'GET' | 'POST' | 'HEAD' = def.method, id = 1): Promise<CallResult> {
+  if (RATE_LIMITED.has(def.node)) await paceRateLimited();
   return api.call({
     purpose,
     method,
@@ -147,6 +164,10 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
           const what = `${def.label}, token as ${u.form}`;
           if (res.ok) accepted.push(u.form);
           const authProbe = { [AUTH_PROBE_FIELD]: { row: row.row, form: u.form, probe: 'right', documented: u.expect === 'accept', data: res.ok } satisfies AuthProbe };
+          if (res.status === RATE_LIMITED_STATUS && RATE_LIMITED.has(def.node)) {
+            check.error(u.rule, id, `${what}: rate-limited (429) before the answer could be judged`, ev(res.exchange, { observation }));
+            return;
+          }
           if (u.expect === 'open') check.add(u.rule, id, 'observed', `${what}: ${res.ok ? 'accepted' : refused ? 'refused' : 'answered'} (${res.status})`, ev(res.exchange, { observation, ...authProbe }));
           else if (res.ok || refused) check.verdict(res.ok, u.rule, id, `${what}: accepted (${res.status})`, `${what}: refused with ${res.status}`, ev(res.exchange, { expected: '2xx', actual: res.status, observation, ...authProbe }));
           // Neither data nor an auth refusal (a 404, a 500): whether the token was taken cannot be told.
@@ -164,6 +185,7 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
         const id = 'node.feeStats[head]';
         await check.guard('NODE-07', id, async () => {
           const res = await restCall(api, def, node, 'auth-query', node.token, id, undefined, 'HEAD');
+          if (res.status === RATE_LIMITED_STATUS) return check.error('NODE-07', id, 'HEAD fee_stats: rate-limited (429) before the answer could be judged', ev(res.exchange));
           check.verdict(
             res.ok && res.bytes === 0,
             'NODE-07',
