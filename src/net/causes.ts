@@ -110,8 +110,15 @@ function codesAndText(e: unknown): { codes: string[]; text: string } {
 /** The reason in words, one line, without the parentheses the line format uses as its frame. */
 function detailOf(kind: CauseKind, code: string | undefined, text: string): string {
   const first = text.split(' | ').find((t) => t.trim() && !/^(fetch failed|No connection established\.?)$/.test(t.trim())) ?? text;
-  // grpc-js appends "(<ISO time>)": dropped, or every call would be its own cause.
-  let d = first.replace(/^.*Last error: (?:Error: )?/, '').replace(/\s*\(\d{4}-\d\d-\d\dT[^()]*\)/g, '').replace(/\.?\s*Resolution note:.*$/, '').replace(/\s+/g, ' ').trim();
+  // grpc-js appends "(<ISO time>)": dropped, or every call would be its own cause. Node 24 adds a
+  // hint about --use-system-ca to certificate errors: our hint (--ca) replaces it.
+  let d = first
+    .replace(/^.*Last error: (?:Error: )?/, '')
+    .replace(/\s*\(\d{4}-\d\d-\d\dT[^()]*\)/g, '')
+    .replace(/\.?\s*Resolution note:.*$/, '')
+    .replace(/;\s*if the root CA is installed locally[^;)]*/i, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (kind === 'dns') d = code ?? (/(ENOTFOUND|EAI_[A-Z]+)/.exec(text)?.[1] ?? d);
   if (kind === 'tls-handshake' && /wrong version number|packet length too long/i.test(text)) d = 'the port does not speak TLS (wrong version number)';
   return d.replace(/[()]/g, '').replace(/\s+/g, ' ').slice(0, 160).trim() || (code ?? 'unknown');
