@@ -88,11 +88,21 @@ export class ApiClient {
     if (spec.auth) ({ url, headers } = applyForm(spec.auth.form, spec.auth.secret, url, headers));
     const origin = originOf(url);
     const silent = silentOrigins.get(origin);
-    if (silent && silent.timeouts >= SILENT_AFTER) throw new CouldNotTest(`${silent.message}; ${origin} gave no answer ${silent.timeouts} times in a row, so not tried again`);
+    if (silent && silent.timeouts >= SILENT_AFTER)
+      throw new CouldNotTest(
+        `${silent.message}; ${origin} gave no answer ${silent.timeouts} times in a row, so not tried again`,
+      );
     this.take();
     const sentAt = Date.now();
     try {
-      const res = await httpRequest({ method: spec.method, url, headers, body: spec.body, timeoutMs: this.timeoutMs, maxBodyBytes: this.maxBodyBytes });
+      const res = await httpRequest({
+        method: spec.method,
+        url,
+        headers,
+        body: spec.body,
+        timeoutMs: this.timeoutMs,
+        maxBodyBytes: this.maxBodyBytes,
+      });
       const exchange = this.recorder.record({
         method: spec.method,
         url,
@@ -106,12 +116,21 @@ export class ApiClient {
         purpose: spec.purpose,
       });
       silentOrigins.delete(origin);
-      const result: CallResult = { status: res.status, headers: res.headers, body: res.body, bytes: res.bytes, json: parseJson(res.body), exchange, ok: is2xx(res.status) };
+      const result: CallResult = {
+        status: res.status,
+        headers: res.headers,
+        body: res.body,
+        bytes: res.bytes,
+        json: parseJson(res.body),
+        exchange,
+        ok: is2xx(res.status),
+      };
       if (!result.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, exchange, res.body);
       return result;
     } catch (e) {
       if (!(e instanceof HttpFailure)) throw e;
-      if (e.kind === 'timeout' || /TIMEOUT/.test(e.message)) silentOrigins.set(origin, { timeouts: (silentOrigins.get(origin)?.timeouts ?? 0) + 1, message: e.message });
+      if (e.kind === 'timeout' || /TIMEOUT/.test(e.message))
+        silentOrigins.set(origin, { timeouts: (silentOrigins.get(origin)?.timeouts ?? 0) + 1, message: e.message });
       else silentOrigins.delete(origin);
       const exchange = this.recorder.record({
         method: spec.method,

@@ -11,11 +11,13 @@ export interface FoundNumber {
   encoding: string;
 }
 
-const KEYS = /^(block_?number|blocknumber|block_?height|height|latest_?block(_?number)?|number|head|result|data|block)$/i;
+const KEYS =
+  /^(block_?number|blocknumber|block_?height|height|latest_?block(_?number)?|number|head|result|data|block)$/i;
 const MAX_DEPTH = 3;
 
 function asNumber(v: unknown): Omit<FoundNumber, 'path'> | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return { value: v, encoding: Number.isInteger(v) ? 'integer' : 'number' };
+  if (typeof v === 'number' && Number.isFinite(v))
+    return { value: v, encoding: Number.isInteger(v) ? 'integer' : 'number' };
   if (typeof v === 'string') {
     if (/^-?\d{1,16}$/.test(v)) return { value: Number(v), encoding: 'decimal string' };
     if (/^0x[0-9a-f]{1,13}$/i.test(v)) return { value: parseInt(v.slice(2), 16), encoding: 'hex string' };

@@ -93,7 +93,14 @@ export class Checks {
     // Exchanges came through the Recorder (redacted on entry); the rest is redacted here.
     const safe: Evidence = this.redactor.value(rest);
     if (exchanges?.length) safe.exchanges = exchanges;
-    this.results.push({ id, rule, verdict, message: oneLine(this.redactor.text(message)), evidence: safe, durationMs: this.elapsed() });
+    this.results.push({
+      id,
+      rule,
+      verdict,
+      message: oneLine(this.redactor.text(message)),
+      evidence: safe,
+      durationMs: this.elapsed(),
+    });
   }
 
   /**
@@ -124,8 +131,17 @@ export class Checks {
    * given, are the answers the observation rests on: if none of them was answered, nothing was
    * observed, and the check is an `error` with the cause rather than an observation of nothing.
    */
-  observe(rule: string, id: string, message: string, observation: Record<string, unknown>, exchanges?: (Exchange | undefined)[] | Exchange): void {
-    const basis = exchanges === undefined ? undefined : (Array.isArray(exchanges) ? exchanges : [exchanges]).filter((x): x is Exchange => x !== undefined);
+  observe(
+    rule: string,
+    id: string,
+    message: string,
+    observation: Record<string, unknown>,
+    exchanges?: (Exchange | undefined)[] | Exchange,
+  ): void {
+    const basis =
+      exchanges === undefined
+        ? undefined
+        : (Array.isArray(exchanges) ? exchanges : [exchanges]).filter((x): x is Exchange => x !== undefined);
     if (basis && !basis.some((x) => x.status !== undefined)) {
       const cause = this.causeOfSilence(basis);
       this.add(rule, id, 'error', `could not check: nothing observed (${cause})`, ev(basis, { cause }));
@@ -183,7 +199,14 @@ export class Checks {
    * Validates a record against its schema once and gives each rule its verdict: a rule fails on
    * the problems of the fields that serve it (the schemas' x-rules), and passes otherwise.
    */
-  schema(rules: string[], id: string, name: SchemaName, value: unknown, exchange?: Exchange, what: string = name): SchemaProblem[] {
+  schema(
+    rules: string[],
+    id: string,
+    name: SchemaName,
+    value: unknown,
+    exchange?: Exchange,
+    what: string = name,
+  ): SchemaProblem[] {
     const problems = validate(name, value);
     for (const rule of rules) {
       const mine = problems.filter((p) => p.rules.includes(rule));
@@ -215,7 +238,9 @@ export class Checks {
     this.observe(
       'RES-02',
       id,
-      names.length ? `${what}: ${names.length} field(s) beyond the documented ones: ${names.join(', ')}` : `${what}: no fields beyond the documented ones`,
+      names.length
+        ? `${what}: ${names.length} field(s) beyond the documented ones: ${names.join(', ')}`
+        : `${what}: no fields beyond the documented ones`,
       { extraFields: byResource },
       exchange,
     );

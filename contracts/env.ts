@@ -51,7 +51,12 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     throw new SuiteEnvError(`${ENV.target} is not valid JSON`);
   }
   const only = (env[ENV.only] ?? 'all').trim();
-  const ids = new Set(only.split(',').map((s) => s.trim()).filter(Boolean));
+  const ids = new Set(
+    only
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   const deadline = Number(env[ENV.deadline]);
   const workers = Number(env[ENV.workers]);
   const seed = Number(env[ENV.seed]);

@@ -8,7 +8,10 @@ const MAX_EXAMPLES = 2;
 const MAX_SHAPES = 5;
 
 function slug(s: string): string {
-  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 function canonical(v: unknown): string {
@@ -24,7 +27,15 @@ function canonical(v: unknown): string {
 
 export function errorChecks(items: readonly Non2xx[]): CheckResult[] {
   if (items.length === 0) {
-    return [{ id: 'errors.non2xx[none]', rule: 'ERR-01', verdict: 'observed', message: 'no non-2xx answer met in this run', evidence: { observation: { count: 0 } } }];
+    return [
+      {
+        id: 'errors.non2xx[none]',
+        rule: 'ERR-01',
+        verdict: 'observed',
+        message: 'no non-2xx answer met in this run',
+        evidence: { observation: { count: 0 } },
+      },
+    ];
   }
   const groups = new Map<string, Non2xx[]>();
   for (const it of items) {
@@ -52,7 +63,9 @@ export function errorChecks(items: readonly Non2xx[]): CheckResult[] {
         id: `errors.non2xx[${slug(cause)}]`,
         rule: 'ERR-01',
         verdict: 'observed',
-        message: oneLine(`${cause}: ${list.length} answer(s): ${statusText}; ${[...contentTypes].sort().join(', ')}; body ${shapeText}`),
+        message: oneLine(
+          `${cause}: ${list.length} answer(s): ${statusText}; ${[...contentTypes].sort().join(', ')}; body ${shapeText}`,
+        ),
         evidence: {
           observation: { statuses, contentTypes: [...contentTypes].sort(), bodyShapes: [...shapes.values()] },
           exchanges: list.slice(0, MAX_EXAMPLES).map((it) => it.exchange),

@@ -19,22 +19,44 @@ if (typeof access !== 'string' || blockRest) {
   spec.contract('answers to requests that cannot succeed', ['ERR-01'], async ({ api, check }) => {
     if (typeof access !== 'string') {
       await check.guard('ERR-01', 'errors.unknown-path', async () => {
-        await api.call({ purpose: 'errors.unknown-path', method: 'GET', url: `${access.base}/chainprobe/v1/no/such/path`, auth: access.auth, cause: 'an unknown path' });
+        await api.call({
+          purpose: 'errors.unknown-path',
+          method: 'GET',
+          url: `${access.base}/chainprobe/v1/no/such/path`,
+          auth: access.auth,
+          cause: 'an unknown path',
+        });
       });
       const base = target.api?.baseUrl ?? target.api?.legacyBaseUrl;
       const u = target.api?.universal[0];
       if (base && u) {
         await check.guard('ERR-01', 'errors.no-credentials', async () => {
-          await api.call({ purpose: 'errors.no-credentials', method: 'GET', url: base + PATHS.blockNumber(u.protocol, u.network), cause: 'no credentials' });
+          await api.call({
+            purpose: 'errors.no-credentials',
+            method: 'GET',
+            url: base + PATHS.blockNumber(u.protocol, u.network),
+            cause: 'no credentials',
+          });
         });
       }
     }
     if (blockRest) {
       await check.guard('ERR-01', 'errors.future-height', async () => {
-        await api.call({ purpose: 'errors.future-height', method: 'GET', url: blockRest.endpoint + PATHS.blockByHeight(FUTURE_HEIGHT), auth: { form: 'x-auth-token', secret: blockRest.token }, cause: 'a block height the chain does not have' });
+        await api.call({
+          purpose: 'errors.future-height',
+          method: 'GET',
+          url: blockRest.endpoint + PATHS.blockByHeight(FUTURE_HEIGHT),
+          auth: { form: 'x-auth-token', secret: blockRest.token },
+          cause: 'a block height the chain does not have',
+        });
       });
       await check.guard('ERR-01', 'errors.no-node-token', async () => {
-        await api.call({ purpose: 'errors.no-node-token', method: 'GET', url: blockRest.endpoint + PATHS.blockByHeight(blockRest.height), cause: 'no node token' });
+        await api.call({
+          purpose: 'errors.no-node-token',
+          method: 'GET',
+          url: blockRest.endpoint + PATHS.blockByHeight(blockRest.height),
+          cause: 'no node token',
+        });
       });
     }
   });

@@ -40,10 +40,23 @@ export interface ContractFixtures {
 const base = playwright._baseTest ?? playwright.test;
 
 export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>({
-  suite: [async ({}, use) => { const env = suiteEnv(); useTls(env.target.tls); importCauses(process.env[KNOWN_CAUSES_ENV]); await use(env); }, { scope: 'worker' }],
+  suite: [
+    async ({}, use) => {
+      const env = suiteEnv();
+      useTls(env.target.tls);
+      importCauses(process.env[KNOWN_CAUSES_ENV]);
+      await use(env);
+    },
+    { scope: 'worker' },
+  ],
   budget: [
     async ({ suite }, use) => {
-      const budget = new Budget({ maxRequests: suite.target.limits.maxRequests, deadline: suite.deadline, counterFile: suite.budgetFile, tallyFile: suite.tallyFile });
+      const budget = new Budget({
+        maxRequests: suite.target.limits.maxRequests,
+        deadline: suite.deadline,
+        counterFile: suite.budgetFile,
+        tallyFile: suite.tallyFile,
+      });
       await use(budget);
       budget.close();
       await closeHttp();
@@ -87,7 +100,12 @@ function timeoutFor(opts: ContractOptions): number {
  * `caller` (the function that called this one), so the first frame Playwright sees is the Spec
  * method the spec file called, and the location it takes is the spec file's line.
  */
-function declare(caller: Function, title: string, details: playwright.TestDetails, body: Parameters<typeof test>[2]): void {
+function declare(
+  caller: Function,
+  title: string,
+  details: playwright.TestDetails,
+  body: Parameters<typeof test>[2],
+): void {
   const capture = Error.captureStackTrace;
   Error.captureStackTrace = (obj: object, from?: Function) => capture(obj, from ?? caller);
   try {
@@ -107,7 +125,12 @@ export class Spec {
    * Declares one contract test checking `rules`: the rule ids are its tags (`--grep @NFT-01`),
    * which Playwright's reports show beside the title; its checks become its steps (steps.ts).
    */
-  contract(title: string, rules: readonly string[], body: (f: ContractFixtures) => Promise<void>, opts: ContractOptions = {}): void {
+  contract(
+    title: string,
+    rules: readonly string[],
+    body: (f: ContractFixtures) => Promise<void>,
+    opts: ContractOptions = {},
+  ): void {
     this.add(title, rules, body, opts);
   }
 
@@ -120,11 +143,17 @@ export class Spec {
     const missing = rules.filter((r) => !this.declared.has(r));
     if (missing.length === 0) return;
     this.add(`${this.family}: not testable with this target`, missing, async ({ check, target }) => {
-      for (const rule of missing) check.skip(rule, `${this.family}.${rule.toLowerCase()}.not-testable`, reasonOf(rule, target));
+      for (const rule of missing)
+        check.skip(rule, `${this.family}.${rule.toLowerCase()}.not-testable`, reasonOf(rule, target));
     });
   }
 
-  private add(title: string, rules: readonly string[], body: (f: ContractFixtures) => Promise<void>, opts: ContractOptions = {}): void {
+  private add(
+    title: string,
+    rules: readonly string[],
+    body: (f: ContractFixtures) => Promise<void>,
+    opts: ContractOptions = {},
+  ): void {
     for (const r of rules) this.declared.add(r);
     declare(Spec.prototype.add, title, { tag: rules.map(ruleTag) }, async ({ contract }, testInfo) => {
       test.setTimeout(timeoutFor(opts));

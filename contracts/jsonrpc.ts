@@ -45,7 +45,9 @@ export function responseObjectProblems(v: unknown): string[] {
   if (!isObject(v)) return [`${brief(v)} where a Response object belongs`];
   const isError = Object.hasOwn(v, 'error');
   const kind = isError ? 'error response' : Object.hasOwn(v, 'result') ? 'success response' : 'response';
-  return validate(isError ? SCHEMA.rpcErrorResponse : SCHEMA.rpcSuccess, v).map((p) => (p.actual === 'missing' ? `${kind} without ${p.path}` : `${kind}: ${p.message}`));
+  return validate(isError ? SCHEMA.rpcErrorResponse : SCHEMA.rpcSuccess, v).map((p) =>
+    p.actual === 'missing' ? `${kind} without ${p.path}` : `${kind}: ${p.message}`,
+  );
 }
 
 /** RPC-12 over a whole answer: undefined when it holds no Response object to judge. */
@@ -80,7 +82,9 @@ export function describeReply(v: unknown): string {
 
 /** Answers that say "not now" rather than anything about JSON-RPC: a rule cannot be judged on them. */
 function unavailable(a: RpcAnswer): RpcJudgement | undefined {
-  return [429, 502, 503, 504].includes(a.status) ? { verdict: 'error', message: `answered ${a.status}, so what the node does could not be seen` } : undefined;
+  return [429, 502, 503, 504].includes(a.status)
+    ? { verdict: 'error', message: `answered ${a.status}, so what the node does could not be seen` }
+    : undefined;
 }
 
 /**
@@ -91,8 +95,14 @@ function unavailable(a: RpcAnswer): RpcJudgement | undefined {
 export function judgeNotification(a: RpcAnswer): RpcJudgement {
   if (a.body.trim() === '') return { verdict: 'pass', message: `no Response object (${a.status}, empty body)` };
   const replies = responseObjectsOf(a);
-  if (replies.length) return { verdict: 'fail', message: `replied to a notification with ${describeReply(a.json)} (${a.status})` };
-  return unavailable(a) ?? { verdict: 'pass', message: `no Response object, though the body is not empty (${a.status}, ${a.json === undefined ? `${a.body.length} bytes, not JSON` : brief(a.json)})` };
+  if (replies.length)
+    return { verdict: 'fail', message: `replied to a notification with ${describeReply(a.json)} (${a.status})` };
+  return (
+    unavailable(a) ?? {
+      verdict: 'pass',
+      message: `no Response object, though the body is not empty (${a.status}, ${a.json === undefined ? `${a.body.length} bytes, not JSON` : brief(a.json)})`,
+    }
+  );
 }
 
 /** The -32600 error with id null that RPC-10 and RPC-11 want, or what is wrong with `v`. */
@@ -111,10 +121,23 @@ export function judgeEmptyBatch(a: RpcAnswer): RpcJudgement {
   const off = unavailable(a);
   if (off) return off;
   const j = a.json;
-  if (Array.isArray(j)) return { verdict: 'fail', message: j.length === 0 ? `answered [] to an empty batch (${a.status})` : `answered an array of ${j.length} to an empty batch, not one error object (${a.status})` };
-  if (j === undefined) return { verdict: 'fail', message: `answered an empty batch with ${a.status} and ${a.body.trim() ? 'a body that is not JSON' : 'an empty body'}` };
+  if (Array.isArray(j))
+    return {
+      verdict: 'fail',
+      message:
+        j.length === 0
+          ? `answered [] to an empty batch (${a.status})`
+          : `answered an array of ${j.length} to an empty batch, not one error object (${a.status})`,
+    };
+  if (j === undefined)
+    return {
+      verdict: 'fail',
+      message: `answered an empty batch with ${a.status} and ${a.body.trim() ? 'a body that is not JSON' : 'an empty body'}`,
+    };
   const problem = invalidRequestProblem(j);
-  return problem ? { verdict: 'fail', message: `empty batch: ${problem} (${a.status})` } : { verdict: 'pass', message: `empty batch: one error -32600 with id null (${a.status})` };
+  return problem
+    ? { verdict: 'fail', message: `empty batch: ${problem} (${a.status})` }
+    : { verdict: 'pass', message: `empty batch: one error -32600 with id null (${a.status})` };
 }
 
 /** Whether an answer to a batch of valid requests shows that batches are served (an array came back); undefined: it cannot show. */
@@ -123,14 +146,27 @@ export function batchServed(a: RpcAnswer): boolean | undefined {
 }
 
 /** RPC-08: what the node did with a batch of valid requests, as a message and an observation. */
-export function describeBatch(a: RpcAnswer, sentIds: readonly (string | number)[]): { message: string; observation: Record<string, unknown> } {
+export function describeBatch(
+  a: RpcAnswer,
+  sentIds: readonly (string | number)[],
+): { message: string; observation: Record<string, unknown> } {
   const n = sentIds.length;
   const j = a.json;
   const off = unavailable(a);
   if (off) return { message: `batch of ${n} valid requests: ${off.message}`, observation: { status: a.status } };
   if (!Array.isArray(j)) {
-    const what = j === undefined ? (a.body.trim() ? 'a body that is not JSON' : 'an empty body') : isObject(j) ? `a single ${describeReply(j)}, not an array` : brief(j);
-    return { message: `batch of ${n} valid requests: ${a.status}, ${what}: batches not served`, observation: { status: a.status, served: false, answers: 0, order: 'none' } };
+    const what =
+      j === undefined
+        ? a.body.trim()
+          ? 'a body that is not JSON'
+          : 'an empty body'
+        : isObject(j)
+          ? `a single ${describeReply(j)}, not an array`
+          : brief(j);
+    return {
+      message: `batch of ${n} valid requests: ${a.status}, ${what}: batches not served`,
+      observation: { status: a.status, served: false, answers: 0, order: 'none' },
+    };
   }
   const ids = j.map((r) => (isObject(r) ? r.id : undefined));
   const results = j.filter((r) => isObject(r) && Object.hasOwn(r, 'result')).length;
@@ -152,14 +188,26 @@ export function judgeInvalidBatch(a: RpcAnswer, elements: number, served: boolea
   if (off) return off;
   const j = a.json;
   if (!Array.isArray(j)) {
-    const what = j === undefined ? `${a.status} with ${a.body.trim() ? 'a body that is not JSON' : 'an empty body'}` : `${isObject(j) ? `a single ${describeReply(j)}` : brief(j)} (${a.status})`;
+    const what =
+      j === undefined
+        ? `${a.status} with ${a.body.trim() ? 'a body that is not JSON' : 'an empty body'}`
+        : `${isObject(j) ? `a single ${describeReply(j)}` : brief(j)} (${a.status})`;
     if (served === false) return { verdict: 'observed', message: `answered ${what}: batches are not served (RPC-08)` };
-    if (served === undefined) return { verdict: 'error', message: `answered ${what}, and whether batches are served could not be seen` };
+    if (served === undefined)
+      return { verdict: 'error', message: `answered ${what}, and whether batches are served could not be seen` };
     return { verdict: 'fail', message: `answered ${what}, not one error per element, though batches are served` };
   }
-  if (j.length !== elements) return { verdict: 'fail', message: `answered ${j.length === 0 ? '[]' : `an array of ${j.length}`} to ${elements} invalid elements, not one error each (${a.status})` };
+  if (j.length !== elements)
+    return {
+      verdict: 'fail',
+      message: `answered ${j.length === 0 ? '[]' : `an array of ${j.length}`} to ${elements} invalid elements, not one error each (${a.status})`,
+    };
   const problems = j.map((v, i) => [i, invalidRequestProblem(v)] as const).filter(([, p]) => p !== undefined);
-  if (problems.length === 0) return { verdict: 'pass', message: `one error -32600 with id null per element (${elements}, ${a.status})` };
+  if (problems.length === 0)
+    return { verdict: 'pass', message: `one error -32600 with id null per element (${elements}, ${a.status})` };
   const [i, p] = problems[0]!;
-  return { verdict: 'fail', message: `element [${i}]: ${p}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''} (${a.status})` };
+  return {
+    verdict: 'fail',
+    message: `element [${i}]: ${p}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''} (${a.status})`,
+  };
 }

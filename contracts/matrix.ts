@@ -68,7 +68,15 @@ export function apiEndpoints(t: ResolvedTarget): ApiEndpoint[] {
   if (nft) {
     const eventId = nft.eventIds[0];
     if (eventId) {
-      out.push({ id: 'nft.event', family: 'nft', method: 'GET', path: () => PATHS.event(nft, eventId), needsAsset: false, hasQuery: false, isData: (j) => isObject(get(j, 'data')) });
+      out.push({
+        id: 'nft.event',
+        family: 'nft',
+        method: 'GET',
+        path: () => PATHS.event(nft, eventId),
+        needsAsset: false,
+        hasQuery: false,
+        isData: (j) => isObject(get(j, 'data')),
+      });
     }
     const collectionId = nft.collectionId;
     if (collectionId) {
@@ -114,7 +122,9 @@ export function apiEndpoints(t: ResolvedTarget): ApiEndpoint[] {
           const ids = (get(j, 'data') as unknown[]).map((item) => get(item, 'id'));
           if (!firstPage) return 'no first page read the documented way to compare with';
           const same = ids.length === firstPage.ids.length && ids.every((id, i) => id === firstPage.ids[i]);
-          return same ? undefined : 'the first page differs from the one read the documented way (sort_by or the collection was not applied)';
+          return same
+            ? undefined
+            : 'the first page differs from the one read the documented way (sort_by or the collection was not applied)';
         },
       });
     }
@@ -139,17 +149,25 @@ export function usageGroups(usages: readonly KeyUsage[] = API_KEY_USAGES): Usage
   for (const u of usages) {
     const k = `${u.key}@${u.base}`;
     let g = groups.get(k);
-    if (!g) groups.set(k, (g = { key: u.key, base: u.base, label: `${KEY_LABEL[u.key]} on the ${BASE_LABEL[u.base]}`, usages: [] }));
+    if (!g)
+      groups.set(
+        k,
+        (g = { key: u.key, base: u.base, label: `${KEY_LABEL[u.key]} on the ${BASE_LABEL[u.base]}`, usages: [] }),
+      );
     g.usages.push(u);
   }
   return [...groups.values()];
 }
 
 /** The rules one usage checks on one endpoint: its own, plus AUTH-12 and AUTH-06 where they apply. */
-export function usageRules(ep: ApiEndpoint, u: KeyUsage): { rule: string; expect: KeyUsage['expect']; honoured?: boolean }[] {
+export function usageRules(
+  ep: ApiEndpoint,
+  u: KeyUsage,
+): { rule: string; expect: KeyUsage['expect']; honoured?: boolean }[] {
   const out: { rule: string; expect: KeyUsage['expect']; honoured?: boolean }[] = [{ rule: u.rule, expect: u.expect }];
   if (u.form === 'apikey-query' && ep.family === 'universal') out.push({ rule: 'AUTH-12', expect: u.expect });
-  if (u.form === 'apikey-query' && u.expect === 'accept' && ep.hasQuery) out.push({ rule: 'AUTH-06', expect: 'accept', honoured: true });
+  if (u.form === 'apikey-query' && u.expect === 'accept' && ep.hasQuery)
+    out.push({ rule: 'AUTH-06', expect: 'accept', honoured: true });
   return out;
 }
 
@@ -172,7 +190,10 @@ export const OWN_KEY: Record<BaseKind, KeyKind> = { base: 'newKey', legacy: 'leg
  * The forms a base gets wrong keys in, once its own key was accepted there with the right value
  * (documented, or observed like apiKey on {base_url}). The X-API-Key spellings are one form.
  */
-export const PROBED_FORMS: Record<BaseKind, readonly FormId[]> = { base: ['bearer', 'x-api-key', 'apikey-query'], legacy: ['apikey-query', 'bearer', 'x-api-key'] };
+export const PROBED_FORMS: Record<BaseKind, readonly FormId[]> = {
+  base: ['bearer', 'x-api-key', 'apikey-query'],
+  legacy: ['apikey-query', 'bearer', 'x-api-key'],
+};
 
 /** The form a usage's answer tells about: its own key generation in a probed form. */
 export function probedFormOf(u: KeyUsage): FormId | undefined {
@@ -186,7 +207,9 @@ export function fullEndpoint(eps: readonly ApiEndpoint[], ep: ApiEndpoint): bool
 
 /** A stable position of (endpoint, base, form), so the rotating kind moves along the matrix. */
 export function rotationIndex(eps: readonly ApiEndpoint[], ep: ApiEndpoint, base: BaseKind, form: FormId): number {
-  return (eps.indexOf(ep) * 2 + (base === 'base' ? 0 : 1)) * PROBED_FORMS[base].length + PROBED_FORMS[base].indexOf(form);
+  return (
+    (eps.indexOf(ep) * 2 + (base === 'base' ? 0 : 1)) * PROBED_FORMS[base].length + PROBED_FORMS[base].indexOf(form)
+  );
 }
 
 export function baseUrlOf(api: ResolvedApi, base: BaseKind): string | undefined {

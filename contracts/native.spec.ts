@@ -8,7 +8,16 @@ import type { ApiClient, CallResult } from './api.js';
 import { ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
 import { Spec } from './fixtures.js';
-import { batchServed, describeBatch, errorCodeOf, judgeEmptyBatch, judgeInvalidBatch, judgeNotification, judgeResponseObjects, type RpcJudgement } from './jsonrpc.js';
+import {
+  batchServed,
+  describeBatch,
+  errorCodeOf,
+  judgeEmptyBatch,
+  judgeInvalidBatch,
+  judgeNotification,
+  judgeResponseObjects,
+  type RpcJudgement,
+} from './jsonrpc.js';
 import { rpcBody } from './matrix.js';
 import { bodyShape, mediaType } from './shape.js';
 import { dataAccess, JSON_HEADERS, PATHS, type DataAccess } from './urls.js';
@@ -29,15 +38,47 @@ const JSONRPC_ERROR_CAUSE = 'a JSON-RPC request the standard answers with an err
  * One JSON-RPC exchange. Every answer read is also judged on RPC-12 (the Response objects in it),
  * here, so no read escapes it.
  */
-async function post(api: ApiClient, check: Checks, a: DataAccess, n: ResolvedNative, network: string, body: string, purpose: string, cause?: string): Promise<CallResult> {
-  const res = await api.call({ purpose, method: 'POST', url: a.base + PATHS.native(n.protocol, network), headers: JSON_HEADERS, body, auth: a.auth, cause });
+async function post(
+  api: ApiClient,
+  check: Checks,
+  a: DataAccess,
+  n: ResolvedNative,
+  network: string,
+  body: string,
+  purpose: string,
+  cause?: string,
+): Promise<CallResult> {
+  const res = await api.call({
+    purpose,
+    method: 'POST',
+    url: a.base + PATHS.native(n.protocol, network),
+    headers: JSON_HEADERS,
+    body,
+    auth: a.auth,
+    cause,
+  });
   const shape = judgeResponseObjects(res);
-  if (shape) check.verdict(shape.verdict === 'pass', 'RPC-12', purpose, shape.message, shape.message, ev(res.exchange, { observation: { status: res.status } }));
+  if (shape)
+    check.verdict(
+      shape.verdict === 'pass',
+      'RPC-12',
+      purpose,
+      shape.message,
+      shape.message,
+      ev(res.exchange, { observation: { status: res.status } }),
+    );
   return res;
 }
 
 /** A judgement of jsonrpc.ts as a check. */
-function record(check: Checks, rule: string, id: string, j: RpcJudgement, res: CallResult, observation: Record<string, unknown>): void {
+function record(
+  check: Checks,
+  rule: string,
+  id: string,
+  j: RpcJudgement,
+  res: CallResult,
+  observation: Record<string, unknown>,
+): void {
   if (j.verdict === 'observed') check.observe(rule, id, j.message, observation, res.exchange);
   else if (j.verdict === 'error') check.error(rule, id, j.message, ev(res.exchange, { observation }));
   else check.verdict(j.verdict === 'pass', rule, id, j.message, j.message, ev(res.exchange, { observation }));
@@ -49,19 +90,43 @@ function envelopeProblem(res: CallResult, id: number | string): string | undefin
   const j = res.json;
   if (!isObject(j)) return 'the body is not a JSON object';
   if (j.jsonrpc !== '2.0') return `jsonrpc is ${JSON.stringify(j.jsonrpc)}, not "2.0"`;
-  if (!Object.hasOwn(j, 'id') || j.id !== id) return `id is ${JSON.stringify(j.id)}, not the request's ${JSON.stringify(id)}`;
-  if (!Object.hasOwn(j, 'result')) return `no result${isObject(j.error) ? ` (error ${String(j.error.code)}: ${String(j.error.message)})` : ''}`;
+  if (!Object.hasOwn(j, 'id') || j.id !== id)
+    return `id is ${JSON.stringify(j.id)}, not the request's ${JSON.stringify(id)}`;
+  if (!Object.hasOwn(j, 'result'))
+    return `no result${isObject(j.error) ? ` (error ${String(j.error.code)}: ${String(j.error.message)})` : ''}`;
   return undefined;
 }
 
 /** The error code a rule wants. Its type (integer, not string) is RPC-12's to judge, on the same answer. */
-function standardError(check: Checks, rule: string, id: string, res: CallResult, code: number, extra: (j: Record<string, unknown>) => string | undefined): void {
+function standardError(
+  check: Checks,
+  rule: string,
+  id: string,
+  res: CallResult,
+  code: number,
+  extra: (j: Record<string, unknown>) => string | undefined,
+): void {
   const j = res.json;
   const got = errorCodeOf(j);
   const raw = isObject(j) && isObject(j.error) ? j.error.code : undefined;
-  const problem = !isObject(j) ? `the body is not a JSON object (${res.status})` : got !== code ? `error code is ${JSON.stringify(raw)}, not ${code}` : extra(j);
+  const problem = !isObject(j)
+    ? `the body is not a JSON object (${res.status})`
+    : got !== code
+      ? `error code is ${JSON.stringify(raw)}, not ${code}`
+      : extra(j);
   const asString = typeof raw === 'string' ? ' (the code written as a string: RPC-12)' : '';
-  check.verdict(!problem, rule, id, `error ${code} as the standard says (${res.status})${asString}`, problem ?? '', ev(res.exchange, { expected: { error: { code } }, actual: isObject(j) ? { error: j.error, id: j.id } : res.status, observation: { status: res.status } }));
+  check.verdict(
+    !problem,
+    rule,
+    id,
+    `error ${code} as the standard says (${res.status})${asString}`,
+    problem ?? '',
+    ev(res.exchange, {
+      expected: { error: { code } },
+      actual: isObject(j) ? { error: j.error, id: j.id } : res.status,
+      observation: { status: res.status },
+    }),
+  );
 }
 
 if (native && typeof access !== 'string') {
@@ -73,11 +138,30 @@ if (native && typeof access !== 'string') {
       const res = await post(api, check, access, native, first, rpcBody(native.blockNumberMethod, ENVELOPE_ID), id);
       const problem = envelopeProblem(res, ENVELOPE_ID);
       if (problem) {
-        check.fail('RPC-01', id, `${native.blockNumberMethod} on ${first}: ${problem}`, ev(res.exchange, { expected: { jsonrpc: '2.0', id: ENVELOPE_ID, result: 'present' } }));
-        check.schema(['RPC-02'], id, SCHEMA.rpcBlockNumberResponse, res.json, res.exchange, `${native.blockNumberMethod} on ${first}`);
+        check.fail(
+          'RPC-01',
+          id,
+          `${native.blockNumberMethod} on ${first}: ${problem}`,
+          ev(res.exchange, { expected: { jsonrpc: '2.0', id: ENVELOPE_ID, result: 'present' } }),
+        );
+        check.schema(
+          ['RPC-02'],
+          id,
+          SCHEMA.rpcBlockNumberResponse,
+          res.json,
+          res.exchange,
+          `${native.blockNumberMethod} on ${first}`,
+        );
         return;
       }
-      check.schema(['RPC-01', 'RPC-02'], id, SCHEMA.rpcBlockNumberResponse, res.json, res.exchange, `${native.blockNumberMethod} on ${first}`);
+      check.schema(
+        ['RPC-01', 'RPC-02'],
+        id,
+        SCHEMA.rpcBlockNumberResponse,
+        res.json,
+        res.exchange,
+        `${native.blockNumberMethod} on ${first}`,
+      );
     });
   });
 
@@ -86,53 +170,113 @@ if (native && typeof access !== 'string') {
     spec.contract(`${optional ? 'optional ' : ''}network ${network}`, ['RPC-03', 'RPC-12'], async ({ api, check }) => {
       const id = `native.network[${network}]`;
       await check.guard('RPC-03', id, async () => {
-        const res = await post(api, check, access, native, network, rpcBody(native.blockNumberMethod, ENVELOPE_ID), id, optional ? 'an optional network' : undefined);
+        const res = await post(
+          api,
+          check,
+          access,
+          native,
+          network,
+          rpcBody(native.blockNumberMethod, ENVELOPE_ID),
+          id,
+          optional ? 'an optional network' : undefined,
+        );
         const problem = envelopeProblem(res, ENVELOPE_ID);
         const observation = { status: res.status, answers: !problem };
-        if (optional) check.observe('RPC-03', id, `optional network ${network}: ${problem ? `not served (${problem})` : 'answers like RPC-01'}`, observation, res.exchange);
-        else check.verdict(!problem, 'RPC-03', id, `${network} answers like RPC-01`, `${network}: ${problem}`, ev(res.exchange, { observation }));
+        if (optional)
+          check.observe(
+            'RPC-03',
+            id,
+            `optional network ${network}: ${problem ? `not served (${problem})` : 'answers like RPC-01'}`,
+            observation,
+            res.exchange,
+          );
+        else
+          check.verdict(
+            !problem,
+            'RPC-03',
+            id,
+            `${network} answers like RPC-01`,
+            `${network}: ${problem}`,
+            ev(res.exchange, { observation }),
+          );
       });
     });
   }
 
-  spec.contract(`id echo on ${first}`, ['RPC-04', 'RPC-12'], async ({ api, check }) => {
-    for (const rid of ECHO_IDS) {
-      const id = `native.id-echo[${typeof rid === 'string' ? 'string' : rid}]`;
-      await check.guard('RPC-04', id, async () => {
-        const res = await post(api, check, access, native, first, rpcBody(native.blockNumberMethod, rid), id);
-        const got = isObject(res.json) ? res.json.id : undefined;
-        check.verdict(
-          isObject(res.json) && Object.hasOwn(res.json, 'id') && got === rid,
-          'RPC-04',
-          id,
-          `id ${JSON.stringify(rid)} echoed`,
-          `id ${JSON.stringify(rid)} came back as ${got === undefined ? 'nothing' : JSON.stringify(got)} (${res.status})`,
-          ev(res.exchange, { expected: rid, actual: got ?? null, path: 'id' }),
-        );
-      });
-    }
-  }, { requests: ECHO_IDS.length + 1 });
+  spec.contract(
+    `id echo on ${first}`,
+    ['RPC-04', 'RPC-12'],
+    async ({ api, check }) => {
+      for (const rid of ECHO_IDS) {
+        const id = `native.id-echo[${typeof rid === 'string' ? 'string' : rid}]`;
+        await check.guard('RPC-04', id, async () => {
+          const res = await post(api, check, access, native, first, rpcBody(native.blockNumberMethod, rid), id);
+          const got = isObject(res.json) ? res.json.id : undefined;
+          check.verdict(
+            isObject(res.json) && Object.hasOwn(res.json, 'id') && got === rid,
+            'RPC-04',
+            id,
+            `id ${JSON.stringify(rid)} echoed`,
+            `id ${JSON.stringify(rid)} came back as ${got === undefined ? 'nothing' : JSON.stringify(got)} (${res.status})`,
+            ev(res.exchange, { expected: rid, actual: got ?? null, path: 'id' }),
+          );
+        });
+      }
+    },
+    { requests: ECHO_IDS.length + 1 },
+  );
 
   spec.contract(`unknown method on ${first}`, ['RPC-05', 'RPC-12'], async ({ api, check }) => {
     const id = `native.unknown-method[${first}]`;
     await check.guard('RPC-05', id, async () => {
-      const res = await post(api, check, access, native, first, rpcBody('chainprobe_noSuchMethod', 5), id, JSONRPC_ERROR_CAUSE);
-      standardError(check, 'RPC-05', id, res, -32601, (j) => (Object.hasOwn(j, 'result') ? `a result is present beside the error (${JSON.stringify(j.result)})` : undefined));
+      const res = await post(
+        api,
+        check,
+        access,
+        native,
+        first,
+        rpcBody('chainprobe_noSuchMethod', 5),
+        id,
+        JSONRPC_ERROR_CAUSE,
+      );
+      standardError(check, 'RPC-05', id, res, -32601, (j) =>
+        Object.hasOwn(j, 'result') ? `a result is present beside the error (${JSON.stringify(j.result)})` : undefined,
+      );
     });
   });
 
   spec.contract(`parse error on ${first}`, ['RPC-06', 'RPC-12'], async ({ api, check }) => {
     const id = `native.parse-error[${first}]`;
     await check.guard('RPC-06', id, async () => {
-      const res = await post(api, check, access, native, first, '{"jsonrpc":"2.0","id":6,"method":', id, JSONRPC_ERROR_CAUSE);
-      standardError(check, 'RPC-06', id, res, -32700, (j) => (!Object.hasOwn(j, 'id') || j.id !== null ? `id is ${JSON.stringify(j.id)}, not null` : undefined));
+      const res = await post(
+        api,
+        check,
+        access,
+        native,
+        first,
+        '{"jsonrpc":"2.0","id":6,"method":',
+        id,
+        JSONRPC_ERROR_CAUSE,
+      );
+      standardError(check, 'RPC-06', id, res, -32700, (j) =>
+        !Object.hasOwn(j, 'id') || j.id !== null ? `id is ${JSON.stringify(j.id)}, not null` : undefined,
+      );
     });
   });
 
   spec.contract(`request without method on ${first}`, ['RPC-07', 'RPC-12'], async ({ api, check }) => {
     const id = `native.invalid-request[${first}]`;
     await check.guard('RPC-07', id, async () => {
-      const res = await post(api, check, access, native, first, JSON.stringify({ jsonrpc: '2.0', id: 7, params: [] }), id, JSONRPC_ERROR_CAUSE);
+      const res = await post(
+        api,
+        check,
+        access,
+        native,
+        first,
+        JSON.stringify({ jsonrpc: '2.0', id: 7, params: [] }),
+        id,
+        JSONRPC_ERROR_CAUSE,
+      );
       standardError(check, 'RPC-07', id, res, -32600, () => undefined);
     });
   });
@@ -142,8 +286,20 @@ if (native && typeof access !== 'string') {
     for (const method of [native.blockNumberMethod, 'chainprobe_noSuchMethod']) {
       const id = `native.notification[${method === native.blockNumberMethod ? 'known' : 'unknown'}-method]`;
       await check.guard('RPC-09', id, async () => {
-        const res = await post(api, check, access, native, first, JSON.stringify({ jsonrpc: '2.0', method, params: [] }), id, 'a notification');
-        record(check, 'RPC-09', id, judgeNotification(res), res, { status: res.status, bodyShape: bodyShape(res.body) });
+        const res = await post(
+          api,
+          check,
+          access,
+          native,
+          first,
+          JSON.stringify({ jsonrpc: '2.0', method, params: [] }),
+          id,
+          'a notification',
+        );
+        record(check, 'RPC-09', id, judgeNotification(res), res, {
+          status: res.status,
+          bodyShape: bodyShape(res.body),
+        });
       });
     }
   });
@@ -167,17 +323,33 @@ if (native && typeof access !== 'string') {
       served = batchServed(res);
       const { message, observation } = describeBatch(res, ids);
       if (served === undefined) check.error('RPC-08', batchId, message, ev(res.exchange));
-      else check.observe('RPC-08', batchId, message, { ...observation, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) }, res.exchange);
+      else
+        check.observe(
+          'RPC-08',
+          batchId,
+          message,
+          { ...observation, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) },
+          res.exchange,
+        );
     });
     const invalidId = `native.invalid-batch[${first}]`;
     await check.guard('RPC-11', invalidId, async () => {
       const res = await post(api, check, access, native, first, '[1,2]', invalidId, JSONRPC_ERROR_CAUSE);
-      record(check, 'RPC-11', invalidId, judgeInvalidBatch(res, 2, served), res, { status: res.status, bodyShape: bodyShape(res.body), batchesServed: served ?? 'unknown' });
+      record(check, 'RPC-11', invalidId, judgeInvalidBatch(res, 2, served), res, {
+        status: res.status,
+        bodyShape: bodyShape(res.body),
+        batchesServed: served ?? 'unknown',
+      });
     });
   });
 }
 
 spec.coverRest(
   RULES.filter((r) => r.section === 'RPC').map((r) => r.id),
-  () => (typeof access === 'string' ? access : !native ? 'target has no api.native section' : 'not testable with this target'),
+  () =>
+    typeof access === 'string'
+      ? access
+      : !native
+        ? 'target has no api.native section'
+        : 'not testable with this target',
 );

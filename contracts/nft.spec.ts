@@ -33,7 +33,13 @@ function envelope(check: Checks, rules: string[], id: string, res: CallResult, k
   const record = get(res.json, key);
   if (res.ok && record !== undefined) return record;
   const what = !res.ok ? `answered ${res.status}` : `the body has no \`${key}\``;
-  for (const rule of rules) check.fail(rule, id, `${id}: ${what}`, ev(res.exchange, { expected: `2xx with {${key}: ...}`, actual: res.ok ? bodyShape(res.body) : res.status }));
+  for (const rule of rules)
+    check.fail(
+      rule,
+      id,
+      `${id}: ${what}`,
+      ev(res.exchange, { expected: `2xx with {${key}: ...}`, actual: res.ok ? bodyShape(res.body) : res.status }),
+    );
   return undefined;
 }
 
@@ -48,7 +54,15 @@ function sameRarity(a: unknown, b: unknown): boolean {
   return norm(a) === norm(b);
 }
 
-function noData(check: Checks, rule: string, id: string, what: string, res: CallResult, key: string, isData: (r: unknown) => boolean = (r) => r !== undefined): void {
+function noData(
+  check: Checks,
+  rule: string,
+  id: string,
+  what: string,
+  res: CallResult,
+  key: string,
+  isData: (r: unknown) => boolean = (r) => r !== undefined,
+): void {
   const data = res.ok && isData(get(res.json, key));
   check.verdict(
     !data,
@@ -56,7 +70,15 @@ function noData(check: Checks, rule: string, id: string, what: string, res: Call
     id,
     `${what}: no data (${res.status})`,
     `${what}: answered ${res.status} with a record`,
-    ev(res.exchange, { expected: 'no 2xx with a record', actual: res.status, observation: { status: res.status, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) } }),
+    ev(res.exchange, {
+      expected: 'no 2xx with a record',
+      actual: res.status,
+      observation: {
+        status: res.status,
+        contentType: mediaType(res.headers) ?? 'none',
+        bodyShape: bodyShape(res.body),
+      },
+    }),
   );
 }
 
@@ -83,7 +105,14 @@ if (nft && typeof access !== 'string') {
             check.schema(['NFT-01', 'NFT-04', 'RES-01'], id, SCHEMA.eventResponse, res.json, res.exchange, 'event');
             check.extras(id, SCHEMA.eventResponse, res.json, res.exchange, 'event');
             const got = get(event, 'id');
-            check.verdict(got === eventId, 'NFT-02', id, 'event id echoed', `asked for event ${eventId}, got ${JSON.stringify(got)}`, ev(res.exchange, { expected: eventId, actual: got, path: 'data.id' }));
+            check.verdict(
+              got === eventId,
+              'NFT-02',
+              id,
+              'event id echoed',
+              `asked for event ${eventId}, got ${JSON.stringify(got)}`,
+              ev(res.exchange, { expected: eventId, actual: got, path: 'data.id' }),
+            );
             const type = get(event, 'event_type');
             if (typeof type === 'string') {
               types.add(type);
@@ -97,10 +126,23 @@ if (nft && typeof access !== 'string') {
         // Nothing read, nothing observed: the cause the event reads met, not "event types seen: none".
         if (types.size === 0) {
           const why = check.results.findLast((c) => c.verdict === 'error')?.evidence?.cause;
-          for (const rule of ['NFT-03', 'NFT-04']) check.error(rule, `nft.event.${rule.toLowerCase()}`, typeof why === 'string' ? why : 'no event carried an event_type');
+          for (const rule of ['NFT-03', 'NFT-04'])
+            check.error(
+              rule,
+              `nft.event.${rule.toLowerCase()}`,
+              typeof why === 'string' ? why : 'no event carried an event_type',
+            );
           return;
         }
-        check.observe('NFT-03', 'nft.event.types', others.length ? `event types beyond sale and transfer: ${others.join(', ')}` : `event types seen: ${sorted(types).join(', ') || 'none'}`, { eventTypes: sorted(types), beyondShown: others }, exchanges.slice(0, 2));
+        check.observe(
+          'NFT-03',
+          'nft.event.types',
+          others.length
+            ? `event types beyond sale and transfer: ${others.join(', ')}`
+            : `event types seen: ${sorted(types).join(', ') || 'none'}`,
+          { eventTypes: sorted(types), beyondShown: others },
+          exchanges.slice(0, 2),
+        );
         check.observe(
           'NFT-04',
           'nft.event.payments-by-type',
@@ -124,7 +166,14 @@ if (nft && typeof access !== 'string') {
         check.schema(['NFT-05', 'RES-01'], id, SCHEMA.collectionResponse, res.json, res.exchange, 'collection');
         check.extras(id, SCHEMA.collectionResponse, res.json, res.exchange, 'collection');
         const got = get(collection, 'id');
-        check.verdict(got === collectionId, 'NFT-05', `${id}.id`, 'collection id echoed', `asked for collection ${collectionId}, got ${JSON.stringify(got)}`, ev(res.exchange, { expected: collectionId, actual: got, path: 'collection.id' }));
+        check.verdict(
+          got === collectionId,
+          'NFT-05',
+          `${id}.id`,
+          'collection id echoed',
+          `asked for collection ${collectionId}, got ${JSON.stringify(got)}`,
+          ev(res.exchange, { expected: collectionId, actual: got, path: 'collection.id' }),
+        );
       });
     });
 
@@ -159,7 +208,13 @@ if (nft && typeof access !== 'string') {
           ev(res.exchange, { expected: ref, actual: got, path: 'asset.token_id' }),
         );
         const models = otherModels(get(asset, 'rarity'));
-        check.observe('NFT-07', `${id}.models`, models.length ? `rarity models beyond open_rarity: ${models.join(', ')}` : 'rarity models: open_rarity only', { otherModels: [...new Set(models)].sort() }, res.exchange);
+        check.observe(
+          'NFT-07',
+          `${id}.models`,
+          models.length ? `rarity models beyond open_rarity: ${models.join(', ')}` : 'rarity models: open_rarity only',
+          { otherModels: [...new Set(models)].sort() },
+          res.exchange,
+        );
       });
     });
 
@@ -169,16 +224,37 @@ if (nft && typeof access !== 'string') {
       async ({ api, check, samples }) => {
         const eventId = randomUUID();
         await check.guard('NFT-12', 'nft.unknown.event', async () => {
-          noData(check, 'NFT-12', 'nft.unknown.event', 'an unknown event id', await fetch(api, a, PATHS.event(n, eventId), 'nft.unknown.event', NO_DATA_CAUSE), 'data');
+          noData(
+            check,
+            'NFT-12',
+            'nft.unknown.event',
+            'an unknown event id',
+            await fetch(api, a, PATHS.event(n, eventId), 'nft.unknown.event', NO_DATA_CAUSE),
+            'data',
+          );
         });
         await check.guard('NFT-12', 'nft.unknown.collection', async () => {
-          noData(check, 'NFT-12', 'nft.unknown.collection', 'an unknown collection id', await fetch(api, a, PATHS.collection(n, randomUUID()), 'nft.unknown.collection', NO_DATA_CAUSE), 'collection');
+          noData(
+            check,
+            'NFT-12',
+            'nft.unknown.collection',
+            'an unknown collection id',
+            await fetch(api, a, PATHS.collection(n, randomUUID()), 'nft.unknown.collection', NO_DATA_CAUSE),
+            'collection',
+          );
         });
         await check.guard('NFT-12', 'nft.unknown.token', async () => {
           const ref = await samples.asset(api);
           // Far above any token id a collection mints, and different on every run.
           const tokenId = `9${String(Date.now())}${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
-          noData(check, 'NFT-12', 'nft.unknown.token', 'an unknown token', await fetch(api, a, PATHS.asset(n, ref.contract_address, tokenId), 'nft.unknown.token', NO_DATA_CAUSE), 'asset');
+          noData(
+            check,
+            'NFT-12',
+            'nft.unknown.token',
+            'an unknown token',
+            await fetch(api, a, PATHS.asset(n, ref.contract_address, tokenId), 'nft.unknown.token', NO_DATA_CAUSE),
+            'asset',
+          );
         });
       },
       { requests: 5 },
@@ -194,13 +270,25 @@ if (nft && typeof access !== 'string') {
       const id = `nft.malformed.${what}`;
       await check.guard('NFT-13', id, async () => {
         const res = await fetch(api, a, path, id, MALFORMED_CAUSE);
-        check.observe('NFT-13', id, `a malformed ${what} id: ${res.status}${res.ok && get(res.json, key) !== undefined ? ' with a record' : ''}`, { status: res.status, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) }, res.exchange);
+        check.observe(
+          'NFT-13',
+          id,
+          `a malformed ${what} id: ${res.status}${res.ok && get(res.json, key) !== undefined ? ' with a record' : ''}`,
+          { status: res.status, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) },
+          res.exchange,
+        );
       });
     }
   });
 }
 
-async function walkRarity(api: ApiClient, check: Checks, a: DataAccess, n: ResolvedNft, collectionId: string): Promise<void> {
+async function walkRarity(
+  api: ApiClient,
+  check: Checks,
+  a: DataAccess,
+  n: ResolvedNft,
+  collectionId: string,
+): Promise<void> {
   const base = a.base + PATHS.rarity(n, collectionId);
   const id = `nft.rarity[${collectionId}]`;
   const pages = new RarityPages(n.maxPages, check.wants('RES-02'));
@@ -220,14 +308,28 @@ async function walkRarity(api: ApiClient, check: Checks, a: DataAccess, n: Resol
   await crossCheck(api, check, a, n, collectionId, pages.walk.sample);
 }
 
-async function crossCheck(api: ApiClient, check: Checks, a: DataAccess, n: ResolvedNft, collectionId: string, sample: readonly SampledItem[]): Promise<void> {
+async function crossCheck(
+  api: ApiClient,
+  check: Checks,
+  a: DataAccess,
+  n: ResolvedNft,
+  collectionId: string,
+  sample: readonly SampledItem[],
+): Promise<void> {
   const cid = `nft.agree[${collectionId}]`;
-  if (sample.length === 0) return check.error('NFT-11', cid, 'the walk met no item with contract_address and token_id to compare');
+  if (sample.length === 0)
+    return check.error('NFT-11', cid, 'the walk met no item with contract_address and token_id to compare');
   let contracts: string[] | undefined;
   await check.guard('NFT-11', `${cid}.collection`, async () => {
     const res = await fetch(api, a, PATHS.collection(n, collectionId), `${cid}.collection`);
     const list = get(res.json, 'collection', 'contracts');
-    if (!res.ok || !Array.isArray(list)) return check.error('NFT-11', `${cid}.collection`, `the collection answered ${res.status} without contracts to compare with`, ev(res.exchange));
+    if (!res.ok || !Array.isArray(list))
+      return check.error(
+        'NFT-11',
+        `${cid}.collection`,
+        `the collection answered ${res.status} without contracts to compare with`,
+        ev(res.exchange),
+      );
     contracts = list.map((c) => String(get(c, 'address')).toLowerCase());
   });
   for (const item of sample) {
@@ -235,11 +337,26 @@ async function crossCheck(api: ApiClient, check: Checks, a: DataAccess, n: Resol
     await check.guard('NFT-11', id, async () => {
       const res = await fetch(api, a, PATHS.asset(n, item.contract_address, item.token_id), id);
       const asset = get(res.json, 'asset');
-      if (!res.ok || !isObject(asset)) return check.fail('NFT-11', id, `the listed asset ${item.contract_address}/${item.token_id} is not served by the asset endpoint (${res.status})`, ev(res.exchange, { expected: '2xx with {asset}', actual: res.status }));
+      if (!res.ok || !isObject(asset))
+        return check.fail(
+          'NFT-11',
+          id,
+          `the listed asset ${item.contract_address}/${item.token_id} is not served by the asset endpoint (${res.status})`,
+          ev(res.exchange, { expected: '2xx with {asset}', actual: res.status }),
+        );
       const problems: string[] = [];
-      if (!sameRarity(item.rarity, asset.rarity)) problems.push(`rarity differs: list ${JSON.stringify(item.rarity)}, asset ${JSON.stringify(asset.rarity)}`);
-      if (contracts && !contracts.includes(item.contract_address.toLowerCase())) problems.push(`contract ${item.contract_address} is not among the collection's contracts`);
-      check.verdict(!problems.length, 'NFT-11', id, 'list item, asset and collection agree', problems.join('; '), ev(res.exchange, { expected: { rarity: item.rarity }, actual: { rarity: asset.rarity }, path: 'asset.rarity' }));
+      if (!sameRarity(item.rarity, asset.rarity))
+        problems.push(`rarity differs: list ${JSON.stringify(item.rarity)}, asset ${JSON.stringify(asset.rarity)}`);
+      if (contracts && !contracts.includes(item.contract_address.toLowerCase()))
+        problems.push(`contract ${item.contract_address} is not among the collection's contracts`);
+      check.verdict(
+        !problems.length,
+        'NFT-11',
+        id,
+        'list item, asset and collection agree',
+        problems.join('; '),
+        ev(res.exchange, { expected: { rarity: item.rarity }, actual: { rarity: asset.rarity }, path: 'asset.rarity' }),
+      );
     });
   }
 }

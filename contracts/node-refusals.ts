@@ -31,7 +31,12 @@ export interface NodeRow {
 }
 
 /** One attempt: the token values in a form (undefined: no token), and whether data came back. Throws CouldNotTest when it could not tell. */
-export type NodeAttempt = (form: FormId | undefined, values: readonly string[] | undefined, purpose: string, cause: string) => Promise<{ data: boolean; what: string; evidence: Evidence }>;
+export type NodeAttempt = (
+  form: FormId | undefined,
+  values: readonly string[] | undefined,
+  purpose: string,
+  cause: string,
+) => Promise<{ data: boolean; what: string; evidence: Evidence }>;
 
 /** At most how many requests refuseNode sends for these accepted forms (for the test's time-out). */
 export function refusalCount(forms: readonly FormId[], full: boolean): number {
@@ -42,7 +47,14 @@ export function refusalCount(forms: readonly FormId[], full: boolean): number {
  * Tries the right token in forms the description does not show on this path (observed, never
  * failed); each one that gets data joins `accepted`, so the wrong tokens are tried there too.
  */
-export async function learnOpenForms(check: Checks, row: NodeRow, forms: readonly FormId[], token: string, attempt: NodeAttempt, accepted: FormId[]): Promise<void> {
+export async function learnOpenForms(
+  check: Checks,
+  row: NodeRow,
+  forms: readonly FormId[],
+  token: string,
+  attempt: NodeAttempt,
+  accepted: FormId[],
+): Promise<void> {
   const idOf = (form: FormId) => `${row.id}[${form}]`;
   const answers = await settleAll(
     forms.map((form) => () => attempt(form, [token], idOf(form), OPEN_FORM_CAUSE)),
@@ -54,7 +66,13 @@ export async function learnOpenForms(check: Checks, row: NodeRow, forms: readonl
       if (r.data) accepted.push(form);
       const { expected: _expected, ...evidence } = r.evidence;
       const authProbe: AuthProbe = { row: row.row, form, probe: 'right', documented: false, data: r.data };
-      check.add('NAUTH-07', idOf(form), 'observed', `${row.label}, the token as ${form} (a form not shown there): ${r.data ? 'accepted' : 'not accepted'}, ${r.what}`, { ...evidence, [AUTH_PROBE_FIELD]: authProbe });
+      check.add(
+        'NAUTH-07',
+        idOf(form),
+        'observed',
+        `${row.label}, the token as ${form} (a form not shown there): ${r.data ? 'accepted' : 'not accepted'}, ${r.what}`,
+        { ...evidence, [AUTH_PROBE_FIELD]: authProbe },
+      );
     });
   }
 }
@@ -72,15 +90,23 @@ interface NodeProbe {
  * No token, then every wrong token planned for the accepted forms, a few in flight at once (one at
  * a time on a rate-limited node), judged in plan order.
  */
-export async function refuseNode(check: Checks, row: NodeRow, accepted: readonly FormId[], token: string, attempt: NodeAttempt): Promise<void> {
+export async function refuseNode(
+  check: Checks,
+  row: NodeRow,
+  accepted: readonly FormId[],
+  token: string,
+  attempt: NodeAttempt,
+): Promise<void> {
   const seed = suiteEnv().seed;
   const probes: NodeProbe[] = [{ kind: 'none', label: 'no token', expect: 'refuse' }];
   for (const [i, form] of accepted.entries()) {
     for (const w of wrongCredentials(form, token, seed, { full: row.full, index: row.index * 3 + i })) {
-      if (!row.refuseOnly || w.expect === 'refuse') probes.push({ form, values: w.values, kind: w.kind, label: w.label, expect: w.expect, rotating: w.rotating });
+      if (!row.refuseOnly || w.expect === 'refuse')
+        probes.push({ form, values: w.values, kind: w.kind, label: w.label, expect: w.expect, rotating: w.rotating });
     }
   }
-  const idOf = (p: NodeProbe) => (p.form ? `${row.id}[${p.rotating ? 'rotating' : p.kind}:${p.form}]` : `${row.id}[no-token]`);
+  const idOf = (p: NodeProbe) =>
+    p.form ? `${row.id}[${p.rotating ? 'rotating' : p.kind}:${p.form}]` : `${row.id}[no-token]`;
   const answers = await settleAll(
     probes.map((p) => () => attempt(p.form, p.values, idOf(p), p.kind === 'none' ? NO_TOKEN_CAUSE : WRONG_TOKEN_CAUSE)),
     row.refuseOnly ? 1 : AUTH_CONCURRENCY,
@@ -90,9 +116,19 @@ export async function refuseNode(check: Checks, row: NodeRow, accepted: readonly
     await check.guard('NAUTH-07', id, async () => {
       const r = valueOf(answers[i]!);
       const what = `${row.label} with ${!p.form ? 'no token' : p.kind === 'empty' ? `an empty token as ${p.form}` : `the token (${p.label}) as ${p.form}`}`;
-      const authProbe: AuthProbe = { row: row.row, form: p.form ?? 'none', probe: p.kind, data: r.data, expect: p.expect };
+      const authProbe: AuthProbe = {
+        row: row.row,
+        form: p.form ?? 'none',
+        probe: p.kind,
+        data: r.data,
+        expect: p.expect,
+      };
       // A rotating kind's status may differ from the last run's kind: not drift (see WrongCredential).
-      const evidence = { ...r.evidence, ...(p.rotating && { observation: { accepted: r.data } }), [AUTH_PROBE_FIELD]: authProbe };
+      const evidence = {
+        ...r.evidence,
+        ...(p.rotating && { observation: { accepted: r.data } }),
+        [AUTH_PROBE_FIELD]: authProbe,
+      };
       if (p.expect === 'observe') check.add('NAUTH-07', id, 'observed', `${what}: ${r.what}`, evidence);
       else check.verdict(!r.data, 'NAUTH-07', id, `${what}: ${r.what}`, `${what}: ${r.what}, with data`, evidence);
     });

@@ -5,7 +5,14 @@
 // (contracts/node-refusals.ts). The horizon node is rate-limited: it gets a handful of accepted
 // requests, and only wrong tokens a correct service refuses, which spend none of its quota.
 import { randomInt } from 'node:crypto';
-import { applyForm, AUTH_FORMS, NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '../src/auth/forms.js';
+import {
+  applyForm,
+  AUTH_FORMS,
+  NODE_TOKEN_USAGES,
+  type FormId,
+  type NodePath,
+  type TokenUsage,
+} from '../src/auth/forms.js';
 import type { GrpcCallError } from '../src/clients/grpc-reflection.js';
 import type { WebSocketProbeResult } from '../src/clients/websocket.js';
 import { RULES } from '../src/rules/catalogue.js';
@@ -16,7 +23,15 @@ import { CouldNotTest, ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
 import { parseCause } from '../src/net/causes.js';
 import { Spec } from './fixtures.js';
-import { learnOpenForms, NO_TOKEN_CAUSE, OPEN_FORM_CAUSE, refuseNode, refusalCount, type NodeAttempt, type NodeRow } from './node-refusals.js';
+import {
+  learnOpenForms,
+  NO_TOKEN_CAUSE,
+  OPEN_FORM_CAUSE,
+  refuseNode,
+  refusalCount,
+  type NodeAttempt,
+  type NodeRow,
+} from './node-refusals.js';
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
 import { bodyShape, isJsonMedia, mediaType } from './shape.js';
 import { JSON_HEADERS, PATHS } from './urls.js';
@@ -25,7 +40,8 @@ const spec = new Spec('node');
 // gRPC and WebSocket clients load only in the process that runs their tests, not in every worker.
 const grpcClient = () => import('../src/clients/grpc-reflection.js');
 const grpcHealthClient = () => import('../src/clients/grpc-health.js');
-const probeWebSocket: typeof import('../src/clients/websocket.js').probeWebSocket = async (o) => (await import('../src/clients/websocket.js')).probeWebSocket(o);
+const probeWebSocket: typeof import('../src/clients/websocket.js').probeWebSocket = async (o) =>
+  (await import('../src/clients/websocket.js')).probeWebSocket(o);
 const target = suiteEnv().target;
 const timeoutMs = target.limits.timeoutMs;
 
@@ -52,8 +68,24 @@ interface RestPathDef {
 
 /** The REST paths of the node table, with the NODE rule each answers to. */
 const REST_PATHS: Record<RestPath, RestPathDef> = {
-  blockRest: { node: 'blockRest', rule: 'NODE-01', label: 'block by height', method: 'GET', path: (t) => PATHS.blockByHeight(t.nodes.blockRest!.height), headers: JSON_HEADERS, full: true },
-  appRest: { node: 'chainB', rule: 'NODE-03', label: 'app REST node_info', method: 'GET', path: () => PATHS.appRestNodeInfo, headers: JSON_HEADERS, full: true },
+  blockRest: {
+    node: 'blockRest',
+    rule: 'NODE-01',
+    label: 'block by height',
+    method: 'GET',
+    path: (t) => PATHS.blockByHeight(t.nodes.blockRest!.height),
+    headers: JSON_HEADERS,
+    full: true,
+  },
+  appRest: {
+    node: 'chainB',
+    rule: 'NODE-03',
+    label: 'app REST node_info',
+    method: 'GET',
+    path: () => PATHS.appRestNodeInfo,
+    headers: JSON_HEADERS,
+    full: true,
+  },
   consensusRpc: {
     node: 'chainB',
     rule: 'NODE-04',
@@ -64,14 +96,33 @@ const REST_PATHS: Record<RestPath, RestPathDef> = {
     body: (id, t) => JSON.stringify({ jsonrpc: '2.0', method: t.nodes.chainB!.consensusRpcMethod, params: [], id }),
     full: false,
   },
-  consensusRest: { node: 'chainB', rule: 'NODE-05', label: 'consensus REST status', method: 'POST', path: () => PATHS.consensusRestStatus, headers: JSON_HEADERS, full: false },
-  feeStats: { node: 'horizon', rule: 'NODE-07', label: 'fee_stats', method: 'GET', path: () => PATHS.feeStats, full: true },
+  consensusRest: {
+    node: 'chainB',
+    rule: 'NODE-05',
+    label: 'consensus REST status',
+    method: 'POST',
+    path: () => PATHS.consensusRestStatus,
+    headers: JSON_HEADERS,
+    full: false,
+  },
+  feeStats: {
+    node: 'horizon',
+    rule: 'NODE-07',
+    label: 'fee_stats',
+    method: 'GET',
+    path: () => PATHS.feeStats,
+    full: true,
+  },
 };
 
 /** The rate-limited node: its wrong-token checks send only what a correct service refuses, so they spend none of its quota. */
 const RATE_LIMITED: ReadonlySet<NodeName> = new Set(['horizon']);
 
-const NODE_SECTION: Record<NodeName, string> = { blockRest: 'nodes.blockRest', chainB: 'nodes.chainB', horizon: 'nodes.horizon' };
+const NODE_SECTION: Record<NodeName, string> = {
+  blockRest: 'nodes.blockRest',
+  chainB: 'nodes.chainB',
+  horizon: 'nodes.horizon',
+};
 
 function nodeOf(t: ResolvedTarget, name: NodeName): { endpoint: string; token: string } | undefined {
   return t.nodes[name];
@@ -82,10 +133,18 @@ function usagesOf(path: NodePath): TokenUsage[] {
 }
 
 /** The forms a WebSocket or gRPC path is not shown with: tried with the right token to learn whether they work. */
-const openFormsOf = (path: NodePath) => usagesOf(path).filter((u) => u.expect === 'open').map((u) => u.form);
+const openFormsOf = (path: NodePath) =>
+  usagesOf(path)
+    .filter((u) => u.expect === 'open')
+    .map((u) => u.form);
 
 /** At most the requests of one WebSocket or gRPC test: every form with the right token, then the refusals. */
-const nodeRequests = (path: NodePath) => usagesOf(path).length + refusalCount(usagesOf(path).map((u) => u.form), true);
+const nodeRequests = (path: NodePath) =>
+  usagesOf(path).length +
+  refusalCount(
+    usagesOf(path).map((u) => u.form),
+    true,
+  );
 
 function restObservation(res: CallResult): Record<string, unknown> {
   return { status: res.status, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) };
@@ -94,7 +153,8 @@ function restObservation(res: CallResult): Record<string, unknown> {
 /** A 2xx whose body is JSON: what "answers 2xx JSON" means. */
 function jsonProblem(res: CallResult): string | undefined {
   if (!res.ok) return `answered ${res.status}`;
-  if (res.json === undefined) return `answered ${res.status} with a body that is not JSON (${mediaType(res.headers) ?? 'no content type'})`;
+  if (res.json === undefined)
+    return `answered ${res.status} with a body that is not JSON (${mediaType(res.headers) ?? 'no content type'})`;
   return undefined;
 }
 
@@ -114,7 +174,17 @@ async function paceRateLimited(): Promise<void> {
 /** 429 is the rate limit's documented answer: it says "not now", nothing about the path. */
 const RATE_LIMITED_STATUS = 429;
 
-async function restCall(api: ApiClient, def: RestPathDef, node: { endpoint: string }, form: FormId | undefined, secret: string | readonly string[] | undefined, purpose: string, cause?: string, method: 'GET' | 'POST' | 'HEAD' = def.method, id = 1): Promise<CallResult> {
+async function restCall(
+  api: ApiClient,
+  def: RestPathDef,
+  node: { endpoint: string },
+  form: FormId | undefined,
+  secret: string | readonly string[] | undefined,
+  purpose: string,
+  cause?: string,
+  method: 'GET' | 'POST' | 'HEAD' = def.method,
+  id = 1,
+): Promise<CallResult> {
   if (RATE_LIMITED.has(def.node)) await paceRateLimited();
   return api.call({
     purpose,
@@ -136,7 +206,14 @@ function judgePath(check: Checks, def: RestPathDef, res: CallResult, requestId: 
     const got = (res.json as { id?: unknown } | null)?.id;
     if (got !== requestId) problem = `the response id is ${JSON.stringify(got)}, not the request's ${requestId}`;
   }
-  check.verdict(!problem, def.rule, id, `${def.label}: ${res.status} JSON${def.rule === 'NODE-04' ? ', request id echoed' : ''}`, `${def.label}: ${problem}`, ev(res.exchange, { expected: '2xx JSON', actual: res.status, observation }));
+  check.verdict(
+    !problem,
+    def.rule,
+    id,
+    `${def.label}: ${res.status} JSON${def.rule === 'NODE-04' ? ', request id echoed' : ''}`,
+    `${def.label}: ${problem}`,
+    ev(res.exchange, { expected: '2xx JSON', actual: res.status, observation }),
+  );
 }
 
 for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][]) {
@@ -145,7 +222,14 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
   const usages = usagesOf(path);
   // fee_stats also gets a HEAD (NODE-07); the horizon node is rate-limited, so that is all it is served.
   const rules = [...new Set([...usages.map((u) => u.rule), def.rule, 'NAUTH-07'])];
-  const row: NodeRow = { id: `node.${path}`, row: `${def.node} ${def.label}`, label: def.label, full: def.full, index: Object.keys(REST_PATHS).indexOf(path), refuseOnly: RATE_LIMITED.has(def.node) };
+  const row: NodeRow = {
+    id: `node.${path}`,
+    row: `${def.node} ${def.label}`,
+    label: def.label,
+    full: def.full,
+    index: Object.keys(REST_PATHS).indexOf(path),
+    refuseOnly: RATE_LIMITED.has(def.node),
+  };
   spec.contract(
     `${def.label} with each token form, without one and with wrong ones`,
     rules,
@@ -157,21 +241,65 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
         const id = `node.${path}[${u.form}]`;
         const requestId = randomInt(1_000_000, 2_000_000_000);
         await check.guard(judged ? [u.rule] : [u.rule, def.rule], id, async () => {
-          const res = await restCall(api, def, node, u.form, node.token, id, u.expect === 'open' ? OPEN_FORM_CAUSE : undefined, def.method, requestId);
+          const res = await restCall(
+            api,
+            def,
+            node,
+            u.form,
+            node.token,
+            id,
+            u.expect === 'open' ? OPEN_FORM_CAUSE : undefined,
+            def.method,
+            requestId,
+          );
           answered = true;
           const refused = AUTH_REFUSALS.includes(res.status);
           const observation = { status: res.status, accepted: res.ok };
           const what = `${def.label}, token as ${u.form}`;
           if (res.ok) accepted.push(u.form);
-          const authProbe = { [AUTH_PROBE_FIELD]: { row: row.row, form: u.form, probe: 'right', documented: u.expect === 'accept', data: res.ok } satisfies AuthProbe };
+          const authProbe = {
+            [AUTH_PROBE_FIELD]: {
+              row: row.row,
+              form: u.form,
+              probe: 'right',
+              documented: u.expect === 'accept',
+              data: res.ok,
+            } satisfies AuthProbe,
+          };
           if (res.status === RATE_LIMITED_STATUS && RATE_LIMITED.has(def.node)) {
-            check.error(u.rule, id, `${what}: rate-limited (429) before the answer could be judged`, ev(res.exchange, { observation }));
+            check.error(
+              u.rule,
+              id,
+              `${what}: rate-limited (429) before the answer could be judged`,
+              ev(res.exchange, { observation }),
+            );
             return;
           }
-          if (u.expect === 'open') check.add(u.rule, id, 'observed', `${what}: ${res.ok ? 'accepted' : refused ? 'refused' : 'answered'} (${res.status})`, ev(res.exchange, { observation, ...authProbe }));
-          else if (res.ok || refused) check.verdict(res.ok, u.rule, id, `${what}: accepted (${res.status})`, `${what}: refused with ${res.status}`, ev(res.exchange, { expected: '2xx', actual: res.status, observation, ...authProbe }));
+          if (u.expect === 'open')
+            check.add(
+              u.rule,
+              id,
+              'observed',
+              `${what}: ${res.ok ? 'accepted' : refused ? 'refused' : 'answered'} (${res.status})`,
+              ev(res.exchange, { observation, ...authProbe }),
+            );
+          else if (res.ok || refused)
+            check.verdict(
+              res.ok,
+              u.rule,
+              id,
+              `${what}: accepted (${res.status})`,
+              `${what}: refused with ${res.status}`,
+              ev(res.exchange, { expected: '2xx', actual: res.status, observation, ...authProbe }),
+            );
           // Neither data nor an auth refusal (a 404, a 500): whether the token was taken cannot be told.
-          else check.error(u.rule, id, `${what}: answered ${res.status}, neither data nor an auth refusal`, ev(res.exchange, { observation }));
+          else
+            check.error(
+              u.rule,
+              id,
+              `${what}: answered ${res.status}, neither data nor an auth refusal`,
+              ev(res.exchange, { observation }),
+            );
           // The path's own rule is judged on the first answer to a documented form that got past auth.
           if (!judged && u.expect === 'accept' && !refused) {
             judged = true;
@@ -180,12 +308,23 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
         });
       }
       // No answer at all: the path's rule already carries the cause (the guard above), not "refused".
-      if (!judged && answered) check.error(def.rule, `node.${path}`, `${def.label}: every documented token form was refused, so the answer could not be judged`);
+      if (!judged && answered)
+        check.error(
+          def.rule,
+          `node.${path}`,
+          `${def.label}: every documented token form was refused, so the answer could not be judged`,
+        );
       if (path === 'feeStats' && check.wants('NODE-07')) {
         const id = 'node.feeStats[head]';
         await check.guard('NODE-07', id, async () => {
           const res = await restCall(api, def, node, 'auth-query', node.token, id, undefined, 'HEAD');
-          if (res.status === RATE_LIMITED_STATUS) return check.error('NODE-07', id, 'HEAD fee_stats: rate-limited (429) before the answer could be judged', ev(res.exchange));
+          if (res.status === RATE_LIMITED_STATUS)
+            return check.error(
+              'NODE-07',
+              id,
+              'HEAD fee_stats: rate-limited (429) before the answer could be judged',
+              ev(res.exchange),
+            );
           check.verdict(
             res.ok && res.bytes === 0,
             'NODE-07',
@@ -198,11 +337,23 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
       }
       const attempt: NodeAttempt = async (form, values, purpose, cause) => {
         const res = await restCall(api, def, node, form, values, purpose, cause);
-        return { data: res.ok, what: res.ok ? `answered ${res.status}` : `refused (${res.status})`, evidence: ev(res.exchange, { expected: 'not 2xx', actual: res.status, observation: restObservation(res) }) };
+        return {
+          data: res.ok,
+          what: res.ok ? `answered ${res.status}` : `refused (${res.status})`,
+          evidence: ev(res.exchange, { expected: 'not 2xx', actual: res.status, observation: restObservation(res) }),
+        };
       };
       if (check.wants('NAUTH-07')) await refuseNode(check, row, accepted, node.token, attempt);
     },
-    { requests: usages.length + 2 + refusalCount(usages.map((u) => u.form), def.full) },
+    {
+      requests:
+        usages.length +
+        2 +
+        refusalCount(
+          usages.map((u) => u.form),
+          def.full,
+        ),
+    },
   );
 }
 
@@ -216,45 +367,100 @@ function gotNoData(r: WebSocketProbeResult): boolean {
 }
 
 function wsObservation(r: WebSocketProbeResult): Record<string, unknown> {
-  return { status: r.status ?? 'none', upgraded: r.upgraded, pong: r.pongMs !== undefined, replyShape: r.reply === undefined ? 'none' : bodyShape(r.reply), closedByServer: r.closedByServer ?? 'no' };
+  return {
+    status: r.status ?? 'none',
+    upgraded: r.upgraded,
+    pong: r.pongMs !== undefined,
+    replyShape: r.reply === undefined ? 'none' : bodyShape(r.reply),
+    closedByServer: r.closedByServer ?? 'no',
+  };
 }
 
 if (chainB) {
   const rpcMessage = JSON.stringify({ jsonrpc: '2.0', id: 1, method: chainB.consensusRpcMethod, params: [] });
 
   const wsRow: NodeRow = { id: 'node.websocket', row: 'chainB WebSocket', label: 'WebSocket', full: true, index: 0 };
-  spec.contract('WebSocket upgrade and ping/pong, without a token and with wrong ones', ['NAUTH-05', 'NODE-02', 'NAUTH-07'], async ({ api, check, recorder }) => {
-    const id = 'node.websocket[x-auth-token]';
-    const accepted: FormId[] = [];
-    await check.guard(['NAUTH-05', 'NODE-02'], id, async () => {
-      api.take();
-      const r = await probeWebSocket({ url: chainB.websocketUrl, headers: applyForm('ws-x-auth-token', chainB.token, chainB.websocketUrl).headers, timeoutMs, message: rpcMessage, recorder, purpose: id });
-      if (!r.upgraded && r.status === undefined) {
-        for (const rule of ['NAUTH-05', 'NODE-02']) check.error(rule, id, r.error ?? 'no answer to the upgrade', ev(r.exchange));
-        return;
-      }
-      if (!r.upgraded && r.exchange) api.noteNon2xx(UNEXPECTED_CAUSE, r.exchange);
-      if (r.upgraded) accepted.push('ws-x-auth-token');
-      const observation = wsObservation(r);
-      const authProbe: AuthProbe = { row: wsRow.row, form: 'ws-x-auth-token', probe: 'right', documented: true, data: r.upgraded };
-      check.verdict(r.upgraded, 'NAUTH-05', id, `upgrade with X-Auth-Token completed (${r.status})`, `upgrade with X-Auth-Token refused (${r.status})`, ev(r.exchange, { expected: 101, actual: r.status, observation, [AUTH_PROBE_FIELD]: authProbe }));
-      if (!r.upgraded) check.error('NODE-02', id, 'the upgrade was refused, so no ping/pong could be tried', ev(r.exchange));
-      else check.verdict(r.pongMs !== undefined, 'NODE-02', id, `ping/pong round trip in ${r.pongMs} ms`, `no pong to a ping within ${timeoutMs} ms`, ev(r.exchange, { expected: 'pong', actual: r.error ?? 'no pong', observation }));
-    });
-    if (!check.wants('NAUTH-07')) return;
-    const attempt: NodeAttempt = async (form, values, purpose, cause) => {
-      api.take();
-      const { url, headers } = form ? applyForm(form, values!, chainB.websocketUrl) : { url: chainB.websocketUrl, headers: {} };
-      const r = await probeWebSocket({ url, headers, timeoutMs, recorder, purpose });
-      if (!r.upgraded && r.status === undefined) throw new CouldNotTest(r.error ?? 'no answer to the upgrade', r.exchange ? [r.exchange] : []);
-      if (!r.upgraded && r.exchange) api.noteNon2xx(cause, r.exchange);
-      const data = !gotNoData(r);
-      const what = !r.upgraded ? `upgrade refused (${r.status})` : data ? `upgraded and ${r.pongMs !== undefined ? 'answered a ping' : 'kept open'}` : 'closed before any data';
-      return { data, what, evidence: ev(r.exchange, { expected: 'no upgrade, or closed before any data', observation: wsObservation(r) }) };
-    };
-    await learnOpenForms(check, wsRow, openFormsOf('websocket'), chainB.token, attempt, accepted);
-    await refuseNode(check, wsRow, accepted, chainB.token, attempt);
-  }, { requests: nodeRequests('websocket') });
+  spec.contract(
+    'WebSocket upgrade and ping/pong, without a token and with wrong ones',
+    ['NAUTH-05', 'NODE-02', 'NAUTH-07'],
+    async ({ api, check, recorder }) => {
+      const id = 'node.websocket[x-auth-token]';
+      const accepted: FormId[] = [];
+      await check.guard(['NAUTH-05', 'NODE-02'], id, async () => {
+        api.take();
+        const r = await probeWebSocket({
+          url: chainB.websocketUrl,
+          headers: applyForm('ws-x-auth-token', chainB.token, chainB.websocketUrl).headers,
+          timeoutMs,
+          message: rpcMessage,
+          recorder,
+          purpose: id,
+        });
+        if (!r.upgraded && r.status === undefined) {
+          for (const rule of ['NAUTH-05', 'NODE-02'])
+            check.error(rule, id, r.error ?? 'no answer to the upgrade', ev(r.exchange));
+          return;
+        }
+        if (!r.upgraded && r.exchange) api.noteNon2xx(UNEXPECTED_CAUSE, r.exchange);
+        if (r.upgraded) accepted.push('ws-x-auth-token');
+        const observation = wsObservation(r);
+        const authProbe: AuthProbe = {
+          row: wsRow.row,
+          form: 'ws-x-auth-token',
+          probe: 'right',
+          documented: true,
+          data: r.upgraded,
+        };
+        check.verdict(
+          r.upgraded,
+          'NAUTH-05',
+          id,
+          `upgrade with X-Auth-Token completed (${r.status})`,
+          `upgrade with X-Auth-Token refused (${r.status})`,
+          ev(r.exchange, { expected: 101, actual: r.status, observation, [AUTH_PROBE_FIELD]: authProbe }),
+        );
+        if (!r.upgraded)
+          check.error('NODE-02', id, 'the upgrade was refused, so no ping/pong could be tried', ev(r.exchange));
+        else
+          check.verdict(
+            r.pongMs !== undefined,
+            'NODE-02',
+            id,
+            `ping/pong round trip in ${r.pongMs} ms`,
+            `no pong to a ping within ${timeoutMs} ms`,
+            ev(r.exchange, { expected: 'pong', actual: r.error ?? 'no pong', observation }),
+          );
+      });
+      if (!check.wants('NAUTH-07')) return;
+      const attempt: NodeAttempt = async (form, values, purpose, cause) => {
+        api.take();
+        const { url, headers } = form
+          ? applyForm(form, values!, chainB.websocketUrl)
+          : { url: chainB.websocketUrl, headers: {} };
+        const r = await probeWebSocket({ url, headers, timeoutMs, recorder, purpose });
+        if (!r.upgraded && r.status === undefined)
+          throw new CouldNotTest(r.error ?? 'no answer to the upgrade', r.exchange ? [r.exchange] : []);
+        if (!r.upgraded && r.exchange) api.noteNon2xx(cause, r.exchange);
+        const data = !gotNoData(r);
+        const what = !r.upgraded
+          ? `upgrade refused (${r.status})`
+          : data
+            ? `upgraded and ${r.pongMs !== undefined ? 'answered a ping' : 'kept open'}`
+            : 'closed before any data';
+        return {
+          data,
+          what,
+          evidence: ev(r.exchange, {
+            expected: 'no upgrade, or closed before any data',
+            observation: wsObservation(r),
+          }),
+        };
+      };
+      await learnOpenForms(check, wsRow, openFormsOf('websocket'), chainB.token, attempt, accepted);
+      await refuseNode(check, wsRow, accepted, chainB.token, attempt);
+    },
+    { requests: nodeRequests('websocket') },
+  );
 
   const grpcCall = { address: chainB.grpcAddress, tls: chainB.grpcTls, deadlineMs: timeoutMs };
   const grpcList = async (metadata: Record<string, string>, purpose: string, recorder: Recorder) =>
@@ -264,7 +470,9 @@ if (chainB) {
   const tokenMetadata = { 'x-auth-token': chainB.token };
 
   /** How one gRPC call ended: its answer, or the GrpcCallError it threw (other throws propagate). */
-  async function settle<T>(call: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: GrpcCallError }> {
+  async function settle<T>(
+    call: () => Promise<T>,
+  ): Promise<{ ok: true; value: T } | { ok: false; error: GrpcCallError }> {
     const { GrpcCallError } = await grpcClient();
     try {
       return { ok: true, value: await call() };
@@ -286,9 +494,15 @@ if (chainB) {
     api.take();
     const bare = await settle(() => grpcList({}, bareId, recorder));
     const bareExchange = recorder.exchanges.at(-1);
-    if (!bare.ok && bareExchange) api.noteNon2xx(NO_TOKEN_CAUSE, bareExchange, undefined, `grpc ${bare.error.codeName}`);
+    if (!bare.ok && bareExchange)
+      api.noteNon2xx(NO_TOKEN_CAUSE, bareExchange, undefined, `grpc ${bare.error.codeName}`);
     if (!bare.ok && refusedStatus(bare.error.codeName)) {
-      check.pass('NAUTH-06', id, `x-auth-token metadata accepted: reflection ends UNIMPLEMENTED with it and ${bare.error.codeName} without it`, ev(recorder.exchanges.slice(-2)));
+      check.pass(
+        'NAUTH-06',
+        id,
+        `x-auth-token metadata accepted: reflection ends UNIMPLEMENTED with it and ${bare.error.codeName} without it`,
+        ev(recorder.exchanges.slice(-2)),
+      );
       return;
     }
     const healthId = 'node.grpc.health[x-auth-token]';
@@ -296,83 +510,164 @@ if (chainB) {
     const withToken = await settle(() => grpcHealth(tokenMetadata, healthId, recorder));
     const healthExchange = recorder.exchanges.at(-1);
     if (!withToken.ok) {
-      if (healthExchange) api.noteNon2xx(UNEXPECTED_CAUSE, healthExchange, undefined, `grpc ${withToken.error.codeName}`);
-      if (refusedStatus(withToken.error.codeName)) check.fail('NAUTH-06', healthId, `x-auth-token metadata refused by the health check: ${withToken.error.message}`, ev(healthExchange, { expected: 'OK', actual: withToken.error.codeName }));
-      else check.error('NAUTH-06', id, `no call could show whether the token was accepted: reflection ends UNIMPLEMENTED with and without it, the health check ${withToken.error.codeName}`, ev(recorder.exchanges.slice(-3)));
+      if (healthExchange)
+        api.noteNon2xx(UNEXPECTED_CAUSE, healthExchange, undefined, `grpc ${withToken.error.codeName}`);
+      if (refusedStatus(withToken.error.codeName))
+        check.fail(
+          'NAUTH-06',
+          healthId,
+          `x-auth-token metadata refused by the health check: ${withToken.error.message}`,
+          ev(healthExchange, { expected: 'OK', actual: withToken.error.codeName }),
+        );
+      else
+        check.error(
+          'NAUTH-06',
+          id,
+          `no call could show whether the token was accepted: reflection ends UNIMPLEMENTED with and without it, the health check ${withToken.error.codeName}`,
+          ev(recorder.exchanges.slice(-3)),
+        );
       return;
     }
     api.take();
     const withoutId = 'node.grpc.health[no-token]';
     const without = await settle(() => grpcHealth({}, withoutId, recorder));
     const withoutExchange = recorder.exchanges.at(-1);
-    if (!without.ok && withoutExchange) api.noteNon2xx(NO_TOKEN_CAUSE, withoutExchange, undefined, `grpc ${without.error.codeName}`);
+    if (!without.ok && withoutExchange)
+      api.noteNon2xx(NO_TOKEN_CAUSE, withoutExchange, undefined, `grpc ${without.error.codeName}`);
     if (!without.ok && refusedStatus(without.error.codeName)) {
-      check.pass('NAUTH-06', healthId, `x-auth-token metadata accepted: the health check answers ${withToken.value} with it and ${without.error.codeName} without it`, ev([healthExchange, withoutExchange]));
+      check.pass(
+        'NAUTH-06',
+        healthId,
+        `x-auth-token metadata accepted: the health check answers ${withToken.value} with it and ${without.error.codeName} without it`,
+        ev([healthExchange, withoutExchange]),
+      );
     } else {
       const seen = without.ok ? `answers ${without.value}` : `ends ${without.error.codeName}`;
-      check.error('NAUTH-06', id, `no call could show whether the token was accepted: reflection ends UNIMPLEMENTED with and without it, and the health check ${seen} without a token too`, ev(recorder.exchanges.slice(-3)));
+      check.error(
+        'NAUTH-06',
+        id,
+        `no call could show whether the token was accepted: reflection ends UNIMPLEMENTED with and without it, and the health check ${seen} without a token too`,
+        ev(recorder.exchanges.slice(-3)),
+      );
     }
   }
 
   const grpcRow: NodeRow = { id: 'node.grpc', row: 'chainB gRPC', label: 'gRPC', full: true, index: 0 };
-  spec.contract('gRPC reflection, without a token and with wrong ones', ['NAUTH-06', 'NODE-06', 'NAUTH-07'], async ({ api, check, recorder }) => {
-    const id = 'node.grpc[x-auth-token]';
-    const { GrpcCallError, isReflectionService } = await grpcClient();
-    const accepted: FormId[] = [];
-    const metadataOf = (form: FormId, value: string) => ({ [AUTH_FORMS[form].name]: AUTH_FORMS[form].value(value) });
-    // Several calls may be in flight: an exchange is found by its purpose (the check id), not by position.
-    const exchangeOf = (purpose: string) => recorder.exchanges.findLast((x) => x.purpose === purpose);
-    await check.guard(['NAUTH-06', 'NODE-06'], id, async () => {
-      api.take();
-      const listed = await settle(() => grpcList(metadataOf('grpc-metadata', chainB.token), id, recorder));
-      const exchange = recorder.exchanges.at(-1);
-      if (listed.ok) {
-        const services = listed.value;
-        accepted.push('grpc-metadata');
-        const authProbe: AuthProbe = { row: grpcRow.row, form: 'grpc-metadata', probe: 'right', documented: true, data: true };
-        check.pass('NAUTH-06', id, `x-auth-token metadata accepted: ${services.length} service(s) listed`, ev(exchange, { [AUTH_PROBE_FIELD]: authProbe }));
-        const own = services.filter((s) => !isReflectionService(s));
-        check.verdict(own.length > 0, 'NODE-06', id, `reflection lists ${own.join(', ')}`, `reflection lists only ${services.join(', ') || 'nothing'}`, ev(exchange, { expected: 'a service besides reflection', actual: services, observation: { services: [...services].sort() } }));
-        return;
-      }
-      const e = listed.error;
-      // A call that never connected (refused, TLS) is no answer of the target, so not ERR-01 material.
-      if (exchange && !parseCause(e.message)) api.noteNon2xx(UNEXPECTED_CAUSE, exchange, undefined, `grpc ${e.codeName}`);
-      const unimplemented = e.codeName === 'UNIMPLEMENTED';
-      // An answer from the reflection service itself (in the stream) or UNIMPLEMENTED (no such service): no list.
-      if (unimplemented || e.inBand) check.fail('NODE-06', id, `services not listed: ${e.message}`, ev(recorder.exchanges.slice(unimplemented ? -2 : -1), { expected: 'a list_services answer', actual: e.codeName }));
-      else check.error('NODE-06', id, `no service list: ${e.message}`, ev(exchange));
-      if (refusedStatus(e.codeName)) check.fail('NAUTH-06', id, `x-auth-token metadata refused: ${e.message}`, ev(exchange, { expected: 'OK', actual: e.codeName }));
-      else if (e.inBand) {
-        accepted.push('grpc-metadata');
-        check.pass('NAUTH-06', id, `x-auth-token metadata accepted: the reflection service itself answered (${e.message})`, ev(exchange));
-      }
-      else if (unimplemented) await tokenShownWithoutReflection(check, api, recorder);
-      else check.error('NAUTH-06', id, e.message, ev(exchange));
-    });
-    if (!check.wants('NAUTH-07')) return;
-    const attempt: NodeAttempt = async (form, values, purpose, cause) => {
-      api.take();
-      try {
-        const services = await grpcList(form ? metadataOf(form, values![0]!) : {}, purpose, recorder);
-        return { data: true, what: `status OK, ${services.length} service(s) listed`, evidence: ev(exchangeOf(purpose), { expected: 'a status other than OK', actual: 'OK' }) };
-      } catch (e) {
-        if (!(e instanceof GrpcCallError)) throw e;
-        const exchange = exchangeOf(purpose);
-        if (e.code === undefined || e.codeName === 'UNAVAILABLE' || e.codeName === 'DEADLINE_EXCEEDED') throw new CouldNotTest(e.message, exchange ? [exchange] : []);
-        if (exchange) api.noteNon2xx(cause, exchange, undefined, `grpc ${e.codeName}`);
-        return { data: false, what: e.codeName ?? 'refused', evidence: ev(exchange, { observation: { status: e.codeName } }) };
-      }
-    };
-    await learnOpenForms(check, grpcRow, openFormsOf('grpc'), chainB.token, attempt, accepted);
-    await refuseNode(check, grpcRow, accepted, chainB.token, attempt);
-  }, { requests: nodeRequests('grpc') + 3 }); // + the calls that show NAUTH-06 when reflection is not served
+  spec.contract(
+    'gRPC reflection, without a token and with wrong ones',
+    ['NAUTH-06', 'NODE-06', 'NAUTH-07'],
+    async ({ api, check, recorder }) => {
+      const id = 'node.grpc[x-auth-token]';
+      const { GrpcCallError, isReflectionService } = await grpcClient();
+      const accepted: FormId[] = [];
+      const metadataOf = (form: FormId, value: string) => ({ [AUTH_FORMS[form].name]: AUTH_FORMS[form].value(value) });
+      // Several calls may be in flight: an exchange is found by its purpose (the check id), not by position.
+      const exchangeOf = (purpose: string) => recorder.exchanges.findLast((x) => x.purpose === purpose);
+      await check.guard(['NAUTH-06', 'NODE-06'], id, async () => {
+        api.take();
+        const listed = await settle(() => grpcList(metadataOf('grpc-metadata', chainB.token), id, recorder));
+        const exchange = recorder.exchanges.at(-1);
+        if (listed.ok) {
+          const services = listed.value;
+          accepted.push('grpc-metadata');
+          const authProbe: AuthProbe = {
+            row: grpcRow.row,
+            form: 'grpc-metadata',
+            probe: 'right',
+            documented: true,
+            data: true,
+          };
+          check.pass(
+            'NAUTH-06',
+            id,
+            `x-auth-token metadata accepted: ${services.length} service(s) listed`,
+            ev(exchange, { [AUTH_PROBE_FIELD]: authProbe }),
+          );
+          const own = services.filter((s) => !isReflectionService(s));
+          check.verdict(
+            own.length > 0,
+            'NODE-06',
+            id,
+            `reflection lists ${own.join(', ')}`,
+            `reflection lists only ${services.join(', ') || 'nothing'}`,
+            ev(exchange, {
+              expected: 'a service besides reflection',
+              actual: services,
+              observation: { services: [...services].sort() },
+            }),
+          );
+          return;
+        }
+        const e = listed.error;
+        // A call that never connected (refused, TLS) is no answer of the target, so not ERR-01 material.
+        if (exchange && !parseCause(e.message))
+          api.noteNon2xx(UNEXPECTED_CAUSE, exchange, undefined, `grpc ${e.codeName}`);
+        const unimplemented = e.codeName === 'UNIMPLEMENTED';
+        // An answer from the reflection service itself (in the stream) or UNIMPLEMENTED (no such service): no list.
+        if (unimplemented || e.inBand)
+          check.fail(
+            'NODE-06',
+            id,
+            `services not listed: ${e.message}`,
+            ev(recorder.exchanges.slice(unimplemented ? -2 : -1), {
+              expected: 'a list_services answer',
+              actual: e.codeName,
+            }),
+          );
+        else check.error('NODE-06', id, `no service list: ${e.message}`, ev(exchange));
+        if (refusedStatus(e.codeName))
+          check.fail(
+            'NAUTH-06',
+            id,
+            `x-auth-token metadata refused: ${e.message}`,
+            ev(exchange, { expected: 'OK', actual: e.codeName }),
+          );
+        else if (e.inBand) {
+          accepted.push('grpc-metadata');
+          check.pass(
+            'NAUTH-06',
+            id,
+            `x-auth-token metadata accepted: the reflection service itself answered (${e.message})`,
+            ev(exchange),
+          );
+        } else if (unimplemented) await tokenShownWithoutReflection(check, api, recorder);
+        else check.error('NAUTH-06', id, e.message, ev(exchange));
+      });
+      if (!check.wants('NAUTH-07')) return;
+      const attempt: NodeAttempt = async (form, values, purpose, cause) => {
+        api.take();
+        try {
+          const services = await grpcList(form ? metadataOf(form, values![0]!) : {}, purpose, recorder);
+          return {
+            data: true,
+            what: `status OK, ${services.length} service(s) listed`,
+            evidence: ev(exchangeOf(purpose), { expected: 'a status other than OK', actual: 'OK' }),
+          };
+        } catch (e) {
+          if (!(e instanceof GrpcCallError)) throw e;
+          const exchange = exchangeOf(purpose);
+          if (e.code === undefined || e.codeName === 'UNAVAILABLE' || e.codeName === 'DEADLINE_EXCEEDED')
+            throw new CouldNotTest(e.message, exchange ? [exchange] : []);
+          if (exchange) api.noteNon2xx(cause, exchange, undefined, `grpc ${e.codeName}`);
+          return {
+            data: false,
+            what: e.codeName ?? 'refused',
+            evidence: ev(exchange, { observation: { status: e.codeName } }),
+          };
+        }
+      };
+      await learnOpenForms(check, grpcRow, openFormsOf('grpc'), chainB.token, attempt, accepted);
+      await refuseNode(check, grpcRow, accepted, chainB.token, attempt);
+    },
+    { requests: nodeRequests('grpc') + 3 },
+  ); // + the calls that show NAUTH-06 when reflection is not served
 }
 
 spec.coverRest(
   RULES.filter((r) => r.section === 'NODE' || r.section === 'NAUTH').map((r) => r.id),
   (rule, t) => {
-    const need = (name: NodeName) => (t.nodes[name] ? 'not testable with this target' : `target has no ${NODE_SECTION[name]} section`);
+    const need = (name: NodeName) =>
+      t.nodes[name] ? 'not testable with this target' : `target has no ${NODE_SECTION[name]} section`;
     if (['NAUTH-01', 'NAUTH-02', 'NAUTH-03', 'NODE-01'].includes(rule)) return need('blockRest');
     if (rule === 'NODE-07') return need('horizon');
     if (rule === 'NAUTH-04' || rule === 'NAUTH-07') return 'target has no nodes section (blockRest, chainB or horizon)';

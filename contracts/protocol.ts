@@ -9,7 +9,8 @@ export const CHECKS_ATTACHMENT = 'chainprobe-checks';
 /** A rule's Playwright tag: `--grep @NFT-01` selects the tests of NFT-01, and the reporter reads them back. */
 export const ruleTag = (rule: string): string => `@${rule}`;
 /** The rules a test checks: its tags that name a rule (Playwright also makes tags of @-words in titles). */
-export const rulesOfTags = (tags: readonly string[]): string[] => tags.filter((t) => t.startsWith('@') && isRuleId(t.slice(1))).map((t) => t.slice(1));
+export const rulesOfTags = (tags: readonly string[]): string[] =>
+  tags.filter((t) => t.startsWith('@') && isRuleId(t.slice(1))).map((t) => t.slice(1));
 /** Annotation a test adds when it ran to its end and failed only on its checks' verdicts. */
 export const VERDICT_FAILURES_ANNOTATION = 'chainprobe: failing checks';
 /** Prefix of the reporter's progress lines on stdout. */

@@ -33,7 +33,9 @@ interface Tally {
 
 /** Rarity entries whose model is not open_rarity: NFT-07's open part. */
 export function otherModels(rarity: unknown): string[] {
-  return Array.isArray(rarity) ? rarity.map((r) => get(r, 'model')).filter((m): m is string => typeof m === 'string' && m !== 'open_rarity') : [];
+  return Array.isArray(rarity)
+    ? rarity.map((r) => get(r, 'model')).filter((m): m is string => typeof m === 'string' && m !== 'open_rarity')
+    : [];
 }
 
 export class RarityPages {
@@ -92,12 +94,14 @@ export class RarityPages {
       }
     }
     if (this.extras && walk.pages < EXTRA_FIELD_PAGES) {
-      for (const x of extraFields(SCHEMA.rarityListResponse, res.json)) (this.extras[x.resource || 'RarityListResponse'] ??= new Set()).add(x.field);
+      for (const x of extraFields(SCHEMA.rarityListResponse, res.json))
+        (this.extras[x.resource || 'RarityListResponse'] ??= new Set()).add(x.field);
     }
     for (const item of data) for (const m of otherModels(get(item, 'rarity'))) this.models.add(m);
     const ids = data.map((item) => String(get(item, 'id')));
     if (walk.pages === 0) this.firstIds = ids;
-    else if (walk.pages === 1) this.advanced = !(ids.length === this.firstIds.length && ids.every((x, i) => x === this.firstIds[i]));
+    else if (walk.pages === 1)
+      this.advanced = !(ids.length === this.firstIds.length && ids.every((x, i) => x === this.firstIds[i]));
     walk.addPage(data);
     const next = get(res.json, 'meta', 'paging', 'next_page_token');
     if (typeof next !== 'string' || next === '') this.ended = 'last-page';
@@ -120,7 +124,13 @@ export interface WalkContext {
 }
 
 type Stated = 'pass' | 'fail' | 'error';
-const judged = (verdict: Stated, rule: string, id: string, message: string, evidence?: Evidence): Judgement => ({ verdict, rule, id, message, evidence });
+const judged = (verdict: Stated, rule: string, id: string, message: string, evidence?: Evidence): Judgement => ({
+  verdict,
+  rule,
+  id,
+  message,
+  evidence,
+});
 
 /** The verdicts of a walk, in the order they are stated. */
 export function judgeRarityWalk(pages: RarityPages, ctx: WalkContext): Judgement[] {
@@ -155,19 +165,46 @@ function schemaAndFields(pages: RarityPages, { id }: WalkContext): Judgement[] {
     if (first) {
       const more = count > 1 ? ` (+${count - 1} more over the walk)` : '';
       const evidence = ev(first.exchange, { path: first.path, expected: first.expected, actual: first.actual });
-      out.push(judged('fail', rule, `${id}.schema`, `rarity list page ${first.page}: ${first.message}${more}`, evidence));
+      out.push(
+        judged('fail', rule, `${id}.schema`, `rarity list page ${first.page}: ${first.message}${more}`, evidence),
+      );
     } else {
-      out.push(judged('pass', rule, `${id}.schema`, `rarity list: ${summaryOf(pages)}, every documented field present with its type`, evidenceOf(pages)));
+      out.push(
+        judged(
+          'pass',
+          rule,
+          `${id}.schema`,
+          `rarity list: ${summaryOf(pages)}, every documented field present with its type`,
+          evidenceOf(pages),
+        ),
+      );
     }
   }
   const models = [...pages.models].sort();
-  const modelsSeen = models.length ? `rarity models beyond open_rarity: ${models.join(', ')}` : 'rarity models: open_rarity only';
-  out.push({ verdict: 'observed', rule: 'NFT-07', id: `${id}.models`, message: modelsSeen, observation: { otherModels: models } });
+  const modelsSeen = models.length
+    ? `rarity models beyond open_rarity: ${models.join(', ')}`
+    : 'rarity models: open_rarity only';
+  out.push({
+    verdict: 'observed',
+    rule: 'NFT-07',
+    id: `${id}.models`,
+    message: modelsSeen,
+    observation: { otherModels: models },
+  });
   if (pages.extras) {
     const byResource = Object.fromEntries(Object.entries(pages.extras).map(([k, v]) => [k, [...v].sort()]));
     const names = Object.entries(byResource).flatMap(([r, fs]) => fs.map((f) => `${r}.${f}`));
-    const message = names.length ? `rarity list: fields beyond the documented ones: ${names.join(', ')}` : 'rarity list: no fields beyond the documented ones';
-    out.push({ verdict: 'observed', rule: 'RES-02', id: `${id}.extras`, message, observation: { extraFields: byResource }, exchanges: pages.keep[0] });
+    const message = names.length
+      ? `rarity list: fields beyond the documented ones: ${names.join(', ')}`
+      : 'rarity list: no fields beyond the documented ones';
+    out.push({
+      verdict: 'observed',
+      rule: 'RES-02',
+      id: `${id}.extras`,
+      message,
+      observation: { extraFields: byResource },
+      exchanges: pages.keep[0],
+    });
   }
   return out;
 }
@@ -179,11 +216,16 @@ function order(pages: RarityPages, { id }: WalkContext): Judgement {
   const v = walk.firstOrderViolation;
   if (v) {
     const message = `rank ${v.rank} comes after rank ${v.previous} (page ${v.page}, item ${v.index}); ${walk.orderViolations} step(s) down over ${summary}`;
-    const step = { expected: 'ranks never decrease', actual: { previous: v.previous, rank: v.rank }, path: `data[${v.index}].rarity[].rank` };
+    const step = {
+      expected: 'ranks never decrease',
+      actual: { previous: v.previous, rank: v.rank },
+      path: `data[${v.index}].rarity[].rank`,
+    };
     const evidence = ev(pages.keep, step);
     return judged('fail', 'NFT-09', `${id}.order`, message, evidence);
   }
-  if (walk.items - walk.unranked < 2) return judged('error', 'NFT-09', `${id}.order`, `fewer than two ranked items over ${summary}`, evidenceOf(pages));
+  if (walk.items - walk.unranked < 2)
+    return judged('error', 'NFT-09', `${id}.order`, `fewer than two ranked items over ${summary}`, evidenceOf(pages));
   const cutShort = cause ? ` (walk cut short: ${cause})` : '';
   return judged('pass', 'NFT-09', `${id}.order`, `ranks never decrease over ${summary}${cutShort}`, evidenceOf(pages));
 }
@@ -193,12 +235,24 @@ function walkProblems(pages: RarityPages, { pageTokenParam }: WalkContext): stri
   const { walk, ended, last } = pages;
   const missing = walk.missingRanks();
   const problems: string[] = [];
-  if (ended === 'loop') problems.push(`the walk does not end: page ${walk.pages} hands back a page token already followed`);
-  if (ended === 'empty-pages') problems.push(`the walk does not end: ${walk.emptyPagesInRow} empty pages in a row still carry a page token`);
-  if (ended === 'refused') problems.push(`page ${walk.pages + 1} answered ${last?.status ?? 'nothing'} (following ${pageTokenParam})`);
-  if (walk.firstDuplicate) problems.push(`${walk.duplicates} item(s) met twice (first: ${walk.firstDuplicate.id} on page ${walk.firstDuplicate.page})`);
-  if (pages.advanced === false) problems.push(`page 2 repeats page 1: is api.nft.pageTokenParam ("${pageTokenParam}") the parameter the service reads?`);
-  if (missing?.count) problems.push(`${missing.count} rank(s) missing with no tie to explain them (first: rank ${missing.first}): assets the walk never met`);
+  if (ended === 'loop')
+    problems.push(`the walk does not end: page ${walk.pages} hands back a page token already followed`);
+  if (ended === 'empty-pages')
+    problems.push(`the walk does not end: ${walk.emptyPagesInRow} empty pages in a row still carry a page token`);
+  if (ended === 'refused')
+    problems.push(`page ${walk.pages + 1} answered ${last?.status ?? 'nothing'} (following ${pageTokenParam})`);
+  if (walk.firstDuplicate)
+    problems.push(
+      `${walk.duplicates} item(s) met twice (first: ${walk.firstDuplicate.id} on page ${walk.firstDuplicate.page})`,
+    );
+  if (pages.advanced === false)
+    problems.push(
+      `page 2 repeats page 1: is api.nft.pageTokenParam ("${pageTokenParam}") the parameter the service reads?`,
+    );
+  if (missing?.count)
+    problems.push(
+      `${missing.count} rank(s) missing with no tie to explain them (first: rank ${missing.first}): assets the walk never met`,
+    );
   return problems;
 }
 
@@ -211,7 +265,8 @@ function walkEnd(pages: RarityPages, ctx: WalkContext): Judgement {
   const problems = walkProblems(pages, ctx);
   const withLast = evidenceOf(pages, { observation }, pages.last?.exchange);
   if (problems.length) return judged('fail', 'NFT-10', id, `${problems.join('; ')} (${summary})`, withLast);
-  if (cause) return judged('error', 'NFT-10', id, `walk cut short after ${summary}: ${cause}`, ev(keep, { observation }));
+  if (cause)
+    return judged('error', 'NFT-10', id, `walk cut short after ${summary}: ${cause}`, ev(keep, { observation }));
   if (pages.ended === 'max-pages') {
     const message = `walk stopped at maxPages (${pages.maxPages}) while the service still gave a page token; raise api.nft.maxPages`;
     return judged('error', 'NFT-10', id, message, ev(keep, { observation }));

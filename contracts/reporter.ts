@@ -5,19 +5,41 @@
 // test that timed out or threw into `error` checks for the rules it declared, and prints progress.
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
+import type {
+  FullConfig,
+  FullResult,
+  Reporter,
+  Suite,
+  TestCase,
+  TestError,
+  TestResult,
+  TestStep,
+} from '@playwright/test/reporter';
 import { CREDENTIAL_QUERY_PARAMS } from '../src/auth/forms.js';
 import { maskSecret, Redactor, REDACTED_SUFFIX } from '../src/record/redact.js';
 import { secretsOf } from '../src/target-file/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
-import { CHECKS_ATTACHMENT, PROGRESS_PREFIX, rulesOfTags, VERDICT_FAILURES_ANNOTATION, type ChecksLine, type ProgressLine, type TestAttachment } from './protocol.js';
+import {
+  CHECKS_ATTACHMENT,
+  PROGRESS_PREFIX,
+  rulesOfTags,
+  VERDICT_FAILURES_ANNOTATION,
+  type ChecksLine,
+  type ProgressLine,
+  type TestAttachment,
+} from './protocol.js';
 
 const MAX_TEXT_ATTACHMENT_BYTES = 16 * 1024 * 1024;
 const TEXTUAL = /^(text\/|application\/(json|xml|javascript)|.*\+json)/i;
 
 function firstLine(s: string | undefined): string {
-  return (s ?? '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+  return (
+    (s ?? '')
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? ''
+  );
 }
 
 const ANSI = /\u001b\[[0-9;]*m/g;
@@ -39,7 +61,9 @@ export function redactFreeText(redactor: Redactor, s: string): string {
   return redactor
     .text(s)
     .replace(CREDENTIAL_PARAM, (m, head: string, value: string) =>
-      value === '' || value.includes(REDACTED_SUFFIX) || value.includes(encodeURIComponent(REDACTED_SUFFIX)) ? m : `${head}${maskSecret(decodeSafe(value))}`,
+      value === '' || value.includes(REDACTED_SUFFIX) || value.includes(encodeURIComponent(REDACTED_SUFFIX))
+        ? m
+        : `${head}${maskSecret(decodeSafe(value))}`,
     );
 }
 
@@ -101,7 +125,11 @@ export default class ChainprobeReporter implements Reporter {
     for (const check of checks) lines.push({ kind: 'check', check });
     // A test that failed only on its checks' verdicts (steps.ts) ran to its end: nothing to add.
     const failedOnVerdicts = result.annotations.some((a) => a.type === VERDICT_FAILURES_ANNOTATION);
-    if (result.status !== 'passed' && result.status !== 'skipped' && !(result.status === 'failed' && failedOnVerdicts)) {
+    if (
+      result.status !== 'passed' &&
+      result.status !== 'skipped' &&
+      !(result.status === 'failed' && failedOnVerdicts)
+    ) {
       const cause = this.causeOf(test, result);
       for (const rule of rulesOfTags(test.tags)) {
         if (!suiteEnv().selected(rule)) continue;
@@ -127,7 +155,9 @@ export default class ChainprobeReporter implements Reporter {
 
   onError(error: TestError): void {
     this.redactError(error);
-    this.write([{ kind: 'fatal', message: this.free(firstLine(error.message?.replace(ANSI, '')) || 'error outside a test') }]);
+    this.write([
+      { kind: 'fatal', message: this.free(firstLine(error.message?.replace(ANSI, '')) || 'error outside a test') },
+    ]);
   }
 
   onEnd(result: FullResult): void {

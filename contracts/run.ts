@@ -47,7 +47,8 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHAINPROBE_') && v !== undefined) env[k] = v;
   // Playwright compiles the TypeScript itself; a tsx loader inherited from `npm start` would compete.
-  if (env.NODE_OPTIONS) env.NODE_OPTIONS = env.NODE_OPTIONS.replace(/--(import|require|loader)[= ]\S*tsx\S*/g, '').trim();
+  if (env.NODE_OPTIONS)
+    env.NODE_OPTIONS = env.NODE_OPTIONS.replace(/--(import|require|loader)[= ]\S*tsx\S*/g, '').trim();
   return { ...env, FORCE_COLOR: '0', PLAYWRIGHT_HTML_OPEN: 'never', ...extra };
 }
 
@@ -84,7 +85,8 @@ function readChecksFile(file: string): Collected {
   return out;
 }
 
-const NO_EVIDENCE = 'no evidence: every answer this rule reads from failed or was refused (see the other checks of its family)';
+const NO_EVIDENCE =
+  'no evidence: every answer this rule reads from failed or was refused (see the other checks of its family)';
 
 /** The connection cause of a rule's family when none of its checks got an answer: why the rule had no evidence. */
 function familyCause(checks: readonly CheckResult[], rule: string): string | undefined {
@@ -168,7 +170,10 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const onAbort = () => stop('interrupted', 'SIGKILL');
   if (ctx.signal.aborted) onAbort();
   else ctx.signal.addEventListener('abort', onAbort, { once: true });
-  const deadlineTimer = setTimeout(() => stop('budget: the run reached limits.maxSeconds', 'SIGTERM'), Math.max(0, ctx.deadline - Date.now()) + GRACE_MS);
+  const deadlineTimer = setTimeout(
+    () => stop('budget: the run reached limits.maxSeconds', 'SIGTERM'),
+    Math.max(0, ctx.deadline - Date.now()) + GRACE_MS,
+  );
 
   const exitCode = await new Promise<number | null>((res) => {
     child.on('error', () => res(null));
@@ -181,13 +186,24 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const collected = readChecksFile(checksFile);
   const checks = [...collected.checks];
   // No answer at all, and a connection cause to say why: it explains the rules left without evidence too.
-  const noAnswer = collected.non2xx.length === 0 && checks.every((c) => c.verdict === 'error' || c.verdict === 'skipped') ? groupCauses(checks)[0] : undefined;
+  const noAnswer =
+    collected.non2xx.length === 0 && checks.every((c) => c.verdict === 'error' || c.verdict === 'skipped')
+      ? groupCauses(checks)[0]
+      : undefined;
   // ERR-01 is built here from every family's non-2xx answers; "none met" only from a whole run.
   if (selected.includes('ERR-01')) {
     const hasOwn = checks.some((c) => c.rule === 'ERR-01');
     // "None met" needs answers: a run whose requests all failed to connect met nothing, it says why.
-    if (noAnswer) checks.push({ id: 'errors.non2xx[no-answer]', rule: 'ERR-01', verdict: 'error', message: `could not check: ${noAnswer.line}`, evidence: { cause: noAnswer.line } });
-    else if (collected.non2xx.length > 0 || (!hasOwn && !stopReason && exitCode !== null)) checks.push(...errorChecks(collected.non2xx));
+    if (noAnswer)
+      checks.push({
+        id: 'errors.non2xx[no-answer]',
+        rule: 'ERR-01',
+        verdict: 'error',
+        message: `could not check: ${noAnswer.line}`,
+        evidence: { cause: noAnswer.line },
+      });
+    else if (collected.non2xx.length > 0 || (!hasOwn && !stopReason && exitCode !== null))
+      checks.push(...errorChecks(collected.non2xx));
   }
 
   // Why a rule got no check: one line, without a secret.
@@ -202,7 +218,12 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
           : exitCode === 0 || (exitCode === 1 && collected.ended)
             ? NO_EVIDENCE
             : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
-  const reasonOf = (rule: string) => redactor.text(reason === NO_EVIDENCE ? (familyCause(checks, rule) ?? reason) : reason).replace(/\s+/g, ' ').trim().slice(0, 300);
+  const reasonOf = (rule: string) =>
+    redactor
+      .text(reason === NO_EVIDENCE ? (familyCause(checks, rule) ?? reason) : reason)
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 300);
   const gaps: Gap[] = [{ rules: (id) => selected.includes(id), reason: reasonOf }];
 
   const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? `${PLAYWRIGHT_DIR}/index.html` : undefined;

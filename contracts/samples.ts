@@ -20,7 +20,9 @@ export interface RarityFirstPage {
 function assetRefOf(v: unknown): AssetRef | undefined {
   if (!isObject(v)) return undefined;
   const { contract_address, token_id } = v;
-  return typeof contract_address === 'string' && contract_address && typeof token_id === 'string' && token_id ? { contract_address, token_id } : undefined;
+  return typeof contract_address === 'string' && contract_address && typeof token_id === 'string' && token_id
+    ? { contract_address, token_id }
+    : undefined;
 }
 
 export class Samples {
@@ -42,10 +44,17 @@ export class Samples {
   private async fetchFirstPage(api: ApiClient): Promise<RarityFirstPage> {
     const access = dataAccess(this.target.api);
     const nft = this.target.api?.nft;
-    if (typeof access === 'string' || !nft?.collectionId) throw new CouldNotTest(typeof access === 'string' ? access : 'target has no api.nft.collectionId');
-    const r = await api.call({ purpose: 'sample.rarity-first-page', method: 'GET', url: access.base + PATHS.rarity(nft, nft.collectionId), auth: access.auth });
+    if (typeof access === 'string' || !nft?.collectionId)
+      throw new CouldNotTest(typeof access === 'string' ? access : 'target has no api.nft.collectionId');
+    const r = await api.call({
+      purpose: 'sample.rarity-first-page',
+      method: 'GET',
+      url: access.base + PATHS.rarity(nft, nft.collectionId),
+      auth: access.auth,
+    });
     const data = isObject(r.json) ? r.json.data : undefined;
-    if (!r.ok || !Array.isArray(data)) throw new CouldNotTest(`the rarity list answered ${r.status} without a data array`, [r.exchange]);
+    if (!r.ok || !Array.isArray(data))
+      throw new CouldNotTest(`the rarity list answered ${r.status} without a data array`, [r.exchange]);
     return {
       ids: data.map((item) => (isObject(item) && typeof item.id === 'string' ? item.id : '')),
       first: data.map(assetRefOf).find((a) => a !== undefined),
@@ -67,10 +76,20 @@ export class Samples {
     }
     const access = dataAccess(this.target.api);
     const eventId = nft?.eventIds[0];
-    if (typeof access === 'string' || !nft || !eventId) throw new CouldNotTest(`no asset to ask for: ${listProblem}, and the target has no api.nft.eventIds`);
-    const r = await api.call({ purpose: 'sample.asset-from-event', method: 'GET', url: access.base + PATHS.event(nft, eventId), auth: access.auth });
+    if (typeof access === 'string' || !nft || !eventId)
+      throw new CouldNotTest(`no asset to ask for: ${listProblem}, and the target has no api.nft.eventIds`);
+    const r = await api.call({
+      purpose: 'sample.asset-from-event',
+      method: 'GET',
+      url: access.base + PATHS.event(nft, eventId),
+      auth: access.auth,
+    });
     const ref = assetRefOf(isObject(r.json) ? r.json.data : undefined);
-    if (!r.ok || !ref) throw new CouldNotTest(`no asset to ask for: ${listProblem}; the event answered ${r.status} without contract_address and token_id`, [r.exchange]);
+    if (!r.ok || !ref)
+      throw new CouldNotTest(
+        `no asset to ask for: ${listProblem}; the event answered ${r.status} without contract_address and token_id`,
+        [r.exchange],
+      );
     return ref;
   }
 }

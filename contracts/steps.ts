@@ -11,7 +11,11 @@ import { VERDICT_FAILURES_ANNOTATION } from './protocol.js';
 /** The verdicts that fail a test in Playwright's report (chainprobe exits 1 on them too). */
 const FAILING: ReadonlySet<Verdict> = new Set(['fail', 'error']);
 
-type StepFn = (title: string, body: () => Promise<void>, options: { box: boolean; location: Location }) => Promise<void>;
+type StepFn = (
+  title: string,
+  body: () => Promise<void>,
+  options: { box: boolean; location: Location },
+) => Promise<void>;
 
 /** An error whose stack is the spec file's line, so Playwright shows that line, not this module. */
 function errorAt(at: Location, message: string): Error {
@@ -28,7 +32,12 @@ export const stepTitle = (c: CheckResult) => `${c.verdict.toUpperCase()} ${c.rul
  * checked before: the body's error is the test's error. Otherwise a failing check fails the test;
  * a test whose every check was skipped is skipped.
  */
-export async function reportChecks(step: StepFn, info: TestInfo, checks: readonly CheckResult[], bodyThrew: boolean): Promise<void> {
+export async function reportChecks(
+  step: StepFn,
+  info: TestInfo,
+  checks: readonly CheckResult[],
+  bodyThrew: boolean,
+): Promise<void> {
   const at: Location = { file: info.file, line: info.line, column: info.column };
   const failing: CheckResult[] = [];
   for (const c of checks) {
@@ -47,9 +56,18 @@ export async function reportChecks(step: StepFn, info: TestInfo, checks: readonl
   if (bodyThrew) return;
   if (failing.length) {
     // The reporter reads this: the test ran to its end, its verdicts are in its checks.
-    info.annotations.push({ type: VERDICT_FAILURES_ANNOTATION, description: `${failing.length} of ${checks.length} checks` });
+    info.annotations.push({
+      type: VERDICT_FAILURES_ANNOTATION,
+      description: `${failing.length} of ${checks.length} checks`,
+    });
     const first = failing[0]!;
-    const more = failing.length > 1 ? `\n(+${failing.length - 1} more failing check${failing.length > 2 ? 's' : ''}: ${failing.slice(1, 6).map((c) => `${c.rule} ${c.id}`).join(', ')}${failing.length > 6 ? ', …' : ''})` : '';
+    const more =
+      failing.length > 1
+        ? `\n(+${failing.length - 1} more failing check${failing.length > 2 ? 's' : ''}: ${failing
+            .slice(1, 6)
+            .map((c) => `${c.rule} ${c.id}`)
+            .join(', ')}${failing.length > 6 ? ', …' : ''})`
+        : '';
     throw errorAt(at, `${first.verdict} ${first.rule} ${first.id}: ${failureText(first)}${more}`);
   }
   if (checks.length && checks.every((c) => c.verdict === 'skipped')) info.skip(true, checks[0]!.message);

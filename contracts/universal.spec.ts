@@ -17,10 +17,24 @@ const access = dataAccess(target.api);
 /** Successive calls per network: enough that a replica serving old heads now and then shows. */
 const SAMPLES = 6;
 
-async function nativeHead(api: ApiClient, a: DataAccess, protocol: string, network: string, method: string): Promise<{ value?: number; res: CallResult }> {
-  const res = await api.call({ purpose: `universal.native-head[${protocol}/${network}]`, method: 'POST', url: a.base + PATHS.native(protocol, network), headers: JSON_HEADERS, body: rpcBody(method), auth: a.auth });
+async function nativeHead(
+  api: ApiClient,
+  a: DataAccess,
+  protocol: string,
+  network: string,
+  method: string,
+): Promise<{ value?: number; res: CallResult }> {
+  const res = await api.call({
+    purpose: `universal.native-head[${protocol}/${network}]`,
+    method: 'POST',
+    url: a.base + PATHS.native(protocol, network),
+    headers: JSON_HEADERS,
+    body: rpcBody(method),
+    auth: a.auth,
+  });
   const result = (parseJson(res.body) as { result?: unknown } | undefined)?.result;
-  const value = typeof result === 'string' && /^0x[0-9a-f]{1,13}$/i.test(result) ? parseInt(result.slice(2), 16) : undefined;
+  const value =
+    typeof result === 'string' && /^0x[0-9a-f]{1,13}$/i.test(result) ? parseInt(result.slice(2), 16) : undefined;
   return { value, res };
 }
 
@@ -28,7 +42,10 @@ if (typeof access !== 'string') {
   for (const u of target.api?.universal ?? []) {
     const where = `${u.protocol}/${u.network}`;
     const native = target.api?.native;
-    const nativeHere = native && native.protocol === u.protocol && [...native.networks, ...native.optionalNetworks].includes(u.network) ? native : undefined;
+    const nativeHere =
+      native && native.protocol === u.protocol && [...native.networks, ...native.optionalNetworks].includes(u.network)
+        ? native
+        : undefined;
     spec.contract(
       `block number ${where}`,
       ['UNI-01', 'UNI-02'],
@@ -38,34 +55,70 @@ if (typeof access !== 'string') {
         let nativeAt: { value?: number; res: CallResult } | undefined;
         await check.guard(['UNI-01', 'UNI-02'], `universal.block-number[${where}]`, async () => {
           for (let i = 0; i < SAMPLES; i++) {
-            const res = await api.call({ purpose: `universal.block-number[${where}]#${i + 1}`, method: 'GET', url: access.base + PATHS.blockNumber(u.protocol, u.network), auth: access.auth });
+            const res = await api.call({
+              purpose: `universal.block-number[${where}]#${i + 1}`,
+              method: 'GET',
+              url: access.base + PATHS.blockNumber(u.protocol, u.network),
+              auth: access.auth,
+            });
             samples.push({ res, found: res.ok ? readBlockNumber(res.json) : undefined });
             // The native head is read between the first two samples, which bracket it in time.
-            if (i === 0 && nativeHere) nativeAt = await nativeHead(api, access, u.protocol, u.network, nativeHere.blockNumberMethod);
+            if (i === 0 && nativeHere)
+              nativeAt = await nativeHead(api, access, u.protocol, u.network, nativeHere.blockNumberMethod);
           }
         });
         if (samples.length < SAMPLES) return;
 
         // UNI-01: every answer is 2xx with a non-negative integer block number.
         const first = samples[0]!;
-        const bad = samples.find((s) => !s.res.ok || !s.found || !Number.isSafeInteger(s.found.value) || s.found.value < 0);
-        const observation = { bodyShape: bodyShape(first.res.body), field: first.found?.path ?? 'none', encoding: first.found?.encoding ?? 'none' };
+        const bad = samples.find(
+          (s) => !s.res.ok || !s.found || !Number.isSafeInteger(s.found.value) || s.found.value < 0,
+        );
+        const observation = {
+          bodyShape: bodyShape(first.res.body),
+          field: first.found?.path ?? 'none',
+          encoding: first.found?.encoding ?? 'none',
+        };
         const id1 = `universal.block-number[${where}]`;
         if (!bad) {
-          check.pass('UNI-01', id1, `${where}: block number ${first.found!.value} at ${first.found!.path} (${first.found!.encoding}), ${SAMPLES} answers alike`, ev(first.res.exchange, { observation }));
+          check.pass(
+            'UNI-01',
+            id1,
+            `${where}: block number ${first.found!.value} at ${first.found!.path} (${first.found!.encoding}), ${SAMPLES} answers alike`,
+            ev(first.res.exchange, { observation }),
+          );
         } else {
-          const why = !bad.res.ok ? `answered ${bad.res.status}` : !bad.found ? 'no block number in the body' : `block number is ${bad.found.value}, not a non-negative integer`;
-          check.fail('UNI-01', id1, `${where}: ${why}`, ev(bad.res.exchange, { expected: '2xx with a non-negative integer block number', actual: bad.found?.value ?? bad.res.status, path: bad.found?.path, observation }));
+          const why = !bad.res.ok
+            ? `answered ${bad.res.status}`
+            : !bad.found
+              ? 'no block number in the body'
+              : `block number is ${bad.found.value}, not a non-negative integer`;
+          check.fail(
+            'UNI-01',
+            id1,
+            `${where}: ${why}`,
+            ev(bad.res.exchange, {
+              expected: '2xx with a non-negative integer block number',
+              actual: bad.found?.value ?? bad.res.status,
+              path: bad.found?.path,
+              observation,
+            }),
+          );
         }
 
         // UNI-02: no step back beyond the tolerance, and agreement with the native head.
         const values = samples.map((s) => s.found?.value).filter((v): v is number => v !== undefined);
         if (values.length < 2) {
-          check.error('UNI-02', `universal.block-number.monotonic[${where}]`, 'fewer than two block numbers could be read');
+          check.error(
+            'UNI-02',
+            `universal.block-number.monotonic[${where}]`,
+            'fewer than two block numbers could be read',
+          );
           return;
         }
         let worst = { drop: 0, at: 0 };
-        for (let i = 1; i < values.length; i++) if (values[i - 1]! - values[i]! > worst.drop) worst = { drop: values[i - 1]! - values[i]!, at: i };
+        for (let i = 1; i < values.length; i++)
+          if (values[i - 1]! - values[i]! > worst.drop) worst = { drop: values[i - 1]! - values[i]!, at: i };
         check.verdict(
           worst.drop <= tolerance,
           'UNI-02',
@@ -77,7 +130,12 @@ if (typeof access !== 'string') {
         if (!nativeHere || !nativeAt) return;
         const idN = `universal.block-number.vs-native[${where}]`;
         if (nativeAt.value === undefined) {
-          check.error('UNI-02', idN, `the native block number of ${where} could not be read (${nativeAt.res.status})`, ev(nativeAt.res.exchange));
+          check.error(
+            'UNI-02',
+            idN,
+            `the native block number of ${where} could not be read (${nativeAt.res.status})`,
+            ev(nativeAt.res.exchange),
+          );
           return;
         }
         const [a, b] = [values[0]!, values[1] ?? values[0]!];
@@ -89,7 +147,10 @@ if (typeof access !== 'string') {
           idN,
           `${where}: native head ${nativeAt.value} within ${tolerance} of the universal block numbers ${a}..${b} read around it`,
           `${where}: universal block numbers ${a}..${b} are ${Math.min(Math.abs(nativeAt.value - a), Math.abs(nativeAt.value - b))} away from the native head ${nativeAt.value} (tolerance ${tolerance})`,
-          ev([first.res.exchange, nativeAt.res.exchange, samples[1]?.res.exchange], { expected: `within ${tolerance} of ${nativeAt.value}`, actual: [a, b] }),
+          ev([first.res.exchange, nativeAt.res.exchange, samples[1]?.res.exchange], {
+            expected: `within ${tolerance} of ${nativeAt.value}`,
+            actual: [a, b],
+          }),
         );
       },
       { requests: SAMPLES + 1 },
@@ -99,5 +160,10 @@ if (typeof access !== 'string') {
 
 spec.coverRest(
   RULES.filter((r) => r.section === 'UNI').map((r) => r.id),
-  (_rule, t) => (typeof access === 'string' ? access : !t.api?.universal.length ? 'target has no api.universal entry' : 'not testable with this target'),
+  (_rule, t) =>
+    typeof access === 'string'
+      ? access
+      : !t.api?.universal.length
+        ? 'target has no api.universal entry'
+        : 'not testable with this target',
 );

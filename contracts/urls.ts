@@ -6,13 +6,15 @@ import type { Credential } from './api.js';
 const seg = encodeURIComponent;
 
 export const PATHS = {
-  blockNumber: (protocol: string, network: string) => `/universal/v1/${seg(protocol)}/${seg(network)}/sync/block_number`,
+  blockNumber: (protocol: string, network: string) =>
+    `/universal/v1/${seg(protocol)}/${seg(network)}/sync/block_number`,
   native: (protocol: string, network: string) => `/${seg(protocol)}/${seg(network)}/native`,
   event: (n: ResolvedNft, id: string) => `/nft/v1/${seg(n.protocol)}/${seg(n.network)}/event/${seg(id)}`,
   collection: (n: ResolvedNft, id: string) => `/nft/v1/${seg(n.protocol)}/${seg(n.network)}/collection/${seg(id)}`,
   asset: (n: ResolvedNft, contract: string, tokenId: string) =>
     `/nft/v1/${seg(n.protocol)}/${seg(n.network)}/asset?contract_address=${seg(contract)}&token_id=${seg(tokenId)}`,
-  rarity: (n: ResolvedNft, collectionId: string) => `/nft/v1/${seg(n.protocol)}/${seg(n.network)}/assets/rarity/${seg(collectionId)}?sort_by=rarity_rank`,
+  rarity: (n: ResolvedNft, collectionId: string) =>
+    `/nft/v1/${seg(n.protocol)}/${seg(n.network)}/assets/rarity/${seg(collectionId)}?sort_by=rarity_rank`,
   blockByHeight: (height: number | string) => `/v1/blocks/by_height/${seg(String(height))}`,
   appRestNodeInfo: '/app_rest/node_info',
   consensusRpc: '/consensus_rpc',
@@ -36,9 +38,18 @@ export interface DataAccess {
  */
 export function dataAccess(api: ResolvedApi | undefined): DataAccess | string {
   if (!api) return 'target has no api section';
-  if (api.baseUrl && api.apiKey) return { base: api.baseUrl, auth: { form: 'bearer', secret: api.apiKey }, label: 'new key as Bearer on the base URL' };
+  if (api.baseUrl && api.apiKey)
+    return {
+      base: api.baseUrl,
+      auth: { form: 'bearer', secret: api.apiKey },
+      label: 'new key as Bearer on the base URL',
+    };
   if (api.legacyBaseUrl && api.legacyApiKey)
-    return { base: api.legacyBaseUrl, auth: { form: 'apikey-query', secret: api.legacyApiKey }, label: 'legacy key in the apiKey query on the legacy base URL' };
+    return {
+      base: api.legacyBaseUrl,
+      auth: { form: 'apikey-query', secret: api.legacyApiKey },
+      label: 'legacy key in the apiKey query on the legacy base URL',
+    };
   return 'target has neither api.baseUrl with api.apiKey nor api.legacyBaseUrl with api.legacyApiKey';
 }
 

@@ -112,7 +112,12 @@ export class RarityWalk {
    */
   private offerSample(item: unknown): void {
     if (!isObject(item) || typeof item.contract_address !== 'string' || typeof item.token_id !== 'string') return;
-    const s: SampledItem = { id: String(item.id), contract_address: item.contract_address, token_id: item.token_id, rarity: item.rarity };
+    const s: SampledItem = {
+      id: String(item.id),
+      contract_address: item.contract_address,
+      token_id: item.token_id,
+      rarity: item.rarity,
+    };
     const key = fnv1a(`${s.id}|${s.contract_address}|${s.token_id}`);
     if (this.sample.length < SAMPLE_SIZE) {
       this.sample.push(s);

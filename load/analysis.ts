@@ -3,7 +3,12 @@
 // Used online (to time the recovery probes) and once at the end (for every verdict).
 import { is2xx } from '../src/http/status.js';
 import { surelyUnderCap } from './model/cap.js';
-import { hasLimiterHeaders, summarizeSpacing, surelyElapsedSinceForwarded, type SpacingSummary } from './model/proxy.js';
+import {
+  hasLimiterHeaders,
+  summarizeSpacing,
+  surelyElapsedSinceForwarded,
+  type SpacingSummary,
+} from './model/proxy.js';
 import { estimateEmissionInterval, estimateLimit, type EmissionEstimate } from './model/estimate.js';
 import { type Interval } from './model/gcra.js';
 import { replay, type LimiterOutcome, type ReplayInput, type ReplayStep } from './model/replay.js';
@@ -53,7 +58,6 @@ export interface Analysis {
   steps: ReplayStep[];
 }
 
-
 /** First look, before any replay: the limiter's headers decide; a headerless refusal counts as the proxy's. */
 export function classify(samples: readonly Sample[], cap: number): Classified[] {
   const spans = samples.map((s) => ({ sentAt: s.sentAt, receivedAt: s.receivedAt }));
@@ -61,8 +65,16 @@ export function classify(samples: readonly Sample[], cap: number): Classified[] 
     const underCap = surelyUnderCap(spans, i, cap);
     const answered = sample.status !== undefined;
     const accepted = is2xx(sample);
-    const refusedBy: RefusedBy | undefined = !answered || accepted ? undefined : hasLimiterHeaders(sample) ? 'limiter' : 'proxy';
-    return { sample, underCap, accepted, refusedBy, capSuspect: refusedBy === 'proxy', limiterDenial: refusedBy === 'limiter' && sample.status === 429 };
+    const refusedBy: RefusedBy | undefined =
+      !answered || accepted ? undefined : hasLimiterHeaders(sample) ? 'limiter' : 'proxy';
+    return {
+      sample,
+      underCap,
+      accepted,
+      refusedBy,
+      capSuspect: refusedBy === 'proxy',
+      limiterDenial: refusedBy === 'limiter' && sample.status === 429,
+    };
   });
 }
 
@@ -83,7 +95,8 @@ function attribute(classes: Classified[], steps: readonly ReplayStep[], cap: num
     const p = steps[i]?.prediction;
     if (c.refusedBy !== 'proxy' || !p || !p.denyPossible) return;
     // The least gap the proxy can have seen: sent after the last forwarded request's answer at the latest.
-    const proxyMay = !c.underCap || (spacing.gapMs > 0 && surelyElapsedSinceForwarded(samples, c.sample) < 2 * spacing.gapMs);
+    const proxyMay =
+      !c.underCap || (spacing.gapMs > 0 && surelyElapsedSinceForwarded(samples, c.sample) < 2 * spacing.gapMs);
     c.refusedBy = proxyMay ? 'either' : 'limiter';
     c.capSuspect = false;
     c.limiterDenial = c.refusedBy === 'limiter' && c.sample.status === 429;
@@ -101,7 +114,14 @@ function inputsOf(classes: readonly Classified[], capConsumes: boolean): ReplayI
     // Headerless where the bucket is empty: used no quota whoever refused it.
     else if (c.refusedBy === 'either' || c.refusedBy === 'limiter') outcome = 'bypassed';
     else outcome = 'unknown';
-    return { sentAt: s.sentAt, receivedAt: s.receivedAt, outcome, remaining: s.rl.remaining, reset: s.rl.reset, retryAfter: s.rl.retryAfter };
+    return {
+      sentAt: s.sentAt,
+      receivedAt: s.receivedAt,
+      outcome,
+      remaining: s.rl.remaining,
+      reset: s.rl.reset,
+      retryAfter: s.rl.retryAfter,
+    };
   });
 }
 
@@ -119,7 +139,15 @@ export function analyze(unordered: readonly Sample[], cap: number, opts: Analyze
   const samples = [...unordered].sort((a, b) => a.seq - b.seq);
   const classes = classify(samples, cap);
   const { limit, values } = estimateLimit(samples.filter((s) => s.status !== undefined).map((s) => s.rl.limit));
-  const out: Analysis = { samples, classes, limit, limitValues: values, capQuotaUse: 'not-seen', inputs: inputsOf(classes, false), steps: [] };
+  const out: Analysis = {
+    samples,
+    classes,
+    limit,
+    limitValues: values,
+    capQuotaUse: 'not-seen',
+    inputs: inputsOf(classes, false),
+    steps: [],
+  };
   if (limit === undefined) return out;
   const start = 'unknown' as const;
   const points = opts.quick ? 61 : undefined;

@@ -126,15 +126,34 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
     out.phases.push(rec);
     try {
       if (name === 'dynamics') {
-        const plan: DynamicsPlan = { cap: cfg.cap, quickRun: needs.quickRun, pause: needs.pause, spacingMs: cfg.quickRunSpacingMs, marginMs: cfg.marginMs };
+        const plan: DynamicsPlan = {
+          cap: cfg.cap,
+          quickRun: needs.quickRun,
+          pause: needs.pause,
+          spacingMs: cfg.quickRunSpacingMs,
+          marginMs: cfg.marginMs,
+        };
         const short = session.env.budget.shortfall(QUICK_RUN.max + 1);
-        if (short) throw new StopProbe('budget', `no room for the dynamics phase (${QUICK_RUN.max + 1} requests): ${short}`);
+        if (short)
+          throw new StopProbe('budget', `no room for the dynamics phase (${QUICK_RUN.max + 1} requests): ${short}`);
         out.dynamics = await runDynamics(session, plan);
       } else if (name === 'drain') {
         const last = session.samples[session.samples.length - 1];
         const remaining = last?.rl.remaining ?? last?.rl.limit ?? 100;
-        const T = analyze(session.samples, cfg.cap, { quick: true, declaredT: cfg.declaredT }).T ?? { lo: cfg.declaredT, hi: cfg.declaredT };
-        const plan: DrainPlan = { cap: cfg.cap, capBurst: needs.capBurst, exhaust: needs.exhaust, burstExtra: cfg.burstExtra, burstRateFactor: cfg.burstRateFactor, leakMs: T.lo, slack: cfg.drainSlack, minGapMs: session.spacing.gapMs };
+        const T = analyze(session.samples, cfg.cap, { quick: true, declaredT: cfg.declaredT }).T ?? {
+          lo: cfg.declaredT,
+          hi: cfg.declaredT,
+        };
+        const plan: DrainPlan = {
+          cap: cfg.cap,
+          capBurst: needs.capBurst,
+          exhaust: needs.exhaust,
+          burstExtra: cfg.burstExtra,
+          burstRateFactor: cfg.burstRateFactor,
+          leakMs: T.lo,
+          slack: cfg.drainSlack,
+          minGapMs: session.spacing.gapMs,
+        };
         const rtt = rttAllowanceOf(session.samples);
         const shape = drainShape(plan, remaining, rtt);
         const count = shape.burstRequests + shape.underCapRequests;
@@ -142,7 +161,11 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
         if (short) {
           throw new StopProbe('budget', `the drain needs up to ${count} requests: ${short}`);
         }
-        if (shape.durationMs > session.env.budget.msLeft()) throw new StopProbe('budget', `the drain needs about ${Math.ceil(shape.durationMs / 1000)} s, more than the time left (limits.maxSeconds)`);
+        if (shape.durationMs > session.env.budget.msLeft())
+          throw new StopProbe(
+            'budget',
+            `the drain needs about ${Math.ceil(shape.durationMs / 1000)} s, more than the time left (limits.maxSeconds)`,
+          );
         out.drain = await runDrain(session, plan);
       } else {
         const denial = out.drain?.firstDenial;

@@ -11,14 +11,31 @@ import { RL_RULES } from './plan.js';
 import { runSuite, skippedChecks } from './suite.js';
 
 /** Probes one horizon node: the target's own, or (a fleet) the one given. */
-export async function runProbes(ctx: RunContext, horizon: ResolvedHorizon | undefined = ctx.target.nodes.horizon): Promise<ProbesOutcome> {
+export async function runProbes(
+  ctx: RunContext,
+  horizon: ResolvedHorizon | undefined = ctx.target.nodes.horizon,
+): Promise<ProbesOutcome> {
   if (!RL_RULES.some((r) => ctx.selected(r))) return { checks: [], limiter: null, timeline: [] };
   if (!horizon) {
-    return { checks: skippedChecks(ctx.selected, 'the target file has no nodes.horizon section'), limiter: null, timeline: [] };
+    return {
+      checks: skippedChecks(ctx.selected, 'the target file has no nodes.horizon section'),
+      limiter: null,
+      timeline: [],
+    };
   }
   const recorder = new Recorder(new Redactor(secretsOf(ctx.target)));
-  const budget = new Budget({ maxRequests: ctx.target.limits.maxRequests, deadline: ctx.deadline, counterFile: ctx.budgetFile, tallyFile: ctx.tallyFile });
-  const engine = new NodeEngine({ endpoint: horizon.endpoint, token: horizon.token, timeoutMs: ctx.target.limits.timeoutMs, signal: ctx.signal });
+  const budget = new Budget({
+    maxRequests: ctx.target.limits.maxRequests,
+    deadline: ctx.deadline,
+    counterFile: ctx.budgetFile,
+    tallyFile: ctx.tallyFile,
+  });
+  const engine = new NodeEngine({
+    endpoint: horizon.endpoint,
+    token: horizon.token,
+    timeoutMs: ctx.target.limits.timeoutMs,
+    signal: ctx.signal,
+  });
   try {
     return await runSuite({
       engine,
@@ -27,7 +44,8 @@ export async function runProbes(ctx: RunContext, horizon: ResolvedHorizon | unde
       budget,
       record: (x) => recorder.record(x),
       aborted: () => ctx.signal.aborted,
-      progress: (phase, expectedRemainingMs, requestsSent) => ctx.progress({ stage: 'probes', phase, expectedRemainingMs, requestsSent }),
+      progress: (phase, expectedRemainingMs, requestsSent) =>
+        ctx.progress({ stage: 'probes', phase, expectedRemainingMs, requestsSent }),
     });
   } finally {
     await engine.close();

@@ -130,7 +130,10 @@ export class Session {
   async waitUntil(t: number): Promise<void> {
     this.checkAbort();
     if (t - this.now() > this.env.budget.msLeft()) {
-      throw new StopProbe('budget', `${this.phase} needs to wait ${Math.ceil((t - this.now()) / 1000)} s, past the run's time limit (limits.maxSeconds)`);
+      throw new StopProbe(
+        'budget',
+        `${this.phase} needs to wait ${Math.ceil((t - this.now()) / 1000)} s, past the run's time limit (limits.maxSeconds)`,
+      );
     }
     await this.env.engine.sleepUntil(t);
     this.checkAbort();
@@ -149,7 +152,9 @@ export class Session {
     const planned = scheduledAt ?? this.now();
     const minGapMs = pacing === 'spaced' ? this.spacing.gapMs : 0;
     this.unanswered.add(seq);
-    const p = this.env.engine.send(method, scheduledAt, minGapMs).then((r) => this.toSample(r, seq, phase, purpose, method, planned, pacing));
+    const p = this.env.engine
+      .send(method, scheduledAt, minGapMs)
+      .then((r) => this.toSample(r, seq, phase, purpose, method, planned, pacing));
     this.inFlight.add(p);
     // `then`, not `finally`: the k6 bundles target engines without Promise.prototype.finally.
     const forget = () => void this.inFlight.delete(p);
@@ -175,7 +180,11 @@ export class Session {
   async sendToLimiter(method: ProbeMethod, purpose: string, at?: number): Promise<Sample> {
     let s = await this.send(method, purpose, at);
     for (let i = 0; i < PROXY_RETRIES && this.proxyMayHaveRefused(s); i++) {
-      this.env.progress(`${this.phase}: the proxy refused a request ${Math.round(gapSinceForwarded(this.samples, s))} ms after the last one; again ${Math.round(this.spacing.gapMs)} ms apart`, undefined, this.requestsSent);
+      this.env.progress(
+        `${this.phase}: the proxy refused a request ${Math.round(gapSinceForwarded(this.samples, s))} ms after the last one; again ${Math.round(this.spacing.gapMs)} ms apart`,
+        undefined,
+        this.requestsSent,
+      );
       s = await this.send(method, `${purpose} (again: the proxy refused it)`);
     }
     return s;
@@ -186,8 +195,13 @@ export class Session {
     if (!headerlessRefusal(s)) return false;
     // Before any limiter answer nothing says the bucket is empty: a headerless refusal then is no evidence either way.
     // (Only for the statuses a cap answers with: a 401 is the token's, not a proxy's cap.)
-    const nothingKnown = (s.status === 429 || s.status === 503) && !this.samples.some((x) => x !== s && x.rl.remaining !== undefined);
-    return nothingKnown || this.spacingRefused.has(s) || (this.spacing.gapMs > 0 && surelyElapsedSinceForwarded(this.samples, s) < 2 * this.spacing.gapMs);
+    const nothingKnown =
+      (s.status === 429 || s.status === 503) && !this.samples.some((x) => x !== s && x.rl.remaining !== undefined);
+    return (
+      nothingKnown ||
+      this.spacingRefused.has(s) ||
+      (this.spacing.gapMs > 0 && surelyElapsedSinceForwarded(this.samples, s) < 2 * this.spacing.gapMs)
+    );
   }
 
   private readonly spacingRefused = new WeakSet<Sample>();
@@ -198,7 +212,15 @@ export class Session {
     await Promise.all([...this.inFlight].map((p) => p.then(noop, noop)));
   }
 
-  private toSample(r: EngineResponse, seq: number, phase: string, purpose: string, method: ProbeMethod, scheduledAt: number, pacing: Pacing): Sample {
+  private toSample(
+    r: EngineResponse,
+    seq: number,
+    phase: string,
+    purpose: string,
+    method: ProbeMethod,
+    scheduledAt: number,
+    pacing: Pacing,
+  ): Sample {
     const epoch = this.env.engine.epochMs;
     const exchange = this.env.record({
       method,
@@ -231,7 +253,8 @@ export class Session {
     // A burst is above the cap on purpose: its refusals say nothing about a least spacing. Nor does
     // a refusal whose predecessor has not answered yet: its gap after it is unknown.
     const predecessorsIn = ![...this.unanswered].some((x) => x < seq);
-    if (pacing === 'spaced' && predecessorsIn && this.spacing.observe(this.samples, sample)) this.spacingRefused.add(sample);
+    if (pacing === 'spaced' && predecessorsIn && this.spacing.observe(this.samples, sample))
+      this.spacingRefused.add(sample);
     return sample;
   }
 }

@@ -34,15 +34,21 @@ export function skippedChecks(selected: (ruleId: string) => boolean, reason: str
   }));
 }
 
-const finiteMid = (lo: number, hi: number) => (Number.isFinite(lo) && Number.isFinite(hi) ? (lo + hi) / 2 : Number.isFinite(hi) ? hi : lo);
+const finiteMid = (lo: number, hi: number) =>
+  Number.isFinite(lo) && Number.isFinite(hi) ? (lo + hi) / 2 : Number.isFinite(hi) ? hi : lo;
 
 /** The model's single best guess for a request, for the timeline's `predicted`. */
 function pointPrediction(step: ReplayStep | undefined, a: Analysis): TimelineEntry['predicted'] {
   if (!step || !a.T || a.limit === undefined) return undefined;
   const p = step.prediction;
-  const guess = answer(finiteMid(step.backlog.lo, step.backlog.hi), { limit: a.limit, emissionIntervalMs: (a.T.lo + a.T.hi) / 2 });
+  const guess = answer(finiteMid(step.backlog.lo, step.backlog.hi), {
+    limit: a.limit,
+    emissionIntervalMs: (a.T.lo + a.T.hi) / 2,
+  });
   const accepted = p.acceptPossible && !p.denyPossible ? true : !p.acceptPossible ? false : guess.accepted;
-  return accepted ? { accepted, remaining: guess.remaining, reset: guess.reset } : { accepted, reset: guess.reset, retryAfter: guess.retryAfter };
+  return accepted
+    ? { accepted, remaining: guess.remaining, reset: guess.reset }
+    : { accepted, reset: guess.reset, retryAfter: guess.retryAfter };
 }
 
 export function timelineOf(a: Analysis, t0: number): TimelineEntry[] {
@@ -63,7 +69,12 @@ export function timelineOf(a: Analysis, t0: number): TimelineEntry[] {
   }));
 }
 
-export function limiterBlock(a: Analysis, plan: PlanOutcome, engine: Engine, horizon: ResolvedHorizon): LimiterEstimates {
+export function limiterBlock(
+  a: Analysis,
+  plan: PlanOutcome,
+  engine: Engine,
+  horizon: ResolvedHorizon,
+): LimiterEstimates {
   const burst = plan.drain?.burst ?? [];
   const seenCap = burst.length ? mostCertainInWindow(a.samples.filter(is2xx)).count : undefined;
   const est = a.estimate;
@@ -87,7 +98,10 @@ export function limiterBlock(a: Analysis, plan: PlanOutcome, engine: Engine, hor
     hourlyLimit: horizon.hourlyLimit,
     planStated: !horizon.planAssumed,
     declaredPerSecondCap: horizon.perSecondCap,
-    perSecondCapSource: seenCap === undefined ? 'declared (no burst above the cap was sent)' : 'most requests accepted in one second during the burst',
+    perSecondCapSource:
+      seenCap === undefined
+        ? 'declared (no burst above the cap was sent)'
+        : 'most requests accepted in one second during the burst',
     capRejectionsUseQuota: a.capQuotaUse,
     unknown: [a.limit === undefined ? 'limit' : undefined, est ? undefined : 'emissionIntervalMs'].filter(Boolean),
     engine: engine.name,
@@ -108,6 +122,17 @@ export async function runSuite(input: SuiteInput): Promise<ProbesOutcome> {
   const plan = await runPlan(session, { ...DEFAULT_PLAN, cap, declaredT, selected: input.selected });
   input.progress('analysis', 0, session.samples.length);
   const a = analyze(plan.samples, cap, { declaredT });
-  const checks = evaluate({ a, plan, cap, customer: input.horizon.customer, hourlyLimit: input.horizon.hourlyLimit, planAssumed: input.horizon.planAssumed, t0 }, input.selected);
+  const checks = evaluate(
+    {
+      a,
+      plan,
+      cap,
+      customer: input.horizon.customer,
+      hourlyLimit: input.horizon.hourlyLimit,
+      planAssumed: input.horizon.planAssumed,
+      t0,
+    },
+    input.selected,
+  );
   return { checks, limiter: limiterBlock(a, plan, input.engine, input.horizon), timeline: timelineOf(a, t0) };
 }

@@ -15,14 +15,23 @@ export type FleetCounts = Partial<Record<NodeKind, number>>;
 /** The most nodes of one kind a fleet reference serves (each is a server with its own port). */
 export const MAX_FLEET_NODES = 64;
 
-const TOKEN_FIELD: Record<NodeKind, keyof ReferenceCredentials> = { blockRest: 'blockRestToken', chainB: 'chainBToken', horizon: 'horizonToken' };
+const TOKEN_FIELD: Record<NodeKind, keyof ReferenceCredentials> = {
+  blockRest: 'blockRestToken',
+  chainB: 'chainBToken',
+  horizon: 'horizonToken',
+};
 
 /** A distinct token per extra node, of the same shape as the reference's own. */
-const tokenFor = (kind: NodeKind, i: number) => `ref-${kind.toLowerCase()}-${i + 1}-token-${randomBytes(6).toString('hex')}`;
+const tokenFor = (kind: NodeKind, i: number) =>
+  `ref-${kind.toLowerCase()}-${i + 1}-token-${randomBytes(6).toString('hex')}`;
 
 type AnyNode = BlockRestNode | ChainBNode | HorizonNode;
 
-async function startExtraNode(kind: NodeKind, opts: ReferenceOptions, token: string): Promise<{ node: AnyNode; close(): Promise<void> }> {
+async function startExtraNode(
+  kind: NodeKind,
+  opts: ReferenceOptions,
+  token: string,
+): Promise<{ node: AnyNode; close(): Promise<void> }> {
   const withToken: ReferenceOptions = { ...opts, credentials: { ...opts.credentials, [TOKEN_FIELD[kind]]: token } };
   if (kind === 'blockRest') {
     const s = await startBlockRestNode(withToken);
@@ -30,19 +39,44 @@ async function startExtraNode(kind: NodeKind, opts: ReferenceOptions, token: str
   }
   if (kind === 'chainB') {
     const s = await startChainBNode(withToken);
-    return { node: { endpoint: s.endpoint, token, websocketUrl: s.websocketUrl, grpcAddress: s.grpcAddress, grpcTls: false, consensusRpcMethod: 'status' }, close: s.close };
+    return {
+      node: {
+        endpoint: s.endpoint,
+        token,
+        websocketUrl: s.websocketUrl,
+        grpcAddress: s.grpcAddress,
+        grpcTls: false,
+        consensusRpcMethod: 'status',
+      },
+      close: s.close,
+    };
   }
   const s = await startHorizonNode(withToken);
-  return { node: { endpoint: s.endpoint, token, customer: opts.customer, hourlyLimit: opts.hourlyLimit, perSecondCap: opts.perSecondCap }, close: () => s.close() };
+  return {
+    node: {
+      endpoint: s.endpoint,
+      token,
+      customer: opts.customer,
+      hourlyLimit: opts.hourlyLimit,
+      perSecondCap: opts.perSecondCap,
+    },
+    close: () => s.close(),
+  };
 }
 
 export interface RunningFleetReference extends Omit<RunningReference, 'target'> {
   target: TargetFile;
 }
 
-export async function startFleetReference(counts: FleetCounts, partial: Partial<ReferenceOptions> = {}): Promise<RunningFleetReference> {
+export async function startFleetReference(
+  counts: FleetCounts,
+  partial: Partial<ReferenceOptions> = {},
+): Promise<RunningFleetReference> {
   for (const [kind, n] of Object.entries(counts)) {
-    if (!Number.isInteger(n) || n! < 1 || n! > MAX_FLEET_NODES) throw new RangeError(`--${kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}-nodes: expected an integer from 1 to ${MAX_FLEET_NODES}`);
+    if (!Number.isInteger(n) || n! < 1 || n! > MAX_FLEET_NODES)
+      throw new RangeError(
+        `--${kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}-nodes: expected an integer from 1 to ${MAX_FLEET_NODES}`,
+      );
   }
   const base = await startReference(partial);
   const options = base.options;

@@ -10,7 +10,9 @@ import { isVariant } from './variants.js';
 import { defaultOptions, type ReferenceOptions } from './options.js';
 
 /** The reference's target file: one node of each kind (a fleet reference lists arrays instead, see fleet.ts). */
-export type ReferenceTarget = TargetFile & { nodes: { blockRest: BlockRestNode; chainB: ChainBNode; horizon: HorizonNode } };
+export type ReferenceTarget = TargetFile & {
+  nodes: { blockRest: BlockRestNode; chainB: ChainBNode; horizon: HorizonNode };
+};
 
 export interface RunningReference {
   /** A target file for this instance, credentials written in (no variables). */
@@ -26,10 +28,14 @@ export class ReferenceStartError extends Error {}
 export async function startReference(partial: Partial<ReferenceOptions> = {}): Promise<RunningReference> {
   const options = defaultOptions(partial);
   for (const name of options.faults) {
-    if (!faultByName(name)) throw new ReferenceStartError(`unknown fault "${name}" (see the fault catalogue: npm run reference -- --list-faults)`);
+    if (!faultByName(name))
+      throw new ReferenceStartError(
+        `unknown fault "${name}" (see the fault catalogue: npm run reference -- --list-faults)`,
+      );
   }
   for (const name of options.variants) {
-    if (!isVariant(name)) throw new ReferenceStartError(`unknown variant "${name}" (see npm run reference -- --list-variants)`);
+    if (!isVariant(name))
+      throw new ReferenceStartError(`unknown variant "${name}" (see npm run reference -- --list-variants)`);
   }
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {

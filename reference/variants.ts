@@ -8,9 +8,18 @@ export type VariantDef = ApiVariant;
 
 export const VARIANTS: readonly VariantDef[] = [
   ...API_VARIANTS,
-  { name: 'chainb-query-only', rule: 'NAUTH-04', description: 'chain B REST paths accept only the auth query (default: Bearer and X-Auth-Token too)' },
+  {
+    name: 'chainb-query-only',
+    rule: 'NAUTH-04',
+    description: 'chain B REST paths accept only the auth query (default: Bearer and X-Auth-Token too)',
+  },
   { name: CAP_503_VARIANT, rule: 'RL-13', description: 'the per-second cap answers 503 instead of 429' },
-  { name: CAP_STRICT_SPACING_VARIANT, rule: 'RL-13', description: 'the per-second cap spaces requests strictly like nginx limit_req without burst: one per 50 ms, a request sooner after the last forwarded one is refused' },
+  {
+    name: CAP_STRICT_SPACING_VARIANT,
+    rule: 'RL-13',
+    description:
+      'the per-second cap spaces requests strictly like nginx limit_req without burst: one per 50 ms, a request sooner after the last forwarded one is refused',
+  },
 ];
 
 export function isVariant(name: string): boolean {

@@ -20,12 +20,24 @@ const BODY_EXCERPT = 300;
  */
 const COLUMNS: readonly SurfaceForm[] = ['none', 'bearer', 'x-api-key', 'apikey-query', 'x-auth-token', 'auth-query'];
 
-const COLUMN_LABEL: Record<string, string> = { none: 'no credential', bearer: 'Authorization: Bearer', 'x-api-key': 'X-API-Key', 'apikey-query': 'apiKey=', 'x-auth-token': 'X-Auth-Token', 'auth-query': 'auth=' };
+const COLUMN_LABEL: Record<string, string> = {
+  none: 'no credential',
+  bearer: 'Authorization: Bearer',
+  'x-api-key': 'X-API-Key',
+  'apikey-query': 'apiKey=',
+  'x-auth-token': 'X-Auth-Token',
+  'auth-query': 'auth=',
+};
 
 export function columnOf(form: SurfaceForm): SurfaceForm {
   if (form === 'none') return form;
   const f = AUTH_FORMS[form];
-  const same = COLUMNS.find((c) => c !== 'none' && AUTH_FORMS[c].name.toLowerCase() === f.name.toLowerCase() && (AUTH_FORMS[c].transport === 'query') === (f.transport === 'query'));
+  const same = COLUMNS.find(
+    (c) =>
+      c !== 'none' &&
+      AUTH_FORMS[c].name.toLowerCase() === f.name.toLowerCase() &&
+      (AUTH_FORMS[c].transport === 'query') === (f.transport === 'query'),
+  );
   return same ?? form;
 }
 
@@ -66,7 +78,12 @@ export function authSurface(checks: readonly CheckResult[]): AuthSurface {
     if (p.probe === 'right') cell.right = p;
     else cell.wrong.push({ probe: p, check: c });
   }
-  return { rows: [...cells.keys()].sort((a, b) => rowRank(a) - rowRank(b)), columns: [...COLUMNS.filter((f) => used.has(f)), ...[...used].filter((f) => !COLUMNS.includes(f))], cells, requests };
+  return {
+    rows: [...cells.keys()].sort((a, b) => rowRank(a) - rowRank(b)),
+    columns: [...COLUMNS.filter((f) => used.has(f)), ...[...used].filter((f) => !COLUMNS.includes(f))],
+    cells,
+    requests,
+  };
 }
 
 function rightText(cell: Cell, form: SurfaceForm): string {
@@ -84,18 +101,31 @@ function cellHtml(cell: Cell | undefined, form: SurfaceForm, anchors: Map<CheckR
   const parts = [rightText(cell, form)].filter(Boolean);
   if (mustRefuse.length) {
     const what = form === 'none' ? 'request without credential' : 'wrong credential(s)';
-    parts.push(breaches.length ? `<strong>${breaches.length} of ${mustRefuse.length} ${what} got data</strong>` : `${mustRefuse.length} of ${mustRefuse.length} ${what} refused`);
+    parts.push(
+      breaches.length
+        ? `<strong>${breaches.length} of ${mustRefuse.length} ${what} got data</strong>`
+        : `${mustRefuse.length} of ${mustRefuse.length} ${what} refused`,
+    );
   }
-  if (breaches.length) parts.push(breaches.map((b) => `<a href="#${anchors.get(b.check)}">${esc(b.probe.probe)}</a>`).join(' '));
-  if (openData.length) parts.push(`<span class="muted">open, got data: ${openData.map((o) => esc(o.probe.probe)).join(', ')}</span>`);
+  if (breaches.length)
+    parts.push(breaches.map((b) => `<a href="#${anchors.get(b.check)}">${esc(b.probe.probe)}</a>`).join(' '));
+  if (openData.length)
+    parts.push(`<span class="muted">open, got data: ${openData.map((o) => esc(o.probe.probe)).join(', ')}</span>`);
   const state = breaches.length ? 'fail' : cell.right && !cell.right.data && form !== 'none' ? 'refused' : 'ok';
   return `<td class="as-${state}" data-auth-cell="${esc(form)}" data-auth-state="${state}">${parts.join('<br>')}</td>`;
 }
 
 function evidenceHtml(c: CheckResult, anchor: string): string {
   const x = (c.evidence.exchanges ?? [])[0] as Exchange | undefined;
-  const body = x?.responseBody === undefined ? '' : x.responseBody.length > BODY_EXCERPT ? `${x.responseBody.slice(0, BODY_EXCERPT)}…` : x.responseBody;
-  const request = x ? [`${x.method} ${x.url}`, ...Object.entries(x.requestHeaders).map(([k, v]) => `${k}: ${v}`)].join('\n') : '(no exchange recorded)';
+  const body =
+    x?.responseBody === undefined
+      ? ''
+      : x.responseBody.length > BODY_EXCERPT
+        ? `${x.responseBody.slice(0, BODY_EXCERPT)}…`
+        : x.responseBody;
+  const request = x
+    ? [`${x.method} ${x.url}`, ...Object.entries(x.requestHeaders).map(([k, v]) => `${k}: ${v}`)].join('\n')
+    : '(no exchange recorded)';
   return `<div class="auth-evidence" id="${anchor}" data-check="${esc(c.id)}">
 <p><span class="verdict v-${esc(c.verdict)}">${esc(c.verdict)}</span> <a href="#rule-${esc(c.rule)}">${esc(c.rule)}</a> <code>${esc(c.id)}</code> ${esc(c.message)}</p>
 <pre data-field="request">${esc(request)}</pre>
@@ -114,10 +144,17 @@ export function authSurfaceSection(results: ResultsFile): string {
   const s = authSurface(results.checks ?? []);
   if (s.rows.length === 0) return '';
   const anchors = new Map<CheckResult, string>();
-  for (const row of s.rows) for (const cell of s.cells.get(row)!.values()) for (const w of cell.wrong) if (isBreach(w.probe)) anchors.set(w.check, `auth-ev-${anchors.size + 1}`);
+  for (const row of s.rows)
+    for (const cell of s.cells.get(row)!.values())
+      for (const w of cell.wrong) if (isBreach(w.probe)) anchors.set(w.check, `auth-ev-${anchors.size + 1}`);
   const seed = typeof results.seed === 'number' ? results.seed : undefined;
   const head = `<tr><th>endpoint / node path</th>${s.columns.map((f) => `<th>${esc(COLUMN_LABEL[f] ?? f)}</th>`).join('')}</tr>`;
-  const body = s.rows.map((row) => `<tr data-auth-row="${esc(row)}"><th>${esc(row)}</th>${s.columns.map((f) => cellHtml(s.cells.get(row)!.get(f), f, anchors)).join('')}</tr>`).join('\n');
+  const body = s.rows
+    .map(
+      (row) =>
+        `<tr data-auth-row="${esc(row)}"><th>${esc(row)}</th>${s.columns.map((f) => cellHtml(s.cells.get(row)!.get(f), f, anchors)).join('')}</tr>`,
+    )
+    .join('\n');
   return `<section id="auth-surface" data-auth-requests="${s.requests}">${STYLE}
 <h2>Auth surface</h2>
 <p class="meta">${s.requests} requests spent by the auth checks${seed === undefined ? '' : `; near-miss seed ${esc(seed)} (<code>npm start -- --seed ${esc(seed)}</code> sends the same near misses)`}. A cell is one credential form on one endpoint or node path: whether the right credential was accepted there (documented or only observed), and whether every wrong one (near misses of the real value, the empty value, the query parameter twice) got no data. Wrong credentials go only to forms that accepted the right one; every kind on one endpoint per family and node kind, one rotating kind elsewhere.</p>

@@ -57,7 +57,11 @@ const ruleOrder = new Map(RULES.map((r, i) => [r.id, i]));
 const kindOrder = new Map(DRIFT_KINDS.map((k, i) => [k, i]));
 
 function refOf(r: ResultsFile): RunRef {
-  return { target: String(r.target ?? ''), startedAt: String(r.startedAt ?? ''), toolVersion: String(r.tool?.version ?? '') };
+  return {
+    target: String(r.target ?? ''),
+    startedAt: String(r.startedAt ?? ''),
+    toolVersion: String(r.tool?.version ?? ''),
+  };
 }
 
 /** Checks keyed by rule and id; a repeated id gets `#2`, `#3` so none is lost. */
@@ -81,14 +85,36 @@ function observationDrift(rule: string, check: string, before: unknown, after: u
   for (const key of new Set([...prev.keys(), ...cur.keys()])) {
     const a = prev.get(key);
     const b = cur.get(key);
-    if (!prev.has(key)) items.push({ kind: 'observation-new', rule, check, key, after: b, text: `${head} new ${key} = ${v(b)}` });
-    else if (!cur.has(key)) items.push({ kind: 'observation-vanished', rule, check, key, before: a, text: `${head} ${key} vanished (was ${v(a)})` });
+    if (!prev.has(key))
+      items.push({ kind: 'observation-new', rule, check, key, after: b, text: `${head} new ${key} = ${v(b)}` });
+    else if (!cur.has(key))
+      items.push({
+        kind: 'observation-vanished',
+        rule,
+        check,
+        key,
+        before: a,
+        text: `${head} ${key} vanished (was ${v(a)})`,
+      });
     else if (isPrimitiveList(a) && isPrimitiveList(b)) {
       const inA = new Set(a.map(canonical));
       const inB = new Set(b.map(canonical));
-      for (const m of b) if (!inA.has(canonical(m))) items.push({ kind: 'observation-new', rule, check, key, member: m, text: `${head} ${key} + ${v(m)}` });
-      for (const m of a) if (!inB.has(canonical(m))) items.push({ kind: 'observation-vanished', rule, check, key, member: m, text: `${head} ${key} - ${v(m)}` });
-    } else if (!sameValue(a, b)) items.push({ kind: 'observation-changed', rule, check, key, before: a, after: b, text: `${head} ${key} ${v(a)} -> ${v(b)}` });
+      for (const m of b)
+        if (!inA.has(canonical(m)))
+          items.push({ kind: 'observation-new', rule, check, key, member: m, text: `${head} ${key} + ${v(m)}` });
+      for (const m of a)
+        if (!inB.has(canonical(m)))
+          items.push({ kind: 'observation-vanished', rule, check, key, member: m, text: `${head} ${key} - ${v(m)}` });
+    } else if (!sameValue(a, b))
+      items.push({
+        kind: 'observation-changed',
+        rule,
+        check,
+        key,
+        before: a,
+        after: b,
+        text: `${head} ${key} ${v(a)} -> ${v(b)}`,
+      });
   }
   return items;
 }
@@ -106,18 +132,42 @@ export function diffBaseline(previous: ResultsFile, current: ResultsFile): Basel
   for (const rule of compared) {
     const a = previous.rules?.[rule];
     const b = current.rules?.[rule];
-    if (a !== undefined && b !== undefined && a !== b) items.push({ kind: 'rule-verdict-changed', rule, before: a, after: b, text: `${rule}: ${a} -> ${b}` });
+    if (a !== undefined && b !== undefined && a !== b)
+      items.push({ kind: 'rule-verdict-changed', rule, before: a, after: b, text: `${rule}: ${a} -> ${b}` });
   }
   for (const key of new Set([...prev.keys(), ...cur.keys()])) {
     const a = prev.get(key);
     const b = cur.get(key);
     const c = (b ?? a)!;
     if (!compared.has(c.rule)) continue;
-    if (!a) items.push({ kind: 'check-new', rule: c.rule, check: c.id, after: c.verdict, text: `${c.rule} ${c.id}: new check (${c.verdict})` });
-    else if (!b) items.push({ kind: 'check-vanished', rule: c.rule, check: c.id, before: a.verdict, text: `${c.rule} ${c.id}: check vanished (was ${a.verdict})` });
+    if (!a)
+      items.push({
+        kind: 'check-new',
+        rule: c.rule,
+        check: c.id,
+        after: c.verdict,
+        text: `${c.rule} ${c.id}: new check (${c.verdict})`,
+      });
+    else if (!b)
+      items.push({
+        kind: 'check-vanished',
+        rule: c.rule,
+        check: c.id,
+        before: a.verdict,
+        text: `${c.rule} ${c.id}: check vanished (was ${a.verdict})`,
+      });
     else {
-      if (a.verdict !== b.verdict) items.push({ kind: 'verdict-changed', rule: c.rule, check: c.id, before: a.verdict, after: b.verdict, text: `${c.rule} ${c.id}: ${a.verdict} -> ${b.verdict}` });
-      if (OBSERVING.has(a.verdict) && OBSERVING.has(b.verdict)) items.push(...observationDrift(c.rule, c.id, a.evidence?.observation, b.evidence?.observation));
+      if (a.verdict !== b.verdict)
+        items.push({
+          kind: 'verdict-changed',
+          rule: c.rule,
+          check: c.id,
+          before: a.verdict,
+          after: b.verdict,
+          text: `${c.rule} ${c.id}: ${a.verdict} -> ${b.verdict}`,
+        });
+      if (OBSERVING.has(a.verdict) && OBSERVING.has(b.verdict))
+        items.push(...observationDrift(c.rule, c.id, a.evidence?.observation, b.evidence?.observation));
     }
   }
 
@@ -166,7 +216,9 @@ export function summarizeBaseline(diff: BaselineDiff, maxItems = 10): string[] {
   if (diff.items.length > maxItems) lines.push(`… and ${diff.items.length - maxItems} more (see index.html)`);
   if (diff.notCompared.length) {
     const shown = diff.notCompared.slice(0, 8).join(', ');
-    lines.push(`not compared (run in only one of the two runs): ${shown}${diff.notCompared.length > 8 ? ` and ${diff.notCompared.length - 8} more` : ''}`);
+    lines.push(
+      `not compared (run in only one of the two runs): ${shown}${diff.notCompared.length > 8 ? ` and ${diff.notCompared.length - 8} more` : ''}`,
+    );
   }
   return lines.map(printable);
 }

@@ -11,7 +11,9 @@ export function causesOf(results: ResultsFile): CauseGroup[] {
 
 /** The headline note naming each cause (host and port, how many checks it cost); undefined when none. */
 export function causeNote(results: ResultsFile): string | undefined {
-  const lines = causesOf(results).map((g) => `<span class="cause" data-cause="${esc(g.kind)}">${esc(groupLine(g))}</span>`);
+  const lines = causesOf(results).map(
+    (g) => `<span class="cause" data-cause="${esc(g.kind)}">${esc(groupLine(g))}</span>`,
+  );
   return lines.length ? lines.join('<br>') : undefined;
 }
 
@@ -26,7 +28,11 @@ export function reportTitle(results: ResultsFile): string {
   const fail = results.summary?.fail ?? 0;
   const error = results.summary?.error ?? 0;
   const errors = `${error} error${error === 1 ? '' : 's'}`;
-  const state = fail ? `${fail} failing${error ? `, ${errors}` : ''}` : error ? `could not test everything (${errors})` : 'no failures';
+  const state = fail
+    ? `${fail} failing${error ? `, ${errors}` : ''}`
+    : error
+      ? `could not test everything (${errors})`
+      : 'no failures';
   const insecure = (results.tls as { insecure?: boolean } | undefined)?.insecure === true ? ' - TLS not verified' : '';
   return `chainprobe: ${results.target} - ${state}${insecure}`;
 }

@@ -62,14 +62,27 @@ const DETAILED: ReadonlySet<Verdict> = new Set(['fail', 'error']);
 const MAX_EXCHANGES = 5;
 /** Longer extra fields of results.json are not spelt out in the header. */
 const MAX_FACT_CHARS = 240;
-const STANDARD_FIELDS = new Set(['tool', 'target', 'startedAt', 'finishedAt', 'summary', 'rules', 'checks', 'limiter', 'causes', 'fleet', 'merged']);
+const STANDARD_FIELDS = new Set([
+  'tool',
+  'target',
+  'startedAt',
+  'finishedAt',
+  'summary',
+  'rules',
+  'checks',
+  'limiter',
+  'causes',
+  'fleet',
+  'merged',
+]);
 const EVIDENCE_FIELDS = new Set(['exchanges', 'expected', 'actual', 'path', 'observation', 'cause']);
 
 const KIND_LABEL: Record<RuleDef['kind'], string> = { must: 'must', std: 'std', observe: 'observe' };
 
 /** Badges for sections of other modules too (verdict and rule kind, as the matrix shows them). */
 export const verdictBadge = (v: string) => `<span class="verdict v-${esc(v)}">${esc(v)}</span>`;
-export const kindBadge = (k: RuleDef['kind']) => `<span class="kind k-${k}" title="${k === 'std' ? 'required by a standard the description names' : k === 'observe' ? 'the description leaves it open: recorded, never failed' : 'documented by the service description'}">${KIND_LABEL[k]}</span>`;
+export const kindBadge = (k: RuleDef['kind']) =>
+  `<span class="kind k-${k}" title="${k === 'std' ? 'required by a standard the description names' : k === 'observe' ? 'the description leaves it open: recorded, never failed' : 'documented by the service description'}">${KIND_LABEL[k]}</span>`;
 
 function prettyBody(body: string | undefined): string {
   if (body === undefined || body === '') return '';
@@ -101,7 +114,13 @@ function responseHtml(x: Exchange, path: string | undefined): string {
 }
 
 function exchangeFull(x: Exchange, path?: string): string {
-  const req = [`${x.method} ${x.url}`, headerLines(x.requestHeaders), x.requestBody === undefined ? '' : `\n${prettyBody(x.requestBody)}`].filter(Boolean).join('\n');
+  const req = [
+    `${x.method} ${x.url}`,
+    headerLines(x.requestHeaders),
+    x.requestBody === undefined ? '' : `\n${prettyBody(x.requestBody)}`,
+  ]
+    .filter(Boolean)
+    .join('\n');
   return `<div class="exchange" data-seq="${esc(x.seq)}">
 <div class="xline">${exchangeLine(x)}</div>
 <div class="cols"><div><h5>request</h5><pre data-field="request">${esc(show(req))}</pre></div><div><h5>response${path === undefined ? '' : ` <span class="path-key"><mark>marked</mark>: ${esc(path)}</span>`}</h5><pre data-field="response">${responseHtml(x, path)}</pre></div></div>
@@ -133,10 +152,14 @@ function checkBody(c: CheckResult): string {
         ? shown.map((x) => exchangeFull(x, typeof ev.path === 'string' ? ev.path : undefined)).join('')
         : `<ul class="xlist">${shown.map((x) => `<li>${exchangeLine(x)}</li>`).join('')}</ul>`,
     );
-    if (exchanges.length > shown.length) parts.push(`<p class="more">${exchanges.length - shown.length} more exchanges in results.json</p>`);
+    if (exchanges.length > shown.length)
+      parts.push(`<p class="more">${exchanges.length - shown.length} more exchanges in results.json</p>`);
   }
   const extra = Object.fromEntries(Object.entries(ev).filter(([k]) => !EVIDENCE_FIELDS.has(k)));
-  if (Object.keys(extra).length) parts.push(`<details class="extra"><summary>more evidence</summary><div class="scroll"><pre>${esc(show(extra))}</pre></div></details>`);
+  if (Object.keys(extra).length)
+    parts.push(
+      `<details class="extra"><summary>more evidence</summary><div class="scroll"><pre>${esc(show(extra))}</pre></div></details>`,
+    );
   return parts.join('\n');
 }
 
@@ -157,7 +180,9 @@ function countsText(checks: readonly CheckResult[]): string {
   if (!checks.length) return 'no check ran';
   const n: Partial<Record<Verdict, number>> = {};
   for (const c of checks) n[c.verdict] = (n[c.verdict] ?? 0) + 1;
-  return `${checks.length} check${checks.length === 1 ? '' : 's'}: ${VERDICTS.filter((v) => n[v]).map((v) => `${n[v]} ${v}`).join(', ')}`;
+  return `${checks.length} check${checks.length === 1 ? '' : 's'}: ${VERDICTS.filter((v) => n[v])
+    .map((v) => `${n[v]} ${v}`)
+    .join(', ')}`;
 }
 
 function ruleRow(rule: RuleDef, verdict: Verdict, checks: readonly CheckResult[]): string {
@@ -170,8 +195,14 @@ function ruleRow(rule: RuleDef, verdict: Verdict, checks: readonly CheckResult[]
   });
   const folded = failures - OPEN_FAILURES_PER_RULE;
   if (folded > 0)
-    items.splice(lastOpen + 1, 0, `<p class="more" data-folded-failures="${folded}">The first ${OPEN_FAILURES_PER_RULE} failing checks are open; the other ${folded} are folded below (open one, or use "expand all").</p>`);
-  const body = checks.length ? items.join('\n') : '<p class="none">No check of this rule ran in this run (not selected, or its target section is missing).</p>';
+    items.splice(
+      lastOpen + 1,
+      0,
+      `<p class="more" data-folded-failures="${folded}">The first ${OPEN_FAILURES_PER_RULE} failing checks are open; the other ${folded} are folded below (open one, or use "expand all").</p>`,
+    );
+  const body = checks.length
+    ? items.join('\n')
+    : '<p class="none">No check of this rule ran in this run (not selected, or its target section is missing).</p>';
   return `<details class="rule" id="rule-${esc(rule.id)}" data-rule="${esc(rule.id)}" data-kind="${rule.kind}" data-verdict="${esc(verdict)}"${verdict === 'fail' ? ' open' : ''}>
 <summary><span class="rid">${esc(rule.id)}</span> ${kindBadge(rule.kind)} ${verdictBadge(verdict)} <span class="title">${esc(rule.title)}</span> <span class="counts">${esc(countsText(checks))}</span></summary>
 <div class="checks">${body}</div>
@@ -196,16 +227,25 @@ ${std.length ? `<h4 class="std-heading">Required by a standard the description n
   }
   const unknown = unknownRules(byRule);
   if (unknown.length)
-    out.push(`<section class="rule-section" data-section="unknown"><h3>Checks naming a rule outside the catalogue</h3><div class="rules">${unknown
-      .map((id) => ruleRow({ id, kind: 'must', section: 'unknown', title: '(not in the rule catalogue)' }, verdictOf(id), byRule.get(id)!))
-      .join('\n')}</div></section>`);
+    out.push(
+      `<section class="rule-section" data-section="unknown"><h3>Checks naming a rule outside the catalogue</h3><div class="rules">${unknown
+        .map((id) =>
+          ruleRow(
+            { id, kind: 'must', section: 'unknown', title: '(not in the rule catalogue)' },
+            verdictOf(id),
+            byRule.get(id)!,
+          ),
+        )
+        .join('\n')}</div></section>`,
+    );
   return `<section id="rule-matrix"><h2>Rules</h2>
 <div class="toolbar" role="toolbar" aria-label="which rules to show">show <button type="button" data-filter="all" aria-pressed="true">all</button><button type="button" data-filter="problems" aria-pressed="false">fail + error</button><button type="button" data-filter="observed" aria-pressed="false">observed</button><button type="button" data-filter="skipped" aria-pressed="false">skipped</button> · <button type="button" data-expand="open">expand all</button><button type="button" data-expand="close">collapse all</button></div>
 <p class="none" id="no-match" hidden>No rule has this verdict in this run.</p>
 ${out.join('\n')}</section>`;
 }
 
-const unknownRules = (byRule: Map<string, CheckResult[]>) => [...byRule.keys()].filter((id) => !RULES.some((r) => r.id === id)).sort();
+const unknownRules = (byRule: Map<string, CheckResult[]>) =>
+  [...byRule.keys()].filter((id) => !RULES.some((r) => r.id === id)).sort();
 
 function observationsSection(ctx: ReportContext): string {
   const { byRule } = ctx;
@@ -217,7 +257,10 @@ function observationsSection(ctx: ReportContext): string {
     blocks.push(`<details class="obs-rule" data-observations="${esc(id)}"><summary><span class="rid">${esc(id)}</span> ${rule ? `${kindBadge(rule.kind)} <span class="title">${esc(rule.title)}</span>` : ''} <span class="counts">${withObs.length} observation${withObs.length === 1 ? '' : 's'}</span></summary>
 <p><a href="#rule-${esc(id)}">the rule's checks</a></p>
 <div class="scroll"><table class="obs-table"><thead><tr><th>check</th><th>verdict</th><th>what the target does</th></tr></thead><tbody>${withObs
-      .map((c) => `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code></td><td>${verdictBadge(c.verdict)}</td><td>${observationList(c.evidence.observation)}</td></tr>`)
+      .map(
+        (c) =>
+          `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code></td><td>${verdictBadge(c.verdict)}</td><td>${observationList(c.evidence.observation)}</td></tr>`,
+      )
       .join('')}</tbody></table></div></details>`);
   }
   return `<section id="observations"><h2>Observations</h2>
@@ -253,22 +296,35 @@ export const REPORT_SECTIONS: readonly ReportSection[] = [
   {
     id: 'limiter',
     nav: 'rate limiter',
-    render: (ctx) => (ctx.results.limiter != null || ctx.timeline.length > 0 ? limiterSection(ctx.results.limiter, ctx.timeline, ctx.files.timeline) : ''),
+    render: (ctx) =>
+      ctx.results.limiter != null || ctx.timeline.length > 0
+        ? limiterSection(ctx.results.limiter, ctx.timeline, ctx.files.timeline)
+        : '',
   },
   { id: 'observations', nav: 'observations', render: observationsSection },
   { id: 'trends', nav: 'trends', render: (ctx) => (ctx.history ? trendsSection(ctx.history) : '') },
 ];
 
 const interruptedNote: HeadlineNote = (ctx) =>
-  ctx.results.interrupted === true ? 'This run was interrupted: the rules it did not get to are marked error (could not test).' : undefined;
+  ctx.results.interrupted === true
+    ? 'This run was interrupted: the rules it did not get to are marked error (could not test).'
+    : undefined;
 
 /** The lines under the headline verdict, in order. A module that adds one gets one line here. */
-export const HEADLINE_NOTES: readonly HeadlineNote[] = [(ctx) => causeNote(ctx.results), (ctx) => insecureNote(ctx.results), interruptedNote];
+export const HEADLINE_NOTES: readonly HeadlineNote[] = [
+  (ctx) => causeNote(ctx.results),
+  (ctx) => insecureNote(ctx.results),
+  interruptedNote,
+];
 
 type Overall = 'PASS' | 'FAIL' | 'COULD NOT TEST';
 
 /** The one verdict of the run: FAIL when a rule fails, COULD NOT TEST when one could not be checked (or none was), else PASS. */
-export function overallVerdict(ctx: Pick<ReportContext, 'results' | 'byRule' | 'verdictOf'>): { overall: Overall; failing: string[]; errors: string[] } {
+export function overallVerdict(ctx: Pick<ReportContext, 'results' | 'byRule' | 'verdictOf'>): {
+  overall: Overall;
+  failing: string[];
+  errors: string[];
+} {
   const ids = [...RULES.map((r) => r.id), ...unknownRules(ctx.byRule)];
   const failing = ids.filter((id) => ctx.verdictOf(id) === 'fail');
   const errors = ids.filter((id) => ctx.verdictOf(id) === 'error');
@@ -287,7 +343,9 @@ function headline(ctx: ReportContext): string {
   if (overall === 'COULD NOT TEST' && !errors.length) reasons.push('no check ran');
   if (overall === 'PASS') {
     const n = (v: Verdict) => [...ctx.byRule.keys()].filter((id) => ctx.verdictOf(id) === v).length;
-    reasons.push(`${plural(checked, 'rule')} checked, none failing: ${n('pass')} pass, ${n('observed')} observed (points the description leaves open)`);
+    reasons.push(
+      `${plural(checked, 'rule')} checked, none failing: ${n('pass')} pass, ${n('observed')} observed (points the description leaves open)`,
+    );
   }
   const notes = HEADLINE_NOTES.map((n) => n(ctx)).filter((n): n is string => Boolean(n));
   const cls = overall === 'PASS' ? 'pass' : overall === 'FAIL' ? 'fail' : 'error';
@@ -317,17 +375,24 @@ function facts(ctx: ReportContext): string {
   const { results } = ctx;
   const started = Date.parse(results.startedAt);
   const finished = Date.parse(results.finishedAt);
-  const time = (iso: string, field: string) => `<time datetime="${esc(iso)}" data-field="${field}">${esc(humanTime(iso))}</time>`;
+  const time = (iso: string, field: string) =>
+    `<time datetime="${esc(iso)}" data-field="${field}">${esc(humanTime(iso))}</time>`;
   const rows: [string, string][] = [
     ['started', time(results.startedAt, 'startedAt')],
-    ['finished', `${time(results.finishedAt, 'finishedAt')}${Number.isFinite(finished - started) ? ` (took ${esc(formatDuration(finished - started))})` : ''}`],
+    [
+      'finished',
+      `${time(results.finishedAt, 'finishedAt')}${Number.isFinite(finished - started) ? ` (took ${esc(formatDuration(finished - started))})` : ''}`,
+    ],
     ['tool', `<span data-field="tool">${esc(results.tool?.name)} ${esc(results.tool?.version)}</span>`],
   ];
   for (const [k, v] of Object.entries(results)) {
     if (STANDARD_FIELDS.has(k) || k === 'interrupted') continue;
     const text = k === 'reference' ? referenceWords(v) : words(v, humanKey(k).unit);
     // A long field (a fleet's roll-ups...) belongs to a section of its own, not to the header.
-    rows.push([humanKey(k).label, text.length > MAX_FACT_CHARS && k !== 'reference' ? `in ${esc(safeRelativeHref(ctx.files.results))}` : esc(text)]);
+    rows.push([
+      humanKey(k).label,
+      text.length > MAX_FACT_CHARS && k !== 'reference' ? `in ${esc(safeRelativeHref(ctx.files.results))}` : esc(text),
+    ]);
   }
   return `<dl class="facts">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`).join('')}</dl>`;
 }
@@ -342,7 +407,11 @@ function referenceWords(v: unknown): string {
     const f = faultByName(name);
     return f ? `${name} (breaks ${f.rule}: ${f.description})` : name;
   };
-  const parts = [faults.length ? `fault${faults.length === 1 ? '' : 's'} switched on: ${faults.map(fault).join('; ')}` : 'no fault switched on'];
+  const parts = [
+    faults.length
+      ? `fault${faults.length === 1 ? '' : 's'} switched on: ${faults.map(fault).join('; ')}`
+      : 'no fault switched on',
+  ];
   if (variants.length) parts.push(`open-behaviour variant${variants.length === 1 ? '' : 's'}: ${variants.join(', ')}`);
   const rest = Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'faults' && k !== 'variants'));
   if (Object.keys(rest).length) parts.push(words(rest));
@@ -394,7 +463,8 @@ export function renderHtml(inputs: HtmlInputs): string {
     if (list) list.push(c);
     else byRule.set(c.rule, [c]);
   }
-  const verdictOf = (id: string): Verdict => (results.rules?.[id] as Verdict | undefined) ?? rollUp((byRule.get(id) ?? []).map((c) => c.verdict));
+  const verdictOf = (id: string): Verdict =>
+    (results.rules?.[id] as Verdict | undefined) ?? rollUp((byRule.get(id) ?? []).map((c) => c.verdict));
   const ctx: ReportContext = { ...inputs, byRule, verdictOf };
   const parts = REPORT_SECTIONS.map((section) => ({ section, html: section.render(ctx) })).filter((p) => p.html !== '');
   const { overall, failing } = overallVerdict(ctx);

@@ -16,13 +16,24 @@ interface Line {
 }
 
 const matches = (segs: readonly (string | null)[], at: readonly string[]) =>
-  segs.length === at.length && segs.every((s, i) => s === null ? /^\d+$/.test(at[i]!) : s === at[i]);
+  segs.length === at.length && segs.every((s, i) => (s === null ? /^\d+$/.test(at[i]!) : s === at[i]));
 
-function emit(value: unknown, at: string[], indent: string, head: string, tail: string, segs: readonly (string | null)[] | undefined, inMark: boolean, out: Line[]): void {
+function emit(
+  value: unknown,
+  at: string[],
+  indent: string,
+  head: string,
+  tail: string,
+  segs: readonly (string | null)[] | undefined,
+  inMark: boolean,
+  out: Line[],
+): void {
   const marked = inMark || (segs !== undefined && matches(segs, at));
   const isArr = Array.isArray(value);
   if (value !== null && typeof value === 'object') {
-    const entries: [string, unknown][] = isArr ? (value as unknown[]).map((v, i) => [String(i), v]) : Object.entries(value as Record<string, unknown>);
+    const entries: [string, unknown][] = isArr
+      ? (value as unknown[]).map((v, i) => [String(i), v])
+      : Object.entries(value as Record<string, unknown>);
     const [open, close] = isArr ? ['[', ']'] : ['{', '}'];
     if (!entries.length) {
       out.push({ text: `${indent}${head}${open}${close}${tail}`, marked });
@@ -30,7 +41,16 @@ function emit(value: unknown, at: string[], indent: string, head: string, tail: 
     }
     out.push({ text: `${indent}${head}${open}`, marked });
     entries.forEach(([k, v], i) => {
-      emit(v, [...at, k], `${indent}  `, isArr ? '' : `${JSON.stringify(k)}: `, i < entries.length - 1 ? ',' : '', segs, marked, out);
+      emit(
+        v,
+        [...at, k],
+        `${indent}  `,
+        isArr ? '' : `${JSON.stringify(k)}: `,
+        i < entries.length - 1 ? ',' : '',
+        segs,
+        marked,
+        out,
+      );
     });
     out.push({ text: `${indent}${close}${tail}`, marked });
     return;
@@ -50,7 +70,12 @@ export interface JsonView {
  * text is longer than `maxChars`, the lines around the mark are kept and the cuts say so.
  * Undefined when the body is not JSON.
  */
-export function jsonView(body: string, path: string | undefined, esc: (s: string) => string, maxChars = 8000): JsonView | undefined {
+export function jsonView(
+  body: string,
+  path: string | undefined,
+  esc: (s: string) => string,
+  maxChars = 8000,
+): JsonView | undefined {
   let value: unknown;
   try {
     value = JSON.parse(body);

@@ -14,8 +14,10 @@ function sectionOf(rule: string): string {
   return sectionOfRule.get(rule) ?? 'OTHER';
 }
 
-const seconds = (ms: number | undefined) => (typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? (ms / 1000).toFixed(3) : '0');
-const finite = (ms: unknown): number | undefined => (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : undefined);
+const seconds = (ms: number | undefined) =>
+  typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? (ms / 1000).toFixed(3) : '0';
+const finite = (ms: unknown): number | undefined =>
+  typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 
 /**
  * A check's time: its own (contract checks: the test's time since its previous verdicts), else,
@@ -77,7 +79,8 @@ function countsOf(checks: readonly CheckResult[], probesMs: number | undefined):
   return n;
 }
 
-const countAttrs = (n: Counts) => `tests="${n.tests}" failures="${n.failures}" errors="${n.errors}" skipped="${n.skipped}"`;
+const countAttrs = (n: Counts) =>
+  `tests="${n.tests}" failures="${n.failures}" errors="${n.errors}" skipped="${n.skipped}"`;
 
 export function renderJunit(results: ResultsFile): string {
   const bySection = new Map<string, CheckResult[]>();

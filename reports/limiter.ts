@@ -83,8 +83,12 @@ const VERSUS_MODEL: readonly {
 export function limiterCharts(timeline: readonly TimelineEntry[], limiter: LimiterEstimates | null): string {
   const sorted = [...timeline].sort((a, b) => a.sentAt - b.sentAt);
   const bars = perSecondBars(sorted);
-  const limitLine = limiter && limiter.limit > 0 ? [{ y: limiter.limit, label: `Limit ${limiter.limit}`, cls: 'ref' }] : [];
-  const capLine = limiter && limiter.perSecondCap > 0 ? [{ y: limiter.perSecondCap, label: `cap ${limiter.perSecondCap}/s`, cls: 'cap' }] : [];
+  const limitLine =
+    limiter && limiter.limit > 0 ? [{ y: limiter.limit, label: `Limit ${limiter.limit}`, cls: 'ref' }] : [];
+  const capLine =
+    limiter && limiter.perSecondCap > 0
+      ? [{ y: limiter.perSecondCap, label: `cap ${limiter.perSecondCap}/s`, cls: 'cap' }]
+      : [];
   // One time axis for all four charts, so a moment lines up across them.
   const xDomain: [number, number] = [
     Math.floor(sorted.reduce((m, e) => Math.min(m, e.sentAt), Infinity) / 1000),
@@ -142,8 +146,20 @@ const perHour = (t: number) => (t > 0 ? `${num(Math.round(3_600_000 / t))} reque
 const oneOf = (table: Record<string, string>) => (v: unknown) => (typeof v === 'string' ? (table[v] ?? v) : words(v));
 
 const FIGURES: readonly Figure[] = [
-  { key: 'limit', label: 'Limit', show: count('requests'), explain: 'X-RateLimit-Limit as the node sends it: the size of a full quota.', unit: 'requests' },
-  { key: 'burst', label: 'Burst', show: count('requests'), explain: 'Limit − 1: the requests a full quota takes back to back after the first one.', unit: 'requests' },
+  {
+    key: 'limit',
+    label: 'Limit',
+    show: count('requests'),
+    explain: 'X-RateLimit-Limit as the node sends it: the size of a full quota.',
+    unit: 'requests',
+  },
+  {
+    key: 'burst',
+    label: 'Burst',
+    show: count('requests'),
+    explain: 'Limit − 1: the requests a full quota takes back to back after the first one.',
+    unit: 'requests',
+  },
   {
     key: 'emissionIntervalMs',
     label: 'Emission interval T (estimated)',
@@ -163,7 +179,10 @@ const FIGURES: readonly Figure[] = [
   {
     key: 'expectedEmissionIntervalMs',
     label: 'Expected T',
-    show: (v, l) => (isNum(v) ? `${msText(v)}${isNum(l.hourlyLimit) ? ` (one hour / ${num(l.hourlyLimit)} requests)` : ''}` : undefined),
+    show: (v, l) =>
+      isNum(v)
+        ? `${msText(v)}${isNum(l.hourlyLimit) ? ` (one hour / ${num(l.hourlyLimit)} requests)` : ''}`
+        : undefined,
     explain: "One hour divided by the plan's hourly limit: what RL-09 compares the estimate with.",
   },
   {
@@ -183,36 +202,96 @@ const FIGURES: readonly Figure[] = [
     }),
     explain: 'Which parts of the responses the estimate of T rests on.',
   },
-  { key: 'modelConsistent', label: 'One limiter explains every response', show: (v) => words(v), explain: 'Whether a single GCRA limiter with these figures reproduces every status and header seen.' },
+  {
+    key: 'modelConsistent',
+    label: 'One limiter explains every response',
+    show: (v) => words(v),
+    explain: 'Whether a single GCRA limiter with these figures reproduces every status and header seen.',
+  },
   {
     key: 'verdictEmissionIntervalSource',
     label: 'T the verdicts use',
     show: oneOf({ estimate: 'the estimate above', declared: "the expected T (from the plan's hourly limit)" }),
     explain: 'Which T the rate-limit checks judged the headers against.',
   },
-  { key: 'perSecondCap', label: 'Per-second cap', show: count('requests/s'), explain: "The proxy's limit on requests per second (RL-10).", unit: 'requests/s' },
-  { key: 'perSecondCapSource', label: 'Per-second cap from', show: (v) => words(v), explain: 'Where the cap figure above comes from.' },
-  { key: 'declaredPerSecondCap', label: 'Per-second cap in the target file', show: count('requests/s'), explain: 'The cap the target file states for this node.' },
+  {
+    key: 'perSecondCap',
+    label: 'Per-second cap',
+    show: count('requests/s'),
+    explain: "The proxy's limit on requests per second (RL-10).",
+    unit: 'requests/s',
+  },
+  {
+    key: 'perSecondCapSource',
+    label: 'Per-second cap from',
+    show: (v) => words(v),
+    explain: 'Where the cap figure above comes from.',
+  },
+  {
+    key: 'declaredPerSecondCap',
+    label: 'Per-second cap in the target file',
+    show: count('requests/s'),
+    explain: 'The cap the target file states for this node.',
+  },
   {
     key: 'capRejectionsUseQuota',
     label: 'Cap refusals use quota',
-    show: oneOf({ yes: 'yes', no: 'no', undetermined: 'undetermined: the responses fit both', 'not-seen': 'not seen: no request was refused by the cap' }),
-    explain: 'Whether a request the per-second cap refuses still takes a unit of the hourly quota (the description leaves it open).',
+    show: oneOf({
+      yes: 'yes',
+      no: 'no',
+      undetermined: 'undetermined: the responses fit both',
+      'not-seen': 'not seen: no request was refused by the cap',
+    }),
+    explain:
+      'Whether a request the per-second cap refuses still takes a unit of the hourly quota (the description leaves it open).',
   },
-  { key: 'customer', label: 'Plan', show: oneOf({ dedicated: 'dedicated node', shared: 'shared node' }), explain: 'The customer plan the expected hourly limit comes from.' },
-  { key: 'hourlyLimit', label: 'Hourly limit of the plan', show: count('requests/hour'), explain: 'Requests per hour the plan allows.' },
-  { key: 'requestsSent', label: 'Requests sent', show: count('requests'), explain: 'What the probes sent, all phases together.' },
-  { key: 'durationMs', label: 'Probe time', show: (v) => (isNum(v) ? formatDuration(v) : words(v)), explain: 'From the first probe request to the last answer.' },
+  {
+    key: 'customer',
+    label: 'Plan',
+    show: oneOf({ dedicated: 'dedicated node', shared: 'shared node' }),
+    explain: 'The customer plan the expected hourly limit comes from.',
+  },
+  {
+    key: 'hourlyLimit',
+    label: 'Hourly limit of the plan',
+    show: count('requests/hour'),
+    explain: 'Requests per hour the plan allows.',
+  },
+  {
+    key: 'requestsSent',
+    label: 'Requests sent',
+    show: count('requests'),
+    explain: 'What the probes sent, all phases together.',
+  },
+  {
+    key: 'durationMs',
+    label: 'Probe time',
+    show: (v) => (isNum(v) ? formatDuration(v) : words(v)),
+    explain: 'From the first probe request to the last answer.',
+  },
   {
     key: 'unknown',
     label: 'Not estimated',
     show: (v) =>
       Array.isArray(v) && v.length
-        ? v.map((x) => (x === 'limit' ? 'Limit (no response carried X-RateLimit-Limit)' : x === 'emissionIntervalMs' ? 'T (the responses did not pin it down)' : words(x))).join('; ')
+        ? v
+            .map((x) =>
+              x === 'limit'
+                ? 'Limit (no response carried X-RateLimit-Limit)'
+                : x === 'emissionIntervalMs'
+                  ? 'T (the responses did not pin it down)'
+                  : words(x),
+            )
+            .join('; ')
         : undefined,
     explain: 'Figures the probes could not estimate; checks that need them report error.',
   },
-  { key: 'engine', label: 'Load engine', show: oneOf({ node: 'Node.js (undici)', k6: 'k6' }), explain: 'What sent the probe requests.' },
+  {
+    key: 'engine',
+    label: 'Load engine',
+    show: oneOf({ node: 'Node.js (undici)', k6: 'k6' }),
+    explain: 'What sent the probe requests.',
+  },
   {
     key: 'pacing',
     label: 'Send delay',
@@ -239,7 +318,10 @@ function uncertaintyKeys(key: string): string[] {
 
 function uncertaintyOf(limiter: LimiterEstimates, key: string): number | undefined {
   const u = limiter.uncertainty;
-  const candidates = [u && typeof u === 'object' ? (u as Record<string, unknown>)[key] : undefined, ...uncertaintyKeys(key).map((k) => limiter[k])];
+  const candidates = [
+    u && typeof u === 'object' ? (u as Record<string, unknown>)[key] : undefined,
+    ...uncertaintyKeys(key).map((k) => limiter[k]),
+  ];
   return candidates.find((v): v is number => typeof v === 'number' && Number.isFinite(v));
 }
 
@@ -257,14 +339,24 @@ function parametersTable(limiter: LimiterEstimates | null, timeline: readonly Ti
       const shown = f.show(limiter[f.key], limiter);
       if (shown === undefined) continue;
       const u = uncertaintyOf(limiter, f.key);
-      rows.push(row(f.key, f.label, shown, u === undefined ? '' : `± ${num(u)}${f.unit ? ` ${f.unit}` : ''}`, f.explain));
+      rows.push(
+        row(f.key, f.label, shown, u === undefined ? '' : `± ${num(u)}${f.unit ? ` ${f.unit}` : ''}`, f.explain),
+      );
     }
     // Fields this page does not know yet: still in words, never as raw JSON.
     for (const [key, v] of Object.entries(limiter)) {
       if (known.has(key)) continue;
       const h = humanKey(key);
       const u = uncertaintyOf(limiter, key);
-      rows.push(row(key, h.label.charAt(0).toUpperCase() + h.label.slice(1), words(v, h.unit), u === undefined ? '' : `± ${num(u)}${h.unit ? ` ${h.unit}` : ''}`, 'As the probes report it (see results.json).'));
+      rows.push(
+        row(
+          key,
+          h.label.charAt(0).toUpperCase() + h.label.slice(1),
+          words(v, h.unit),
+          u === undefined ? '' : `± ${num(u)}${h.unit ? ` ${h.unit}` : ''}`,
+          'As the probes report it (see results.json).',
+        ),
+      );
     }
   } else {
     rows.push('<tr><td colspan="4">The probes gave no estimates (see the RL checks).</td></tr>');
@@ -290,7 +382,8 @@ function phasesTable(limiter: LimiterEstimates | null): string {
   if (!phases.length) return '';
   const sec = (v: unknown) => (isNum(v) ? `${(v / 1000).toFixed(1)} s` : '-');
   const rows = phases.map(
-    (p) => `<tr data-phase="${esc(p.name)}"><td>${esc(words(p.name))}</td><td>${esc(words(p.status))}</td><td>${esc(sec(p.startedAt))} – ${esc(sec(p.endedAt))}</td><td>${esc(isNum(p.requests) ? num(p.requests) : '-')}</td></tr>`,
+    (p) =>
+      `<tr data-phase="${esc(p.name)}"><td>${esc(words(p.name))}</td><td>${esc(words(p.status))}</td><td>${esc(sec(p.startedAt))} – ${esc(sec(p.endedAt))}</td><td>${esc(isNum(p.requests) ? num(p.requests) : '-')}</td></tr>`,
   );
   return `<h3>Probe phases</h3><div class="scroll"><table class="phases"><thead><tr><th>phase</th><th>status</th><th>time since the probes started</th><th>requests</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
@@ -313,7 +406,11 @@ function probesTable(timeline: readonly TimelineEntry[]): string {
   return `<h3>Requests by probe</h3><div class="scroll"><table class="probes"><thead><tr><th>probe</th><th>requests</th><th>accepted (2xx)</th><th>refused (429)</th><th>other</th><th>time since the probes started</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
-export function limiterSection(limiter: LimiterEstimates | null, timeline: readonly TimelineEntry[], timelineHref: string): string {
+export function limiterSection(
+  limiter: LimiterEstimates | null,
+  timeline: readonly TimelineEntry[],
+  timelineHref: string,
+): string {
   const href = safeRelativeHref(timelineHref) ?? 'timeline.json';
   return `<section id="limiter" data-limiter="${limiter ? 'estimated' : 'none'}">
 <h2>Rate limiter</h2>

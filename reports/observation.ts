@@ -12,7 +12,12 @@ export function isPrimitiveList(v: unknown): v is Primitive[] {
  * Dotted paths to leaves, in key order. Objects are walked; primitive lists stay whole (they are
  * sets); lists of objects stay whole too (their order is part of what was observed).
  */
-export function flattenObservation(obs: unknown, prefix = '', out: [string, unknown][] = [], depth = 0): [string, unknown][] {
+export function flattenObservation(
+  obs: unknown,
+  prefix = '',
+  out: [string, unknown][] = [],
+  depth = 0,
+): [string, unknown][] {
   if (obs !== null && typeof obs === 'object' && !Array.isArray(obs) && depth < 8) {
     const entries = Object.entries(obs as Record<string, unknown>);
     if (entries.length === 0 && prefix) out.push([prefix, {}]);

@@ -25,7 +25,12 @@ function rowsOf(results: ResultsFile): Row[] {
     const own = results.checks.filter((c) => c.target === t.name);
     rows.push({ label: t.name, kind: 'target', checks: own, key: t.name });
     for (const n of fleet.nodes.filter((x) => x.target === t.name)) {
-      rows.push({ label: `${n.kind} ${n.name}`, kind: 'node', checks: own.filter((c) => c.node === n.name && c.nodeKind === n.kind), key: `${t.name}/${n.kind}/${n.name}` });
+      rows.push({
+        label: `${n.kind} ${n.name}`,
+        kind: 'node',
+        checks: own.filter((c) => c.node === n.name && c.nodeKind === n.kind),
+        key: `${t.name}/${n.kind}/${n.name}`,
+      });
     }
   }
   return rows;
@@ -36,7 +41,12 @@ function cell(checks: readonly CheckResult[], section: string): { verdict: Verdi
   const mine = checks.filter((c) => c.rule.split('-')[0] === section);
   if (!mine.length) return undefined;
   const verdict = rollUp(mine.map((c) => c.verdict));
-  const rule = RULES.find((r) => r.section === section && rollUp(mine.filter((c) => c.rule === r.id).map((c) => c.verdict)) === verdict && mine.some((c) => c.rule === r.id));
+  const rule = RULES.find(
+    (r) =>
+      r.section === section &&
+      rollUp(mine.filter((c) => c.rule === r.id).map((c) => c.verdict)) === verdict &&
+      mine.some((c) => c.rule === r.id),
+  );
   return { verdict, rule: rule?.id ?? mine[0]!.rule };
 }
 
@@ -88,7 +98,9 @@ function limiterTable(nodes: readonly FleetNode[]): string {
 export function scorecardSection(results: ResultsFile): string {
   const fleet = fleetOf(results);
   if (!fleet || (fleet.targets.length < 2 && fleet.nodes.length < 2)) return '';
-  const shared = fleet.sharedTokens.map((s) => `<li>${esc(s.alsoListedAs.join(', '))}: same token as ${esc(s.probed)}, probed once</li>`).join('');
+  const shared = fleet.sharedTokens
+    .map((s) => `<li>${esc(s.alsoListedAs.join(', '))}: same token as ${esc(s.probed)}, probed once</li>`)
+    .join('');
   return `<section id="scorecard"><style>${CSS}</style><h2>Scorecard</h2>
 <p>${fleet.targets.length} deployment(s), ${fleet.nodes.length} node(s). Each cell rolls up the row's checks of a rule family; it links to the rule that decided it.</p>
 ${matrix(results)}

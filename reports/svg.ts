@@ -60,7 +60,8 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   const pow = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? 10 * pow;
   const ticks: number[] = [];
-  for (let t = Math.ceil(min / step) * step; t <= max + step * 1e-9 && ticks.length < 50; t += step) ticks.push(Math.round(t / step) * step);
+  for (let t = Math.ceil(min / step) * step; t <= max + step * 1e-9 && ticks.length < 50; t += step)
+    ticks.push(Math.round(t / step) * step);
   return ticks;
 }
 
@@ -76,7 +77,8 @@ export function renderChart(spec: ChartSpec): string {
   const hLines = spec.hLines ?? [];
   const xs: number[] = [];
   const ys: number[] = [0];
-  for (const s of lines) for (const [x, y] of s.points) if (Number.isFinite(x) && Number.isFinite(y)) (xs.push(x), ys.push(y));
+  for (const s of lines)
+    for (const [x, y] of s.points) if (Number.isFinite(x) && Number.isFinite(y)) (xs.push(x), ys.push(y));
   for (const s of bars) for (const b of s.bars) (xs.push(b.x0, b.x1), ys.push(b.y1));
   const dataCount = lines.reduce((n, s) => n + s.points.length, 0) + bars.reduce((n, s) => n + s.bars.length, 0);
   for (const h of hLines) ys.push(h.y);
@@ -110,15 +112,21 @@ export function renderChart(spec: ChartSpec): string {
   out.push(`<path class="axis" d="M${M.l},${M.t}V${M.t + PH}H${W - M.r}"/>`);
   out.push(`<g class="ticks">${labels.join('')}</g>`);
   out.push(`<text class="axis-label" x="${M.l + PW / 2}" y="${H - 6}" text-anchor="middle">${esc(spec.xLabel)}</text>`);
-  out.push(`<text class="axis-label" transform="translate(14 ${M.t + PH / 2}) rotate(-90)" text-anchor="middle">${esc(spec.yLabel)}</text>`);
+  out.push(
+    `<text class="axis-label" transform="translate(14 ${M.t + PH / 2}) rotate(-90)" text-anchor="middle">${esc(spec.yLabel)}</text>`,
+  );
 
   for (const s of bars) {
-    const d = s.bars.map((b) => `M${n1(sx(b.x0))},${n1(sy(b.y0))}V${n1(sy(b.y1))}H${n1(sx(b.x1))}V${n1(sy(b.y0))}Z`).join('');
+    const d = s.bars
+      .map((b) => `M${n1(sx(b.x0))},${n1(sy(b.y0))}V${n1(sy(b.y1))}H${n1(sx(b.x1))}V${n1(sy(b.y0))}Z`)
+      .join('');
     out.push(`<path class="bars ${esc(s.cls)}" data-series="${esc(s.name)}" data-points="${s.bars.length}" d="${d}"/>`);
   }
   for (const h of hLines) {
     out.push(`<path class="hline ${esc(h.cls)}" data-series="${esc(h.label)}" d="M${M.l},${n1(sy(h.y))}H${W - M.r}"/>`);
-    out.push(`<text class="hline-label" x="${W - M.r - 4}" y="${n1(sy(h.y) - 4)}" text-anchor="end">${esc(h.label)}</text>`);
+    out.push(
+      `<text class="hline-label" x="${W - M.r - 4}" y="${n1(sy(h.y) - 4)}" text-anchor="end">${esc(h.label)}</text>`,
+    );
   }
   for (const s of lines) {
     const pts = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
@@ -128,13 +136,25 @@ export function renderChart(spec: ChartSpec): string {
       s.draw === 'line'
         ? pts.map(([x, y], i) => `${i ? 'L' : 'M'}${n1(sx(x))},${n1(sy(y))}`).join('')
         : pts.map(([x, y]) => `M${n1(sx(x) - r)},${n1(sy(y) - r)}h${2 * r}v${2 * r}h${-2 * r}Z`).join('');
-    out.push(`<path class="series ${s.draw} ${esc(s.cls)}" data-series="${esc(s.name)}" data-points="${pts.length}" d="${d}"/>`);
+    out.push(
+      `<path class="series ${s.draw} ${esc(s.cls)}" data-series="${esc(s.name)}" data-points="${pts.length}" d="${d}"/>`,
+    );
   }
-  if (dataCount === 0) out.push(`<text class="empty" x="${M.l + PW / 2}" y="${M.t + PH / 2}" text-anchor="middle">${esc(spec.emptyNote ?? 'no data')}</text>`);
+  if (dataCount === 0)
+    out.push(
+      `<text class="empty" x="${M.l + PW / 2}" y="${M.t + PH / 2}" text-anchor="middle">${esc(spec.emptyNote ?? 'no data')}</text>`,
+    );
   out.push('</svg>');
 
-  const legend = [...bars.map((s) => [s.name, `bars ${s.cls}`]), ...lines.map((s) => [s.name, `series ${s.draw} ${s.cls}`]), ...hLines.map((h) => [h.label, `hline ${h.cls}`])]
-    .map(([name, cls]) => `<li><svg width="18" height="10" aria-hidden="true"><path class="${esc(cls)}" d="${cls!.includes('markers') ? 'M6,2h6v6h-6Z' : cls!.startsWith('bars') ? 'M2,1h14v8h-14Z' : 'M1,5H17'}"/></svg>${esc(name)}</li>`)
+  const legend = [
+    ...bars.map((s) => [s.name, `bars ${s.cls}`]),
+    ...lines.map((s) => [s.name, `series ${s.draw} ${s.cls}`]),
+    ...hLines.map((h) => [h.label, `hline ${h.cls}`]),
+  ]
+    .map(
+      ([name, cls]) =>
+        `<li><svg width="18" height="10" aria-hidden="true"><path class="${esc(cls)}" d="${cls!.includes('markers') ? 'M6,2h6v6h-6Z' : cls!.startsWith('bars') ? 'M2,1h14v8h-14Z' : 'M1,5H17'}"/></svg>${esc(name)}</li>`,
+    )
     .join('');
   return `<figure class="chart" id="chart-${esc(spec.id)}"><figcaption>${esc(spec.title)}</figcaption>${out.join('')}<ul class="legend">${legend}</ul></figure>`;
 }

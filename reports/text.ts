@@ -37,7 +37,9 @@ export function show(value: unknown, maxChars = 8000): string {
       text = String(value);
     }
   }
-  return text.length > maxChars ? `${text.slice(0, maxChars)}\n…(${text.length - maxChars} more chars; see results.json)` : text;
+  return text.length > maxChars
+    ? `${text.slice(0, maxChars)}\n…(${text.length - maxChars} more chars; see results.json)`
+    : text;
 }
 
 /** Compact JSON for a table cell. */
@@ -49,7 +51,13 @@ export function brief(value: unknown, maxChars = 300): string {
 /** A relative link target inside the output folder, or undefined when it is anything else. */
 export function safeRelativeHref(path: string | undefined): string | undefined {
   if (!path) return undefined;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('\\') || path.split(/[\\/]/).includes('..')) return undefined;
+  if (
+    /^[a-z][a-z0-9+.-]*:/i.test(path) ||
+    path.startsWith('/') ||
+    path.startsWith('\\') ||
+    path.split(/[\\/]/).includes('..')
+  )
+    return undefined;
   return path.split('/').map(encodeURIComponent).join('/');
 }
 

@@ -10,7 +10,14 @@ import { rollUp, VERDICTS, type Verdict } from '../src/verdict.js';
 import { esc } from './text.js';
 
 /** The report's verdict colours (reports/style.ts), as SVG fills. */
-const FILL: Record<Verdict | 'none', string> = { pass: '#1a7f37', fail: '#cf222e', observed: '#0969da', skipped: '#6e7781', error: '#bc4c00', none: '#eaeef2' };
+const FILL: Record<Verdict | 'none', string> = {
+  pass: '#1a7f37',
+  fail: '#cf222e',
+  observed: '#0969da',
+  skipped: '#6e7781',
+  error: '#bc4c00',
+  none: '#eaeef2',
+};
 const SQ = 10;
 const GAP = 2;
 
@@ -28,7 +35,11 @@ function viewOf(r: ResultsFile): RunView {
   for (const n of fleet?.nodes ?? []) {
     const verdict = rollUp(VERDICTS.flatMap((v) => Array<Verdict>(n.summary[v]).fill(v)));
     const l = n.limiter;
-    nodes.set(`${n.target}/${n.kind}/${n.name}`, { verdict, ...(l && l.emissionIntervalMs > 0 && { T: l.emissionIntervalMs }), ...(l && l.limit > 0 && { limit: l.limit }) });
+    nodes.set(`${n.target}/${n.kind}/${n.name}`, {
+      verdict,
+      ...(l && l.emissionIntervalMs > 0 && { T: l.emissionIntervalMs }),
+      ...(l && l.limit > 0 && { limit: l.limit }),
+    });
   }
   return { startedAt: r.startedAt, rules: r.rules ?? {}, nodes };
 }
@@ -36,7 +47,10 @@ function viewOf(r: ResultsFile): RunView {
 function strip(cells: readonly { verdict?: Verdict; at: string }[]): string {
   const w = cells.length * (SQ + GAP);
   const rects = cells
-    .map((c, i) => `<rect x="${i * (SQ + GAP)}" y="0" width="${SQ}" height="${SQ}" fill="${FILL[c.verdict ?? 'none']}" data-verdict="${c.verdict ?? 'none'}"><title>${esc(c.at)}: ${c.verdict ?? 'not run'}</title></rect>`)
+    .map(
+      (c, i) =>
+        `<rect x="${i * (SQ + GAP)}" y="0" width="${SQ}" height="${SQ}" fill="${FILL[c.verdict ?? 'none']}" data-verdict="${c.verdict ?? 'none'}"><title>${esc(c.at)}: ${c.verdict ?? 'not run'}</title></rect>`,
+    )
     .join('');
   return `<svg class="strip" width="${w}" height="${SQ}" viewBox="0 0 ${w} ${SQ}" role="img" aria-label="verdicts of the last runs, oldest first">${rects}</svg>`;
 }
@@ -52,7 +66,12 @@ function sparkline(name: string, values: readonly (number | undefined)[], unit: 
   const x = (i: number) => (values.length === 1 ? W / 2 : 4 + (i * (W - 8)) / (values.length - 1));
   const y = (v: number) => (hi === lo ? H / 2 : 4 + ((hi - v) * (H - 8)) / (hi - lo));
   const path = known.map(([i, v], k) => `${k ? 'L' : 'M'}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join('');
-  const dots = known.map(([i, v]) => `<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="2" fill="#0969da"><title>${esc(v)} ${esc(unit)}</title></circle>`).join('');
+  const dots = known
+    .map(
+      ([i, v]) =>
+        `<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="2" fill="#0969da"><title>${esc(v)} ${esc(unit)}</title></circle>`,
+    )
+    .join('');
   const first = known[0]![1];
   const last = known.at(-1)![1];
   const drift = first === 0 ? '' : ` (${last >= first ? '+' : ''}${(((last - first) / first) * 100).toFixed(1)}%)`;
@@ -64,14 +83,25 @@ export function trendsSection(runs: readonly ResultsFile[]): string {
   if (runs.length === 0) return '';
   const views = runs.map(viewOf);
   const ruleRows = RULES.filter((r) => views.some((v) => v.rules[r.id] !== undefined && v.rules[r.id] !== 'skipped'))
-    .map((r) => `<tr data-trend-rule="${esc(r.id)}"><th><a href="#rule-${esc(r.id)}">${esc(r.id)}</a></th><td>${strip(views.map((v) => ({ verdict: v.rules[r.id], at: v.startedAt })))}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr data-trend-rule="${esc(r.id)}"><th><a href="#rule-${esc(r.id)}">${esc(r.id)}</a></th><td>${strip(views.map((v) => ({ verdict: v.rules[r.id], at: v.startedAt })))}</td></tr>`,
+    )
     .join('\n');
   const nodeKeys = [...new Set(views.flatMap((v) => [...v.nodes.keys()]))].sort();
   const nodeRows = nodeKeys
     .map((key) => {
       const series = views.map((v) => v.nodes.get(key));
       const estimates = series.some((s) => s?.T !== undefined || s?.limit !== undefined)
-        ? `${sparkline('T', series.map((s) => s?.T), 'ms')}<br>${sparkline('Limit', series.map((s) => s?.limit), 'requests')}`
+        ? `${sparkline(
+            'T',
+            series.map((s) => s?.T),
+            'ms',
+          )}<br>${sparkline(
+            'Limit',
+            series.map((s) => s?.limit),
+            'requests',
+          )}`
         : '';
       return `<tr data-trend-node="${esc(key)}"><th>${esc(key)}</th><td>${strip(views.map((v, i) => ({ verdict: series[i]?.verdict, at: v.startedAt })))}</td><td>${estimates}</td></tr>`;
     })

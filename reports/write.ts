@@ -37,7 +37,11 @@ export const PLAYWRIGHT_DIR = 'playwright';
  * own partial report. Nothing else in the folder is touched.
  */
 export async function clearReports(outDir: string): Promise<void> {
-  await Promise.all([...Object.values(REPORT_FILES), PLAYWRIGHT_DIR].map((name) => rm(join(outDir, name), { recursive: true, force: true })));
+  await Promise.all(
+    [...Object.values(REPORT_FILES), PLAYWRIGHT_DIR].map((name) =>
+      rm(join(outDir, name), { recursive: true, force: true }),
+    ),
+  );
 }
 
 /** One entry a line: greppable and diffable, still valid JSON. */

@@ -15,7 +15,13 @@ import { Budget } from '../src/budget.js';
 import { buildResults, exitCodeOf, type LimiterEstimates, type ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';
 import { secretsOf } from '../src/target-file/load.js';
-import { NODE_KINDS, nodesOf, type Named, type ResolvedHorizon, type ResolvedTarget } from '../src/target-file/types.js';
+import {
+  NODE_KINDS,
+  nodesOf,
+  type Named,
+  type ResolvedHorizon,
+  type ResolvedTarget,
+} from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
 import { historyOf } from '../src/fleet/history.js';
 import { nodeId, rollupFleet, type FleetNodeInfo } from '../src/fleet/rollup.js';
@@ -71,7 +77,14 @@ function absentKinds(t: ResolvedTarget, selected: (id: string) => boolean): Chec
     for (const rule of KIND_RULES[kind].filter((r) => selected(r) && !served.has(r))) {
       served.add(rule);
       const reason = `the target file has no nodes.${kind} section`;
-      out.push({ id: `fleet.${rule.toLowerCase()}.no-${kind}`, rule, verdict: 'skipped', message: `skipped: ${reason}`, evidence: { cause: reason }, target: t.name });
+      out.push({
+        id: `fleet.${rule.toLowerCase()}.no-${kind}`,
+        rule,
+        verdict: 'skipped',
+        message: `skipped: ${reason}`,
+        evidence: { cause: reason },
+        target: t.name,
+      });
     }
   }
   return out;
@@ -123,7 +136,14 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
       knownCauses,
       signal: controller.signal,
       // Lines of units and plans running at once say whose they are.
-      progress: (e) => progress(e.stage === 'contracts' ? { ...e, family: `${key} ${e.family ?? ''}`.trim() } : e.stage === 'probes' ? { ...e, phase: `${key} ${e.phase}` } : e),
+      progress: (e) =>
+        progress(
+          e.stage === 'contracts'
+            ? { ...e, family: `${key} ${e.family ?? ''}`.trim() }
+            : e.stage === 'probes'
+              ? { ...e, phase: `${key} ${e.phase}` }
+              : e,
+        ),
     };
   };
   const spent = new Map<string, { contracts: number | null; probes: number | null }>();
@@ -138,7 +158,9 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     for (const d of deployments) await preflight(d.target, Math.min(d.target.limits.timeoutMs, 10_000));
     knownCauses = exportCauses();
     // Contracts: every unit with a selected rule, a few at a time.
-    const units: [Deployment, Unit][] = deployments.flatMap((d, i) => unitsOf(d.target, i).map((u) => [d, u] as [Deployment, Unit]));
+    const units: [Deployment, Unit][] = deployments.flatMap((d, i) =>
+      unitsOf(d.target, i).map((u) => [d, u] as [Deployment, Unit]),
+    );
     const jobs = units
       .filter(([, u]) => u.rules.some(selected))
       .map(([d, u]) => async () => {
@@ -177,7 +199,8 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
         }
       }
       for (const d of deployments) {
-        if (nodesOf(d.target, 'horizon').length === 0) checks.push(...tag(skippedChecks(selected, 'the target file has no nodes.horizon section'), d.target.name));
+        if (nodesOf(d.target, 'horizon').length === 0)
+          checks.push(...tag(skippedChecks(selected, 'the target file has no nodes.horizon section'), d.target.name));
       }
       // One plan runs as before, in this thread; several each get a thread (own event loop, own timers).
       const threaded = firstByToken.size > 1 && (await threadsAvailable());
@@ -219,7 +242,11 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
         }),
       ),
     );
-    const fleet = rollupFleet({ checks, targets: deployments.map((d) => ({ name: d.target.name, requestsSent: Budget.usedIn(d.budgetFile) })), nodes });
+    const fleet = rollupFleet({
+      checks,
+      targets: deployments.map((d) => ({ name: d.target.name, requestsSent: Budget.usedIn(d.budgetFile) })),
+      nodes,
+    });
     const results = buildResults({
       target: opts.targets.map((t) => t.name).join(', '),
       startedAt,
@@ -227,13 +254,26 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
       checks,
       // As before when there is exactly one horizon node; with several, each one's is in `fleet`.
       limiter: horizons.length === 1 ? (limiters.values().next().value ?? null) : null,
-      extra: { selection: opts.selection.text, interrupted, seed, ...causesAndTls(checks, opts.targets.find((t) => t.tls) ?? opts.targets[0]!), ...opts.extra, fleet },
+      extra: {
+        selection: opts.selection.text,
+        interrupted,
+        seed,
+        ...causesAndTls(checks, opts.targets.find((t) => t.tls) ?? opts.targets[0]!),
+        ...opts.extra,
+        fleet,
+      },
     });
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);
     // The report's limiter charts read one node's timeline; several nodes' go to timeline.json, tagged.
     const history = historyOf(opts.history, results);
-    const { files } = await writeReports(outDir, { results, timeline: horizons.length === 1 ? timeline : [], playwrightReport: playwrightReports.sort()[0], baseline, history: history.runs });
+    const { files } = await writeReports(outDir, {
+      results,
+      timeline: horizons.length === 1 ? timeline : [],
+      playwrightReport: playwrightReports.sort()[0],
+      baseline,
+      history: history.runs,
+    });
     history.keep();
     if (horizons.length > 1) await writeFile(join(outDir, REPORT_FILES.timeline), timelineJson(timeline));
     return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
@@ -242,4 +282,3 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     rmSync(workDir, { recursive: true, force: true });
   }
 }
-

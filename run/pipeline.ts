@@ -49,7 +49,9 @@ export interface RunOutcome {
 
 /** The cause line when a check that went to `where` could not connect (refused, DNS, TLS: none heals within a run). */
 function unreachable(checks: readonly CheckResult[], where: string): string | undefined {
-  const mine = checks.map((c) => parseCause(typeof c.evidence?.cause === 'string' ? c.evidence.cause : c.message)).filter((c) => c?.where === where);
+  const mine = checks
+    .map((c) => parseCause(typeof c.evidence?.cause === 'string' ? c.evidence.cause : c.message))
+    .filter((c) => c?.where === where);
   return mine[0]?.line;
 }
 
@@ -99,7 +101,8 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     const pre = await preflight(opts.target, Math.min(opts.target.limits.timeoutMs, 10_000));
     ctx.knownCauses = exportCauses();
     const nothingReachable = pre.addresses.length > 0 && pre.causes.length === pre.addresses.length;
-    if (nothingReachable) gaps.push({ rules: () => true, reason: [...new Set(pre.causes.map((c) => c.line))].join('; ') });
+    if (nothingReachable)
+      gaps.push({ rules: () => true, reason: [...new Set(pre.causes.map((c) => c.line))].join('; ') });
     else if (RULES.some((r) => stageOf(r.id) === 'contracts' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         const outcome = await runContracts(ctx);
@@ -112,7 +115,8 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     }
     // A horizon node the contracts could not reach at all is not probed: its rules get that cause.
     const horizonWhere = opts.target.nodes.horizon && whereOf(opts.target.nodes.horizon.endpoint);
-    const horizonCause = horizonWhere && (pre.causes.find((c) => c.where === horizonWhere)?.line ?? unreachable(checks, horizonWhere));
+    const horizonCause =
+      horizonWhere && (pre.causes.find((c) => c.where === horizonWhere)?.line ?? unreachable(checks, horizonWhere));
     if (nothingReachable) {
       // every selected rule already has its cause
     } else if (horizonCause) gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
@@ -142,7 +146,13 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);
     const history = historyOf(opts.history, results);
-    const { files } = await writeReports(ctx.outDir, { results, timeline, playwrightReport, baseline, history: history.runs });
+    const { files } = await writeReports(ctx.outDir, {
+      results,
+      timeline,
+      playwrightReport,
+      baseline,
+      history: history.runs,
+    });
     history.keep();
     return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
   } finally {

@@ -24,7 +24,10 @@ interface ThreadInput {
   deadline: number;
 }
 
-type FromThread = { type: 'progress'; event: ProgressEvent } | { type: 'done'; outcome: ProbesOutcome } | { type: 'failed'; message: string };
+type FromThread =
+  | { type: 'progress'; event: ProgressEvent }
+  | { type: 'done'; outcome: ProbesOutcome }
+  | { type: 'failed'; message: string };
 
 let bundled: Promise<URL> | undefined;
 
@@ -58,14 +61,19 @@ async function buildThreadScript(outfile: string): Promise<string[]> {
         name: 'source-import-meta-url',
         setup(b) {
           b.onLoad({ filter: /\.ts$/ }, (args) => ({
-            contents: readFileSync(args.path, 'utf8').replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href)),
+            contents: readFileSync(args.path, 'utf8').replace(
+              /\bimport\.meta\.url\b/g,
+              JSON.stringify(pathToFileURL(args.path).href),
+            ),
             loader: 'ts',
           }));
         },
       },
     ],
     // Bundled CommonJS dependencies call require(): give the ES module one.
-    banner: { js: `import { createRequire as __chainprobeRequire } from 'node:module'; const require = __chainprobeRequire(${JSON.stringify(import.meta.url)});` },
+    banner: {
+      js: `import { createRequire as __chainprobeRequire } from 'node:module'; const require = __chainprobeRequire(${JSON.stringify(import.meta.url)});`,
+    },
   });
   return Object.keys(result.metafile.inputs).map((p) => resolve(p));
 }
@@ -81,7 +89,8 @@ function threadScript(): Promise<URL> {
     const stampsFile = join(CACHE_DIR, 'probe-thread.inputs.json');
     try {
       const stamps = JSON.parse(readFileSync(stampsFile, 'utf8')) as Record<string, string>;
-      if (existsSync(outfile) && Object.entries(stamps).every(([path, s]) => stamp(path) === s)) return pathToFileURL(outfile);
+      if (existsSync(outfile) && Object.entries(stamps).every(([path, s]) => stamp(path) === s))
+        return pathToFileURL(outfile);
     } catch {
       // no usable cache: build
     }
@@ -112,8 +121,21 @@ export function threadsAvailable(): Promise<boolean> {
 }
 
 /** Runs `runProbes(ctx, horizon)` in a worker thread; aborting ctx.signal stops it sending at once. */
-export async function runProbesInThread(ctx: RunContext, horizon: ResolvedHorizon, rules: readonly string[]): Promise<ProbesOutcome> {
-  const input: ThreadInput = { target: ctx.target, horizon, rules: rules.filter(ctx.selected), outDir: ctx.outDir, workDir: ctx.workDir, budgetFile: ctx.budgetFile, tallyFile: ctx.tallyFile, deadline: ctx.deadline };
+export async function runProbesInThread(
+  ctx: RunContext,
+  horizon: ResolvedHorizon,
+  rules: readonly string[],
+): Promise<ProbesOutcome> {
+  const input: ThreadInput = {
+    target: ctx.target,
+    horizon,
+    rules: rules.filter(ctx.selected),
+    outDir: ctx.outDir,
+    workDir: ctx.workDir,
+    budgetFile: ctx.budgetFile,
+    tallyFile: ctx.tallyFile,
+    deadline: ctx.deadline,
+  };
   const worker = new Worker(await threadScript(), { workerData: input });
   const onAbort = () => worker.postMessage({ type: 'abort' });
   if (ctx.signal.aborted) onAbort();
@@ -132,7 +154,9 @@ export async function runProbesInThread(ctx: RunContext, horizon: ResolvedHorizo
       else settle(() => reject(new Error(m.message)));
     });
     worker.on('error', (e) => settle(() => reject(e)));
-    worker.on('exit', (code) => settle(() => reject(new Error(`the probe thread stopped (exit ${code}) before its results`))));
+    worker.on('exit', (code) =>
+      settle(() => reject(new Error(`the probe thread stopped (exit ${code}) before its results`))),
+    );
   });
 }
 
@@ -159,7 +183,10 @@ async function threadMain(): Promise<void> {
     const outcome = await runProbes(ctx, input.horizon);
     port.postMessage({ type: 'done', outcome } satisfies FromThread);
   } catch (e) {
-    port.postMessage({ type: 'failed', message: e instanceof Error ? e.message.split('\n')[0]! : String(e) } satisfies FromThread);
+    port.postMessage({
+      type: 'failed',
+      message: e instanceof Error ? e.message.split('\n')[0]! : String(e),
+    } satisfies FromThread);
   }
   port.close();
 }

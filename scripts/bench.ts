@@ -32,13 +32,47 @@ interface Section {
 }
 
 const SECTIONS: readonly Section[] = [
-  { key: 'validation', title: 'Validation', run: (s) => benchValidation(s.quick ? { reps: 3, ms: 300 } : { reps: 5, ms: 500 }) },
-  { key: 'throughput', title: 'Reference throughput', run: (s) => benchThroughput(s.quick ? { reps: 1, seconds: 2, connections: 16 } : { reps: 3, seconds: 2, connections: 16 }) },
-  { key: 'pacing', title: 'Pacing precision', run: (s) => benchPacing(s.quick ? { reps: 1, rates: [20, 50, 200], seconds: { 20: 3, 50: 2, 200: 1.5 } } : { reps: 3, rates: [20, 50, 200], seconds: { 20: 5, 50: 3, 200: 1.5 } }) },
-  { key: 'contracts', title: 'Contract run', run: (s) => benchContracts({ reps: s.quick ? 2 : 3, outRoot: s.outRoot }) },
-  { key: 'probes', title: 'Probe cost', run: (s) => benchProbes({ reps: s.quick ? 1 : 3, outRoot: s.outRoot, log: s.log }) },
-  { key: 'probe-caps', title: 'Probe cost by cap', run: (s) => benchProbeCaps({ reps: s.quick ? 1 : 3, outRoot: s.outRoot, log: s.log }) },
-  { key: 'fleet', title: 'Fleet probes', run: (s) => benchFleet({ reps: s.quick ? 1 : 3, nodes: 10, outRoot: s.outRoot, log: s.log }) },
+  {
+    key: 'validation',
+    title: 'Validation',
+    run: (s) => benchValidation(s.quick ? { reps: 3, ms: 300 } : { reps: 5, ms: 500 }),
+  },
+  {
+    key: 'throughput',
+    title: 'Reference throughput',
+    run: (s) =>
+      benchThroughput(s.quick ? { reps: 1, seconds: 2, connections: 16 } : { reps: 3, seconds: 2, connections: 16 }),
+  },
+  {
+    key: 'pacing',
+    title: 'Pacing precision',
+    run: (s) =>
+      benchPacing(
+        s.quick
+          ? { reps: 1, rates: [20, 50, 200], seconds: { 20: 3, 50: 2, 200: 1.5 } }
+          : { reps: 3, rates: [20, 50, 200], seconds: { 20: 5, 50: 3, 200: 1.5 } },
+      ),
+  },
+  {
+    key: 'contracts',
+    title: 'Contract run',
+    run: (s) => benchContracts({ reps: s.quick ? 2 : 3, outRoot: s.outRoot }),
+  },
+  {
+    key: 'probes',
+    title: 'Probe cost',
+    run: (s) => benchProbes({ reps: s.quick ? 1 : 3, outRoot: s.outRoot, log: s.log }),
+  },
+  {
+    key: 'probe-caps',
+    title: 'Probe cost by cap',
+    run: (s) => benchProbeCaps({ reps: s.quick ? 1 : 3, outRoot: s.outRoot, log: s.log }),
+  },
+  {
+    key: 'fleet',
+    title: 'Fleet probes',
+    run: (s) => benchFleet({ reps: s.quick ? 1 : 3, nodes: 10, outRoot: s.outRoot, log: s.log }),
+  },
   { key: 'merge', title: 'Merge', run: (s) => benchMerge({ reps: s.quick ? 1 : 3, files: 100, outRoot: s.outRoot }) },
   { key: 'scale', title: 'Scale', run: (s) => benchScale({ reps: s.quick ? 1 : 3, sizes: [10_000, 100_000] }) },
   {
@@ -65,11 +99,22 @@ const SECTIONS: readonly Section[] = [
 export const BENCH = defineCommand({
   invocation: 'npm run bench --',
   prefix: 'chainprobe bench',
-  summary: 'The benchmarks: each figure a median over repeated runs with min and max, written to results.json, index.html and table.md.',
+  summary:
+    'The benchmarks: each figure a median over repeated runs with min and max, written to results.json, index.html and table.md.',
   flags: {
     quick: { type: 'boolean', help: 'fewer repetitions, shorter runs, no stability section' },
-    only: { type: 'string', value: `<${SECTIONS.map((s) => s.key).join(',')}>`, help: 'run only these sections, comma-separated' },
-    out: { type: 'string', value: '<dir>', path: true, default: 'reports/bench', help: 'where the benchmark report goes' },
+    only: {
+      type: 'string',
+      value: `<${SECTIONS.map((s) => s.key).join(',')}>`,
+      help: 'run only these sections, comma-separated',
+    },
+    out: {
+      type: 'string',
+      value: '<dir>',
+      path: true,
+      default: 'reports/bench',
+      help: 'where the benchmark report goes',
+    },
   },
   examples: ['npm run bench', 'npm run bench -- --quick', 'npm run bench -- --only pacing,probes'],
   exit: ['0  every figure that has a target meets it', '1  otherwise', '2  bad flag'],
@@ -78,14 +123,23 @@ export const BENCH = defineCommand({
 function parseCli(argv: string[]): { quick: boolean; only?: Set<string>; outRoot: string } {
   const v = commandLine(BENCH, argv).values;
   const keys = SECTIONS.map((s) => s.key);
-  const only = v.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = v.only
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = only?.filter((k) => !keys.includes(k)) ?? [];
-  if (unknown.length) throw new UsageError(`--only: unknown section ${unknown.map((k) => `"${k}"`).join(', ')} (use ${keys.join(', ')})`);
+  if (unknown.length)
+    throw new UsageError(`--only: unknown section ${unknown.map((k) => `"${k}"`).join(', ')} (use ${keys.join(', ')})`);
   prepareOutDir(v.out);
   return { quick: v.quick, ...(only?.length && { only: new Set(only) }), outRoot: v.out };
 }
 
-export async function runBench(o: { quick: boolean; only?: ReadonlySet<string>; outRoot: string; log: (l: string) => void }): Promise<BenchReport> {
+export async function runBench(o: {
+  quick: boolean;
+  only?: ReadonlySet<string>;
+  outRoot: string;
+  log: (l: string) => void;
+}): Promise<BenchReport> {
   const started = new Date();
   const host = machine();
   const settings: Settings = { quick: o.quick, outRoot: o.outRoot, log: o.log, sections: {} };
@@ -97,7 +151,12 @@ export async function runBench(o: { quick: boolean; only?: ReadonlySet<string>; 
     try {
       figures.push(...(await section.run(settings)));
     } catch (e) {
-      figures.push(missingFigure({ id: `${section.key}.error`, group: section.title, label: 'section', unit: '' }, (e as Error).message.split('\n')[0]!));
+      figures.push(
+        missingFigure(
+          { id: `${section.key}.error`, group: section.title, label: 'section', unit: '' },
+          (e as Error).message.split('\n')[0]!,
+        ),
+      );
     }
     o.log(`bench: ${section.title} done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
@@ -125,7 +184,9 @@ async function main(): Promise<number> {
   const cli = parseCli(process.argv.slice(2));
   const report = await runBench({ ...cli, log: (l) => process.stderr.write(`${l}\n`) });
   const load = `load average ${report.machine.loadAverageAtStart.join(' ')} at the start, ${report.machine.loadAverageAtEnd?.join(' ')} at the end`;
-  process.stdout.write(`\n${textTable(report.figures)}\n\ntotal ${(report.durationMs / 1000).toFixed(0)} s (${load}); report: ${join(cli.outRoot, 'index.html')}\n`);
+  process.stdout.write(
+    `\n${textTable(report.figures)}\n\ntotal ${(report.durationMs / 1000).toFixed(0)} s (${load}); report: ${join(cli.outRoot, 'index.html')}\n`,
+  );
   return report.figures.some((f) => f.met === false || f.missing) ? 1 : 0;
 }
 

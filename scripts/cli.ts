@@ -31,25 +31,98 @@ export const START = defineCommand({
   summary:
     'Tests a deployment of the blockchain access service against its description (docs/rules.md): the contract checks, then the rate-limit probes. Without --target or --node it tests the embedded reference service.',
   flags: {
-    target: { type: 'string', multiple: true, value: '<file.json>', path: true, help: 'the target file describing a deployment to test (see docs/target-file.md); repeat it to test several deployments in one run and one report' },
-    only: { type: 'string', value: '<selectors>', help: `run a subset, comma-separated: ${['contracts', ...Object.keys(FAMILIES)].join(', ')}, a section (NFT) or a rule id (NFT-09)` },
-    out: { type: 'string', value: '<dir>', path: true, default: 'reports/latest', help: 'where the reports go: index.html, results.json, junit.xml' },
-    baseline: { type: 'string', value: '<results.json>', path: true, help: 'an earlier results.json: report what changed in the observations' },
-    history: { type: 'string', value: '<dir>', path: true, help: "a folder keeping every run's results.json: the report shows each rule's and node's last verdicts and the limiter estimates' drift" },
+    target: {
+      type: 'string',
+      multiple: true,
+      value: '<file.json>',
+      path: true,
+      help: 'the target file describing a deployment to test (see docs/target-file.md); repeat it to test several deployments in one run and one report',
+    },
+    only: {
+      type: 'string',
+      value: '<selectors>',
+      help: `run a subset, comma-separated: ${['contracts', ...Object.keys(FAMILIES)].join(', ')}, a section (NFT) or a rule id (NFT-09)`,
+    },
+    out: {
+      type: 'string',
+      value: '<dir>',
+      path: true,
+      default: 'reports/latest',
+      help: 'where the reports go: index.html, results.json, junit.xml',
+    },
+    baseline: {
+      type: 'string',
+      value: '<results.json>',
+      path: true,
+      help: 'an earlier results.json: report what changed in the observations',
+    },
+    history: {
+      type: 'string',
+      value: '<dir>',
+      path: true,
+      help: "a folder keeping every run's results.json: the report shows each rule's and node's last verdicts and the limiter estimates' drift",
+    },
     'fail-on-drift': { type: 'boolean', help: 'with --baseline: exit 1 when an observation changed' },
-    node: { type: 'string', choices: Object.keys(NODE_KINDS), help: 'ad hoc: test one dedicated node without a target file (needs --endpoint and --token-env)' },
+    node: {
+      type: 'string',
+      choices: Object.keys(NODE_KINDS),
+      help: 'ad hoc: test one dedicated node without a target file (needs --endpoint and --token-env)',
+    },
     endpoint: { type: 'string', value: '<url>', help: "with --node: the node's endpoint URL" },
-    'token-env': { type: 'string', value: '<VARIABLE>', help: "with --node: the environment variable holding the node's token (never the token itself)" },
-    customer: { type: 'string', choices: ['dedicated', 'shared'], help: "with --node horizon or the embedded reference: the node's plan (without it, RL-09 reports which plan the measured rate matches)" },
-    'hourly-limit': { type: 'string', integer: [1, 10_000_000], help: "with --node horizon or the embedded reference: the plan's requests per hour, when raised above the default" },
-    'websocket-url': { type: 'string', value: '<ws(s)://...>', help: "with --node chainB: the node's WebSocket URL (default wss://<host>:8443/websocket)" },
-    'grpc-address': { type: 'string', value: '<host:port>', help: "with --node chainB: the node's gRPC address (default <host>:443)" },
+    'token-env': {
+      type: 'string',
+      value: '<VARIABLE>',
+      help: "with --node: the environment variable holding the node's token (never the token itself)",
+    },
+    customer: {
+      type: 'string',
+      choices: ['dedicated', 'shared'],
+      help: "with --node horizon or the embedded reference: the node's plan (without it, RL-09 reports which plan the measured rate matches)",
+    },
+    'hourly-limit': {
+      type: 'string',
+      integer: [1, 10_000_000],
+      help: "with --node horizon or the embedded reference: the plan's requests per hour, when raised above the default",
+    },
+    'websocket-url': {
+      type: 'string',
+      value: '<ws(s)://...>',
+      help: "with --node chainB: the node's WebSocket URL (default wss://<host>:8443/websocket)",
+    },
+    'grpc-address': {
+      type: 'string',
+      value: '<host:port>',
+      help: "with --node chainB: the node's gRPC address (default <host>:443)",
+    },
     'grpc-insecure': { type: 'boolean', help: 'with --node chainB: gRPC without TLS (a local or test node)' },
-    fault: { type: 'string', multiple: true, list: true, value: '<name>', help: 'embedded reference only: switch on a fault that breaks one rule; npm run reference -- --list-faults lists them' },
-    variant: { type: 'string', multiple: true, list: true, value: '<name>', help: 'embedded reference only: switch on an open-behaviour variant that breaks no rule; --list-variants lists them' },
-    ca: { type: 'string', multiple: true, value: '<file.pem>', path: true, help: 'trust this CA (PEM) for HTTPS, WSS and gRPC over TLS, besides the system roots (repeatable)' },
+    fault: {
+      type: 'string',
+      multiple: true,
+      list: true,
+      value: '<name>',
+      help: 'embedded reference only: switch on a fault that breaks one rule; npm run reference -- --list-faults lists them',
+    },
+    variant: {
+      type: 'string',
+      multiple: true,
+      list: true,
+      value: '<name>',
+      help: 'embedded reference only: switch on an open-behaviour variant that breaks no rule; --list-variants lists them',
+    },
+    ca: {
+      type: 'string',
+      multiple: true,
+      value: '<file.pem>',
+      path: true,
+      help: 'trust this CA (PEM) for HTTPS, WSS and gRPC over TLS, besides the system roots (repeatable)',
+    },
     insecure: { type: 'boolean', help: 'verify no TLS certificate (staging only; the report headline says so)' },
-    seed: { type: 'string', integer: [0, 9_999_999_999], value: '<N>', help: 'send the same near-miss credentials as the run whose results.json has "seed": N (default: a new seed per run)' },
+    seed: {
+      type: 'string',
+      integer: [0, 9_999_999_999],
+      value: '<N>',
+      help: 'send the same near-miss credentials as the run whose results.json has "seed": N (default: a new seed per run)',
+    },
   },
   examples: [
     'npm start',
@@ -57,7 +130,12 @@ export const START = defineCommand({
     'npm start -- --node horizon --endpoint https://node-c.example --token-env MY_TOKEN --customer shared',
     'npm start -- --node chainB --endpoint http://127.0.0.1:8080 --token-env MY_TOKEN --websocket-url ws://127.0.0.1:8081/websocket --grpc-address 127.0.0.1:9090 --grpc-insecure',
   ],
-  exit: ['0  no check failed or errored', '1  a check failed or errored (or, with --fail-on-drift, an observation changed)', '2  the run could not start (bad flag, bad target file, unset or empty variable, unusable --out)', '130  interrupted (partial reports written)'],
+  exit: [
+    '0  no check failed or errored',
+    '1  a check failed or errored (or, with --fail-on-drift, an observation changed)',
+    '2  the run could not start (bad flag, bad target file, unset or empty variable, unusable --out)',
+    '130  interrupted (partial reports written)',
+  ],
 });
 
 type Cli = FlagValues<typeof START.flags>;
@@ -68,7 +146,8 @@ const given = (v: unknown): boolean => (Array.isArray(v) ? v.length > 0 : v !== 
 /** Rules between flags the table cannot express. */
 function checkCombinations(v: Cli): void {
   if (given(v.node) && given(v.target)) throw new UsageError('--node and --target exclude each other');
-  if (given(v.node) && (!given(v.endpoint) || !given(v['token-env']))) throw new UsageError('--node needs --endpoint <url> and --token-env <VARIABLE>');
+  if (given(v.node) && (!given(v.endpoint) || !given(v['token-env'])))
+    throw new UsageError('--node needs --endpoint <url> and --token-env <VARIABLE>');
   const withNode: [keyof Cli, NodeKind[]][] = [
     ['endpoint', ['horizon', 'blockRest', 'chainB']],
     ['token-env', ['horizon', 'blockRest', 'chainB']],
@@ -79,20 +158,31 @@ function checkCombinations(v: Cli): void {
   for (const [flag, kinds] of withNode) {
     if (!given(v[flag])) continue;
     if (!v.node) throw new UsageError(`--${flag} goes with --node ${kinds.join('|')}`);
-    if (!kinds.includes(v.node as NodeKind)) throw new UsageError(`--${flag} goes with --node ${kinds.join('|')}, not --node ${v.node}`);
+    if (!kinds.includes(v.node as NodeKind))
+      throw new UsageError(`--${flag} goes with --node ${kinds.join('|')}, not --node ${v.node}`);
   }
   for (const flag of ['customer', 'hourly-limit'] as const) {
     if (!given(v[flag])) continue;
-    if (v.node && v.node !== 'horizon') throw new UsageError(`--${flag} goes with --node horizon, not --node ${v.node}`);
-    if (given(v.target)) throw new UsageError(`--${flag}: a target file states the plan in nodes.horizon (customer, hourlyLimit)`);
+    if (v.node && v.node !== 'horizon')
+      throw new UsageError(`--${flag} goes with --node horizon, not --node ${v.node}`);
+    if (given(v.target))
+      throw new UsageError(`--${flag}: a target file states the plan in nodes.horizon (customer, hourlyLimit)`);
   }
   const tokenEnv = v['token-env'];
   // A token pasted where the variable's name belongs must not be echoed back in an error line.
-  if (tokenEnv !== undefined && (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv) || (process.env[tokenEnv] === undefined && !/^[A-Z_][A-Z0-9_]{0,63}$/.test(tokenEnv)))) {
-    throw new UsageError('--token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); what was given is not one, and is not shown in case it is the token itself');
+  if (
+    tokenEnv !== undefined &&
+    (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv) ||
+      (process.env[tokenEnv] === undefined && !/^[A-Z_][A-Z0-9_]{0,63}$/.test(tokenEnv)))
+  ) {
+    throw new UsageError(
+      '--token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); what was given is not one, and is not shown in case it is the token itself',
+    );
   }
-  if (v.history !== undefined && existsSync(v.history) && !statSync(v.history).isDirectory()) throw new UsageError(`--history ${v.history}: a file, not a folder`);
-  if ((given(v.fault) || given(v.variant)) && (given(v.target) || given(v.node))) throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
+  if (v.history !== undefined && existsSync(v.history) && !statSync(v.history).isDirectory())
+    throw new UsageError(`--history ${v.history}: a file, not a folder`);
+  if ((given(v.fault) || given(v.variant)) && (given(v.target) || given(v.node)))
+    throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
   if (v['fail-on-drift'] && !given(v.baseline)) throw new UsageError('--fail-on-drift needs --baseline <results.json>');
 }
 
@@ -115,7 +205,15 @@ function nodeTarget(cli: Cli): ResolvedTarget {
 
 /** "nodes.chainB.grpcAddress: must match ..." -> "--grpc-address: must match ...". */
 function flagWording(line: string, node: string): string {
-  const byField: Record<string, string> = { endpoint: '--endpoint', token: '--token-env', customer: '--customer', hourlyLimit: '--hourly-limit', websocketUrl: '--websocket-url', grpcAddress: '--grpc-address', grpcTls: '--grpc-insecure' };
+  const byField: Record<string, string> = {
+    endpoint: '--endpoint',
+    token: '--token-env',
+    customer: '--customer',
+    hourlyLimit: '--hourly-limit',
+    websocketUrl: '--websocket-url',
+    grpcAddress: '--grpc-address',
+    grpcTls: '--grpc-insecure',
+  };
   const m = new RegExp(`^nodes\\.${node}\\.(\\w+): (.*)$`).exec(line);
   const flag = m && byField[m[1]!];
   return flag ? `${flag}: ${m[2]}` : line;
@@ -126,7 +224,10 @@ function loadTargets(paths: string[]): ResolvedTarget[] {
   const targets = paths.map((p) => loadTargetFile(p));
   targets.forEach((t, i) => {
     const j = targets.findIndex((o) => o.name === t.name);
-    if (j < i) throw new UsageError(`--target ${paths[i]}: the same target name as ${paths[j]} ("name" tells deployments apart in the report; give each its own)`);
+    if (j < i)
+      throw new UsageError(
+        `--target ${paths[i]}: the same target name as ${paths[j]} ("name" tells deployments apart in the report; give each its own)`,
+      );
   });
   return targets;
 }
@@ -137,7 +238,9 @@ function loadBaseline(path: string): ResultsFile {
     if (!r || typeof r !== 'object' || !Array.isArray(r.checks)) throw new Error('not a chainprobe results.json');
     return r;
   } catch (e) {
-    throw new UsageError(`--baseline ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (e as Error).message.split('\n')[0]}`);
+    throw new UsageError(
+      `--baseline ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (e as Error).message.split('\n')[0]}`,
+    );
   }
 }
 
@@ -148,7 +251,8 @@ function printSummary(results: ResultsFile, outDir: string, baselineLines: strin
   out.write(`\nchainprobe ${results.tool.version} - target "${results.target}"\n`);
   // Causes first: one line per host that could not be reached, instead of one per check.
   for (const g of (results.causes as CauseGroup[] | undefined) ?? []) out.write(`  ${groupLine(g)}\n`);
-  if ((results.tls as { insecure?: boolean } | undefined)?.insecure) out.write('  TLS verification OFF (--insecure): certificates were not checked\n');
+  if ((results.tls as { insecure?: boolean } | undefined)?.insecure)
+    out.write('  TLS verification OFF (--insecure): certificates were not checked\n');
   out.write(`  pass ${s.pass}  fail ${s.fail}  observed ${s.observed}  skipped ${s.skipped}  error ${s.error}\n`);
   for (const [rule, verdict] of failing) {
     const first = results.checks.find((c) => c.rule === rule && c.verdict === verdict && !coveredByCause(c));
@@ -168,7 +272,9 @@ const OBSERVATION_DRIFT = new Set(['observation-changed', 'observation-new', 'ob
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   if (argv.some((a) => a === '--token' || a.startsWith('--token='))) {
-    throw new UsageError('--token: tokens are never taken from the command line; put it in an environment variable and pass --token-env <NAME>');
+    throw new UsageError(
+      '--token: tokens are never taken from the command line; put it in an environment variable and pass --token-env <NAME>',
+    );
   }
   const cli = commandLine(START, argv).values;
   checkCombinations(cli);
@@ -183,7 +289,11 @@ async function main(): Promise<number> {
   else if (cli.target.length) targets = loadTargets(cli.target);
 
   // The run's heavy modules load only once the command line and the target are known good.
-  const [{ runChainprobe, summarizeBaseline }, { runFleet }, { startReference }] = await Promise.all([import('../run/pipeline.js'), import('../run/fleet.js'), import('../reference/start.js')]);
+  const [{ runChainprobe, summarizeBaseline }, { runFleet }, { startReference }] = await Promise.all([
+    import('../run/pipeline.js'),
+    import('../run/fleet.js'),
+    import('../reference/start.js'),
+  ]);
   let reference: RunningReference | undefined;
   const extra: Record<string, unknown> = {};
   if (!targets.length) {
@@ -229,12 +339,23 @@ async function main(): Promise<number> {
       seed,
       history: cli.history,
     };
-    const outcome = isFleet(targets) ? await runFleet({ ...common, targets }) : await runChainprobe({ ...common, target: targets[0]! });
+    const outcome = isFleet(targets)
+      ? await runFleet({ ...common, targets })
+      : await runChainprobe({ ...common, target: targets[0]! });
     progress.end();
-    printSummary(outcome.results, cli.out, outcome.baseline ? summarizeBaseline(outcome.baseline).map((l) => redactor.text(l)) : []);
+    printSummary(
+      outcome.results,
+      cli.out,
+      outcome.baseline ? summarizeBaseline(outcome.baseline).map((l) => redactor.text(l)) : [],
+    );
     if (outcome.interrupted) return 130;
-    const drifted = cli['fail-on-drift'] ? (outcome.baseline?.items ?? []).filter((i) => OBSERVATION_DRIFT.has(i.kind)).length : 0;
-    if (drifted) process.stdout.write(`  --fail-on-drift: ${drifted} observation${drifted === 1 ? '' : 's'} changed since the baseline\n`);
+    const drifted = cli['fail-on-drift']
+      ? (outcome.baseline?.items ?? []).filter((i) => OBSERVATION_DRIFT.has(i.kind)).length
+      : 0;
+    if (drifted)
+      process.stdout.write(
+        `  --fail-on-drift: ${drifted} observation${drifted === 1 ? '' : 's'} changed since the baseline\n`,
+      );
     return drifted ? 1 : outcome.exitCode;
   } finally {
     await reference?.close();

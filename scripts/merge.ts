@@ -18,18 +18,33 @@ export const MERGE = defineCommand({
   summary:
     "Merges runs made elsewhere (CI matrix jobs, k6 runners' results) into one index.html, results.json and junit.xml: summaries add up, rules roll up, the same run given twice counts once.",
   flags: {
-    out: { type: 'string', value: '<dir>', path: true, default: 'reports/merged', help: 'where the merged index.html, results.json and junit.xml go' },
+    out: {
+      type: 'string',
+      value: '<dir>',
+      path: true,
+      default: 'reports/merged',
+      help: 'where the merged index.html, results.json and junit.xml go',
+    },
   },
-  positionals: { value: '<results.json or folder>...', help: 'results files, or folders searched for them (CI artifacts, k6 runners\' output)' },
+  positionals: {
+    value: '<results.json or folder>...',
+    help: "results files, or folders searched for them (CI artifacts, k6 runners' output)",
+  },
   examples: ['npm run merge -- artifacts/ --out reports/merged', 'npm run merge -- eu/results.json us/results.json'],
-  exit: ['0  no merged check failed or errored', '1  a merged check failed or errored', '2  bad input (a missing file, not a results file, bad flag)'],
+  exit: [
+    '0  no merged check failed or errored',
+    '1  a merged check failed or errored',
+    '2  bad input (a missing file, not a results file, bad flag)',
+  ],
 });
 
 function parseJson(path: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new UsageError(`${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON (${(e as Error).message.split('\n')[0]!.replace(/,\s*(?:\.\.\.)?".*$/s, '')})`}`);
+    throw new UsageError(
+      `${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON (${(e as Error).message.split('\n')[0]!.replace(/,\s*(?:\.\.\.)?".*$/s, '')})`}`,
+    );
   }
 }
 
@@ -38,7 +53,13 @@ function jsonFilesUnder(dir: string, depth = 0): string[] {
   if (depth > 8) return [];
   return readdirSync(dir, { withFileTypes: true })
     .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((e) => (e.isDirectory() ? jsonFilesUnder(join(dir, e.name), depth + 1) : e.isFile() && e.name.endsWith('.json') && !e.name.endsWith('timeline.json') ? [join(dir, e.name)] : []));
+    .flatMap((e) =>
+      e.isDirectory()
+        ? jsonFilesUnder(join(dir, e.name), depth + 1)
+        : e.isFile() && e.name.endsWith('.json') && !e.name.endsWith('timeline.json')
+          ? [join(dir, e.name)]
+          : [],
+    );
 }
 
 export function readInputs(paths: readonly string[]): MergeInput[] {
@@ -52,7 +73,8 @@ export function readInputs(paths: readonly string[]): MergeInput[] {
     }
     if (!isDir) {
       const v = parseJson(path);
-      if (!isResultsFile(v)) throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
+      if (!isResultsFile(v))
+        throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
       inputs.push({ source: path, results: v });
       continue;
     }
@@ -80,8 +102,11 @@ async function main(): Promise<number> {
   await writeReports(out, { results: merged.results, timeline: [] });
   const s = merged.results.summary;
   process.stdout.write(`chainprobe merge: ${merged.runs.length} run(s) of ${merged.results.target}\n`);
-  for (const d of merged.duplicates) process.stdout.write(`  counted once: ${d.source} is the same run as ${d.sameRunAs}\n`);
-  process.stdout.write(`  pass ${s.pass}  fail ${s.fail}  observed ${s.observed}  skipped ${s.skipped}  error ${s.error}\n  report: ${resolve(out, 'index.html')}\n`);
+  for (const d of merged.duplicates)
+    process.stdout.write(`  counted once: ${d.source} is the same run as ${d.sameRunAs}\n`);
+  process.stdout.write(
+    `  pass ${s.pass}  fail ${s.fail}  observed ${s.observed}  skipped ${s.skipped}  error ${s.error}\n  report: ${resolve(out, 'index.html')}\n`,
+  );
   return exitCodeOf(merged.results);
 }
 

@@ -18,29 +18,83 @@ export const REFERENCE = defineCommand({
   summary:
     'Starts only the reference service on 127.0.0.1 (ports chosen by the system), writes a target file for it (credentials written in), prints {"ready":true,"target":"<file.json>"} and serves until Ctrl-C.',
   flags: {
-    'target-out': { type: 'string', value: '<file.json>', help: 'where to write the target file for the running service (required)' },
-    fault: { type: 'string', multiple: true, list: true, value: '<name>', help: 'switch on a fault that breaks one rule (see --list-faults)' },
-    variant: { type: 'string', multiple: true, list: true, value: '<name>', help: 'switch on an open-behaviour variant that breaks no rule (see --list-variants)' },
-    customer: { type: 'string', choices: ['dedicated', 'shared'], help: "the horizon node's plan: 3600 or 2000 requests per hour (default dedicated)" },
-    'hourly-limit': { type: 'string', integer: [1, 10_000_000], help: 'requests per hour of the horizon node, overriding the plan' },
+    'target-out': {
+      type: 'string',
+      value: '<file.json>',
+      help: 'where to write the target file for the running service (required)',
+    },
+    fault: {
+      type: 'string',
+      multiple: true,
+      list: true,
+      value: '<name>',
+      help: 'switch on a fault that breaks one rule (see --list-faults)',
+    },
+    variant: {
+      type: 'string',
+      multiple: true,
+      list: true,
+      value: '<name>',
+      help: 'switch on an open-behaviour variant that breaks no rule (see --list-variants)',
+    },
+    customer: {
+      type: 'string',
+      choices: ['dedicated', 'shared'],
+      help: "the horizon node's plan: 3600 or 2000 requests per hour (default dedicated)",
+    },
+    'hourly-limit': {
+      type: 'string',
+      integer: [1, 10_000_000],
+      help: 'requests per hour of the horizon node, overriding the plan',
+    },
     burst: { type: 'string', integer: [1, 100_000], help: "the horizon limiter's burst (default: the hourly limit's)" },
-    'latency-ms': { type: 'string', value: '<A[:J]>', help: 'answer after A ms, plus up to J ms of random jitter, e.g. 80:40' },
-    seed: { type: 'string', integer: [-2_147_483_648, 2_147_483_647], help: 'seed of the data set and of the latency jitter' },
-    'big-collection': { type: 'string', integer: [0, 1_000_000], help: 'assets in the big NFT collection (paging and scale tests)' },
-    'horizon-nodes': { type: 'string', integer: [1, MAX_FLEET_NODES], help: 'serve this many horizon nodes, each with its own token; the target file lists them as an array (a fleet)' },
-    'block-rest-nodes': { type: 'string', integer: [1, MAX_FLEET_NODES], help: 'serve this many block-by-height REST nodes (a fleet)' },
+    'latency-ms': {
+      type: 'string',
+      value: '<A[:J]>',
+      help: 'answer after A ms, plus up to J ms of random jitter, e.g. 80:40',
+    },
+    seed: {
+      type: 'string',
+      integer: [-2_147_483_648, 2_147_483_647],
+      help: 'seed of the data set and of the latency jitter',
+    },
+    'big-collection': {
+      type: 'string',
+      integer: [0, 1_000_000],
+      help: 'assets in the big NFT collection (paging and scale tests)',
+    },
+    'horizon-nodes': {
+      type: 'string',
+      integer: [1, MAX_FLEET_NODES],
+      help: 'serve this many horizon nodes, each with its own token; the target file lists them as an array (a fleet)',
+    },
+    'block-rest-nodes': {
+      type: 'string',
+      integer: [1, MAX_FLEET_NODES],
+      help: 'serve this many block-by-height REST nodes (a fleet)',
+    },
     'chain-b-nodes': { type: 'string', integer: [1, MAX_FLEET_NODES], help: 'serve this many chain B nodes (a fleet)' },
     'list-faults': { type: 'boolean', help: 'list the fault catalogue (name, rule, what it breaks) and exit' },
     'list-variants': { type: 'boolean', help: 'list the open-behaviour variants and exit' },
   },
-  examples: ['npm run reference -- --target-out ref.json', 'npm run reference -- --target-out fleet.json --horizon-nodes 4', 'npm run reference -- --target-out ref.json --fault rl-wrong-hourly-rate --customer shared'],
+  examples: [
+    'npm run reference -- --target-out ref.json',
+    'npm run reference -- --target-out fleet.json --horizon-nodes 4',
+    'npm run reference -- --target-out ref.json --fault rl-wrong-hourly-rate --customer shared',
+  ],
   exit: ['0  stopped by Ctrl-C/SIGTERM, or a list printed', '2  bad flag, or the service could not start'],
 });
 
 /** The fleet flags: node kind -> flag. */
 const FLEET_FLAGS = { horizon: 'horizon-nodes', blockRest: 'block-rest-nodes', chainB: 'chain-b-nodes' } as const;
 
-type ReferenceArgs = { targetOut?: string; listFaults: boolean; listVariants: boolean; options: Partial<ReferenceOptions>; fleet: FleetCounts };
+type ReferenceArgs = {
+  targetOut?: string;
+  listFaults: boolean;
+  listVariants: boolean;
+  options: Partial<ReferenceOptions>;
+  fleet: FleetCounts;
+};
 
 /** The flags of argv as the reference's options (tests call it; main() gets --help handled first). */
 export function parseReferenceArgs(argv: string[]): ReferenceArgs {
@@ -70,7 +124,10 @@ function toOptions(v: FlagValues<typeof REFERENCE.flags>): ReferenceArgs {
   if (v.fault.length) options.faults = new Set(v.fault);
   if (v.variant.length) options.variants = new Set(v.variant);
   const fleet: FleetCounts = {};
-  for (const [kind, flag] of Object.entries(FLEET_FLAGS) as [keyof FleetCounts, (typeof FLEET_FLAGS)[keyof FleetCounts]][]) {
+  for (const [kind, flag] of Object.entries(FLEET_FLAGS) as [
+    keyof FleetCounts,
+    (typeof FLEET_FLAGS)[keyof FleetCounts],
+  ][]) {
     if (v[flag] !== undefined) fleet[kind] = v[flag];
   }
   return { targetOut: v['target-out'], listFaults: v['list-faults'], listVariants: v['list-variants'], options, fleet };
@@ -93,14 +150,18 @@ async function main(): Promise<void> {
     try {
       writeFileSync(file, text, { mode: 0o600 });
     } catch (e) {
-      throw new UsageError(`--target-out ${file}: cannot write the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new UsageError(
+        `--target-out ${file}: cannot write the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      );
     }
   };
   try {
     // Found before the service starts; the file itself appears only once it is ready.
     accessSync(dirname(file), constants.W_OK);
   } catch (e) {
-    throw new UsageError(`--target-out ${file}: cannot write in ${dirname(file)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UsageError(
+      `--target-out ${file}: cannot write in ${dirname(file)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   const fleet = Object.values(args.fleet).some((n) => n > 1);
   const ref = fleet ? await startFleetReference(args.fleet, args.options) : await startReference(args.options);

@@ -1,4 +1,4 @@
-// `npm test`: type-check, generated-types drift check, then every test file under test/ with
+// `npm test`: type-check, generated-types drift check, formatter check, then every test file under test/ with
 // node:test (tsx loader). Pass folder names to run a subset: `npm test -- unit reference`.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync } from 'node:fs';
@@ -12,11 +12,14 @@ export const TEST = defineCommand({
   invocation: 'npm test --',
   prefix: 'chainprobe test',
   summary:
-    "The project's own tests: type-check, the generated-files drift check, then every test file under test/ (node:test). Given folders of test/, only their files run, without the type-check and drift check.",
+    "The project's own tests: type-check, the generated-files drift check, the formatter check (Prettier), then every test file under test/ (node:test). Given folders of test/, only their files run, without the three checks.",
   flags: {},
-  positionals: { value: '[folder...]', help: 'folders of test/ to run, e.g. unit reference (default: all, with the type-check and drift check)' },
+  positionals: {
+    value: '[folder...]',
+    help: 'folders of test/ to run, e.g. unit reference (default: all, with the type-check, drift and formatter checks)',
+  },
   examples: ['npm test', 'npm test -- unit cli'],
-  exit: ['0  every test passed', '1  a test, the type-check or the drift check failed'],
+  exit: ['0  every test passed', '1  a test, the type-check, the drift check or the formatter check failed'],
 });
 
 function run(cmd: string, args: string[]): void {
@@ -38,16 +41,23 @@ function main(): void {
   if (only.length === 0) {
     run('npx', ['tsc', '-p', '.']);
     if (existsSync('scripts/generate-types.ts')) run('npx', ['tsx', 'scripts/generate-types.ts', '--check']);
+    // The formatter's check (`npm run format` fixes what it names).
+    run('npx', ['prettier', '--check', '--log-level', 'warn', '.']);
   }
   const files = (only.length ? only.map((d) => join('test', d)) : ['test']).flatMap(testFiles).sort();
   if (files.length === 0) {
     console.error(`no test files found${only.length ? ` under ${only.map((d) => join('test', d)).join(', ')}` : ''}`);
     process.exit(1);
   }
-  const tests = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+  const tests = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+    { stdio: 'inherit' },
+  );
   // The browser tests' skip line, once more below the summary where a user looks.
   const browserless = skipLine(findChromium());
-  if (browserless && !browserRequired() && files.some((f) => f.startsWith(join('test', 'reports')))) console.log(`\n${browserless}`);
+  if (browserless && !browserRequired() && files.some((f) => f.startsWith(join('test', 'reports'))))
+    console.log(`\n${browserless}`);
   process.exit(tests.status ?? 1);
 }
 

@@ -9,7 +9,15 @@ import { exitWith, UsageError } from '../src/cli/fatal.js';
 import { commandLine, defineCommand } from '../src/cli/args.js';
 import { prepareOutDir } from '../src/cli/outdir.js';
 import { byExpectedLength, FAULT_FREE, planRuns, PlanError, type PlannedRun } from './selfcheck/plan.js';
-import { classifyClean, classifyFault, OUTCOME_TEXT, summarize, type CleanRow, type FaultRow, type RunFacts } from './selfcheck/classify.js';
+import {
+  classifyClean,
+  classifyFault,
+  OUTCOME_TEXT,
+  summarize,
+  type CleanRow,
+  type FaultRow,
+  type RunFacts,
+} from './selfcheck/classify.js';
 import { pool, runVariant, stopAllRuns } from './selfcheck/runner.js';
 import { htmlReport, textReport, type SelfcheckReport } from './selfcheck/render.js';
 
@@ -34,7 +42,9 @@ const relReport = (outRoot: string, run: PlannedRun) => relative(outRoot, join(r
 export async function runSelfcheck(o: SelfcheckOptions): Promise<SelfcheckReport> {
   const outRoot = resolve(o.outRoot);
   const concurrency = o.concurrency ?? 2;
-  const plan = byExpectedLength(planRuns(o.catalogue ?? FAULTS, { outRoot, onlyFaults: o.onlyFaults, subset: o.subset, faultFree: o.faultFree }));
+  const plan = byExpectedLength(
+    planRuns(o.catalogue ?? FAULTS, { outRoot, onlyFaults: o.onlyFaults, subset: o.subset, faultFree: o.faultFree }),
+  );
   const started = new Date();
   const log = o.log ?? (() => {});
   let done = 0;
@@ -42,8 +52,14 @@ export async function runSelfcheck(o: SelfcheckOptions): Promise<SelfcheckReport
     const f = await runVariant({ args: run.args, outDir: run.outDir, timeoutMs: o.timeoutMs ?? 300_000 });
     done++;
     const what = run.fault ? `${run.fault.name} (${run.fault.rule})` : 'fault-free full run';
-    const outcome = run.fault ? OUTCOME_TEXT[classifyFault(run.fault, run.only!, f, '').outcome] : classifyClean(f, '').clean ? 'clean' : 'NOT CLEAN';
-    log(`[${String(done).padStart(String(plan.length).length)}/${plan.length}] ${what}: ${outcome}, ${(f.durationMs / 1000).toFixed(1)} s`);
+    const outcome = run.fault
+      ? OUTCOME_TEXT[classifyFault(run.fault, run.only!, f, '').outcome]
+      : classifyClean(f, '').clean
+        ? 'clean'
+        : 'NOT CLEAN';
+    log(
+      `[${String(done).padStart(String(plan.length).length)}/${plan.length}] ${what}: ${outcome}, ${(f.durationMs / 1000).toFixed(1)} s`,
+    );
     return f;
   });
   const rows: FaultRow[] = [];
@@ -80,20 +96,38 @@ export const SELFCHECK = defineCommand({
   summary:
     "Proves the suite catches what it claims: runs chainprobe against the embedded reference once per fault of its catalogue (only the fault's family) and once with no fault, and prints the kill-rate table.",
   flags: {
-    'only-faults': { type: 'string', value: '<a,b,...>', help: 'run only these faults (names from npm run reference -- --list-faults)' },
+    'only-faults': {
+      type: 'string',
+      value: '<a,b,...>',
+      help: 'run only these faults (names from npm run reference -- --list-faults)',
+    },
     subset: { type: 'boolean', help: 'one fault per rule section: a quick representative run' },
     concurrency: { type: 'string', integer: [1, 8], default: '2', help: 'runs at a time' },
-    out: { type: 'string', value: '<dir>', path: true, default: 'reports/selfcheck', help: "where index.html, results.json and each run's reports go" },
+    out: {
+      type: 'string',
+      value: '<dir>',
+      path: true,
+      default: 'reports/selfcheck',
+      help: "where index.html, results.json and each run's reports go",
+    },
     'skip-fault-free': { type: 'boolean', help: 'leave out the run without any fault' },
   },
-  examples: ['npm run selfcheck', 'npm run selfcheck -- --subset', 'npm run selfcheck -- --only-faults rl-wrong-hourly-rate,event-wrong-id'],
+  examples: [
+    'npm run selfcheck',
+    'npm run selfcheck -- --subset',
+    'npm run selfcheck -- --only-faults rl-wrong-hourly-rate,event-wrong-id',
+  ],
   exit: ['0  every fault caught on its own rule and the fault-free run clean', '1  otherwise', '2  bad flag'],
 });
 
 function parseCli(argv: string[]): SelfcheckOptions {
   const v = commandLine(SELFCHECK, argv).values;
-  const onlyFaults = v['only-faults']?.split(',').map((s) => s.trim()).filter(Boolean);
-  if (v['only-faults'] !== undefined && !onlyFaults?.length) throw new UsageError('--only-faults: expected fault names separated by commas');
+  const onlyFaults = v['only-faults']
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (v['only-faults'] !== undefined && !onlyFaults?.length)
+    throw new UsageError('--only-faults: expected fault names separated by commas');
   prepareOutDir(v.out);
   return { outRoot: v.out, onlyFaults, subset: v.subset, concurrency: v.concurrency, faultFree: !v['skip-fault-free'] };
 }

@@ -52,7 +52,11 @@ function verdictsOf(r: RunChildResult): VerdictMap {
   return m;
 }
 
-export async function runStability(o: { runs: number; outRoot: string; log?: (l: string) => void }): Promise<StabilityReport> {
+export async function runStability(o: {
+  runs: number;
+  outRoot: string;
+  log?: (l: string) => void;
+}): Promise<StabilityReport> {
   const maps: VerdictMap[] = [];
   const failedRuns: string[] = [];
   const wallSeconds: number[] = [];
@@ -63,7 +67,9 @@ export async function runStability(o: { runs: number; outRoot: string; log?: (l:
         const r = await runInChild({ reference: {}, outDir: join(o.outRoot, 'runs', 'stability') });
         maps.push(verdictsOf(r));
         wallSeconds.push(r.wallMs / 1000);
-        o.log?.(`stability run ${i + 1}/${o.runs}: pass ${r.summary.pass} fail ${r.summary.fail} error ${r.summary.error} observed ${r.summary.observed} skipped ${r.summary.skipped}, ${(r.wallMs / 1000).toFixed(1)} s`);
+        o.log?.(
+          `stability run ${i + 1}/${o.runs}: pass ${r.summary.pass} fail ${r.summary.fail} error ${r.summary.error} observed ${r.summary.observed} skipped ${r.summary.skipped}, ${(r.wallMs / 1000).toFixed(1)} s`,
+        );
       } catch (e) {
         failedRuns.push(`run ${i + 1}: ${(e as Error).message}`);
         o.log?.(`stability run ${i + 1}/${o.runs}: could not complete: ${(e as Error).message}`);
@@ -76,7 +82,16 @@ export async function runStability(o: { runs: number; outRoot: string; log?: (l:
 }
 
 export function stabilityLine(r: StabilityReport): string {
-  const diff = r.differing.length ? `; differing checks: ${r.differing.map((d) => `${d.id} (${Object.entries(d.verdicts).map(([v, n]) => `${v} x${n}`).join(', ')})`).join('; ')}` : '';
+  const diff = r.differing.length
+    ? `; differing checks: ${r.differing
+        .map(
+          (d) =>
+            `${d.id} (${Object.entries(d.verdicts)
+              .map(([v, n]) => `${v} x${n}`)
+              .join(', ')})`,
+        )
+        .join('; ')}`
+    : '';
   const failed = r.failedRuns.length ? `; ${r.failedRuns.length} run(s) did not complete` : '';
   return `${r.identical} of ${r.runs} identical${diff}${failed}`;
 }
@@ -84,10 +99,17 @@ export function stabilityLine(r: StabilityReport): string {
 export const STABILITY = defineCommand({
   invocation: 'npx tsx scripts/stability.ts',
   prefix: 'chainprobe stability',
-  summary: 'Repeats the full run against the embedded reference with the other core kept busy; every repetition must give the same verdict on every check (part of npm run bench).',
+  summary:
+    'Repeats the full run against the embedded reference with the other core kept busy; every repetition must give the same verdict on every check (part of npm run bench).',
   flags: {
     runs: { type: 'string', integer: [2, 100], default: '10', help: 'how many full runs' },
-    out: { type: 'string', value: '<dir>', path: true, default: 'reports/bench', help: "where the runs' reports go (under runs/stability/)" },
+    out: {
+      type: 'string',
+      value: '<dir>',
+      path: true,
+      default: 'reports/bench',
+      help: "where the runs' reports go (under runs/stability/)",
+    },
   },
   exit: ['0  every run identical', '1  otherwise', '2  bad flag'],
 });

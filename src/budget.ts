@@ -5,7 +5,10 @@
 import { closeSync, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 
 export class BudgetExceeded extends Error {
-  constructor(readonly what: 'requests' | 'seconds', detail: string) {
+  constructor(
+    readonly what: 'requests' | 'seconds',
+    detail: string,
+  ) {
     super(`budget: ${detail}`);
     this.name = 'BudgetExceeded';
   }
@@ -62,7 +65,8 @@ export class Budget {
       writeSync(this.fd, '.');
       count = fstatSync(this.fd).size;
     }
-    if (count > this.spec.maxRequests) throw new BudgetExceeded('requests', `the run reached limits.maxRequests (${this.spec.maxRequests})`);
+    if (count > this.spec.maxRequests)
+      throw new BudgetExceeded('requests', `the run reached limits.maxRequests (${this.spec.maxRequests})`);
     if (this.tallyFd !== undefined) writeSync(this.tallyFd, '.');
   }
 

@@ -15,7 +15,10 @@ export interface Gap {
 
 /** Why the rules of a stage that threw got no check: its first line, without a secret. */
 export function stageFailed(stage: Stage, e: unknown, redactor: Redactor): Gap {
-  return { rules: (id) => stageOf(id) === stage, reason: `${stage} stage failed: ${redactor.text(e instanceof Error ? e.message.split('\n')[0]! : String(e))}` };
+  return {
+    rules: (id) => stageOf(id) === stage,
+    reason: `${stage} stage failed: ${redactor.text(e instanceof Error ? e.message.split('\n')[0]! : String(e))}`,
+  };
 }
 
 /** Why the rules still without a check at an interrupt got none. */
@@ -23,11 +26,21 @@ export const INTERRUPTED: Gap = { rules: () => true, reason: 'interrupted (SIGIN
 
 /** The record of a selected rule that got no check. */
 export function notRunCheck(rule: string, reason: string): CheckResult {
-  return { id: `${rule.toLowerCase()}.not-run`, rule, verdict: 'error', message: `not run: ${reason}`, evidence: { cause: reason } };
+  return {
+    id: `${rule.toLowerCase()}.not-run`,
+    rule,
+    verdict: 'error',
+    message: `not run: ${reason}`,
+    evidence: { cause: reason },
+  };
 }
 
 /** One `error` record for each selected rule without a check that a gap covers, in catalogue order. */
-export function cover(selected: (id: string) => boolean, checks: readonly CheckResult[], gaps: readonly Gap[]): CheckResult[] {
+export function cover(
+  selected: (id: string) => boolean,
+  checks: readonly CheckResult[],
+  gaps: readonly Gap[],
+): CheckResult[] {
   const seen = new Set(checks.map((c) => c.rule));
   const out: CheckResult[] = [];
   for (const { id } of RULES) {

@@ -1,6 +1,14 @@
 // --only selectors: families (contracts, load, auth, universal, native, nft, node, errors),
 // section prefixes (AUTH, NFT, RL, ...) or single rule ids (NFT-09). Matching is by rule id.
-import { CONTRACT_FAMILIES, FAMILIES, familyOf, PROBE_FAMILIES, RULES, SECTIONS, type Family } from './rules/catalogue.js';
+import {
+  CONTRACT_FAMILIES,
+  FAMILIES,
+  familyOf,
+  PROBE_FAMILIES,
+  RULES,
+  SECTIONS,
+  type Family,
+} from './rules/catalogue.js';
 import { didYouMean } from './cli/suggest.js';
 
 /** Selector words naming several families (or another word for one). */
@@ -29,7 +37,10 @@ export function parseSelectors(spec: string | undefined): Selection {
   const sections = new Set(SECTIONS.map((s) => s.key));
   const ruleIds = new Set(RULES.map((r) => r.id));
   const wanted = new Set<string>();
-  for (const raw of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const lower = raw.toLowerCase();
     const upper = raw.toUpperCase();
     const families = ALIASES[lower] ?? (lower in FAMILIES ? [lower] : undefined);
@@ -43,7 +54,10 @@ export function parseSelectors(spec: string | undefined): Selection {
       );
     }
   }
-  if (wanted.size === 0) throw new SelectorError('--only: no selector given (use contracts, load, a section such as NFT or a rule id such as NFT-09)');
+  if (wanted.size === 0)
+    throw new SelectorError(
+      '--only: no selector given (use contracts, load, a section such as NFT or a rule id such as NFT-09)',
+    );
   const rule = (id: string) => wanted.has(id) || wanted.has(id.split('-')[0]!);
   return {
     rule,

@@ -100,4 +100,5 @@ export function toCheck(input: CheckInput, id: string, rule: string, f: Finding)
   return { id, rule, verdict: f.verdict, message: f.message, evidence };
 }
 
-export const fmtT = (T: Interval | undefined): string => (T ? `${r1((T.lo + T.hi) / 2)} ms (±${r1((T.hi - T.lo) / 2)})` : 'unknown');
+export const fmtT = (T: Interval | undefined): string =>
+  T ? `${r1((T.lo + T.hi) / 2)} ms (±${r1((T.hi - T.lo) / 2)})` : 'unknown';

@@ -14,7 +14,9 @@ export function retryAfterSeconds(s: Sample): number | undefined {
 }
 
 const noDrain = (input: CheckInput): Finding | undefined =>
-  input.plan.drain ? undefined : { verdict: 'error', message: 'the drain did not run', evidence: { cause: 'no drain' } };
+  input.plan.drain
+    ? undefined
+    : { verdict: 'error', message: 'the drain did not run', evidence: { cause: 'no drain' } };
 
 export function checkDenialAfterZero(input: CheckInput): CheckResult {
   const { a } = input;
@@ -28,26 +30,51 @@ export function checkDenialAfterZero(input: CheckInput): CheckResult {
     if (classOf(input, next)?.limiterDenial) instances.push([zero, next]);
     else if (ok(next)) {
       const p = stepOf(input, next)?.prediction;
-      if (p && !p.acceptPossible) problems.push({ s: next, why: `#${next.seq} was accepted right after Remaining 0 (#${zero.seq}) though no quota could have recovered in between` });
+      if (p && !p.acceptPossible)
+        problems.push({
+          s: next,
+          why: `#${next.seq} was accepted right after Remaining 0 (#${zero.seq}) though no quota could have recovered in between`,
+        });
     } else problems.push({ s: next, why: `#${next.seq} after Remaining 0 got status ${next.status}, not 429` });
   }
   for (const c of a.classes) {
     if (c.limiterDenial && retryAfterSeconds(c.sample) === undefined) {
       const raw = c.sample.rl.raw.retryAfter;
-      problems.push({ s: c.sample, why: raw === undefined ? `429 #${c.sample.seq} has no retry-after header` : `429 #${c.sample.seq} has retry-after "${raw}", not a number of seconds` });
+      problems.push({
+        s: c.sample,
+        why:
+          raw === undefined
+            ? `429 #${c.sample.seq} has no retry-after header`
+            : `429 #${c.sample.seq} has retry-after "${raw}", not a number of seconds`,
+      });
     }
   }
   const evidence = {
-    expected: 'the next request after Remaining 0 (unless quota recovered meanwhile) gets 429 with retry-after: a non-negative number of seconds',
+    expected:
+      'the next request after Remaining 0 (unless quota recovered meanwhile) gets 429 with retry-after: a non-negative number of seconds',
     actual: { instances: instances.length, problems: problems.slice(0, 5).map((p) => p.why) },
   };
   const f: Finding =
     noDrain(input) ??
     (problems.length
-      ? { verdict: 'fail', message: problems[0]!.why + (problems.length > 1 ? ` (+${problems.length - 1} more)` : ''), evidence, samples: problems.map((p) => p.s) }
+      ? {
+          verdict: 'fail',
+          message: problems[0]!.why + (problems.length > 1 ? ` (+${problems.length - 1} more)` : ''),
+          evidence,
+          samples: problems.map((p) => p.s),
+        }
       : instances.length
-        ? { verdict: 'pass', message: `${instances.length} time(s) the request after Remaining 0 got 429 with retry-after (${instances.map(([, d]) => d.rl.raw.retryAfter).join(', ')} s)`, evidence, samples: instances.slice(0, 2).flat() }
-        : { verdict: 'error', message: 'no request followed an answer with Remaining 0 before quota recovered', evidence: { ...evidence, cause: 'no instance' } });
+        ? {
+            verdict: 'pass',
+            message: `${instances.length} time(s) the request after Remaining 0 got 429 with retry-after (${instances.map(([, d]) => d.rl.raw.retryAfter).join(', ')} s)`,
+            evidence,
+            samples: instances.slice(0, 2).flat(),
+          }
+        : {
+            verdict: 'error',
+            message: 'no request followed an answer with Remaining 0 before quota recovered',
+            evidence: { ...evidence, cause: 'no instance' },
+          });
   return toCheck(input, 'rl.exhaustion.429', 'RL-06', f);
 }
 
@@ -62,21 +89,56 @@ export function checkCap(input: CheckInput): CheckResult {
   const maxRtt = Math.max(0, ...rtts);
   const evidence = {
     expected: `at most ${input.cap} requests accepted in any one second`,
-    actual: { mostAcceptedInOneSecond: w.count, windowMs: Math.round(w.to - w.from), burst: { sent: burst.length, surelyInOneSecond: offered, accepted: burst.filter(ok).length, rateFactor: 'x2 the cap', placed: drain?.burstPlacement ?? null, underCapBefore: drain?.leadIn.length ?? 0 } },
+    actual: {
+      mostAcceptedInOneSecond: w.count,
+      windowMs: Math.round(w.to - w.from),
+      burst: {
+        sent: burst.length,
+        surelyInOneSecond: offered,
+        accepted: burst.filter(ok).length,
+        rateFactor: 'x2 the cap',
+        placed: drain?.burstPlacement ?? null,
+        underCapBefore: drain?.leadIn.length ?? 0,
+      },
+    },
     tolerance: `an answer counts in a window only if its whole [sent, received] interval lies inside it (allowance = its round trip, at most ${maxRtt.toFixed(1)} ms here)`,
   };
   let f: Finding;
   if (!drain) f = noDrain(input)!;
-  else if (burst.length === 0) f = { verdict: 'error', message: `inconclusive: no burst above the cap was sent${drain.burstNote ? ` (${drain.burstNote})` : ''}`, evidence: { ...evidence, cause: drain.burstNote ?? 'no burst' } };
+  else if (burst.length === 0)
+    f = {
+      verdict: 'error',
+      message: `inconclusive: no burst above the cap was sent${drain.burstNote ? ` (${drain.burstNote})` : ''}`,
+      evidence: { ...evidence, cause: drain.burstNote ?? 'no burst' },
+    };
   else if (!burst.some(ok)) {
     // A node that refuses the whole burst (503 to everything) shows no cap at all: 0 accepted is not a pass.
-    f = { verdict: 'error', message: `inconclusive: none of the ${burst.length} burst requests was accepted, so the cap could not be seen`, evidence: { ...evidence, cause: 'nothing accepted' } };
+    f = {
+      verdict: 'error',
+      message: `inconclusive: none of the ${burst.length} burst requests was accepted, so the cap could not be seen`,
+      evidence: { ...evidence, cause: 'nothing accepted' },
+    };
   } else if (w.count <= input.cap && offered <= input.cap) {
-    f = { verdict: 'error', message: `inconclusive: at most ${offered} burst requests surely arrived within one second (network delays of up to ${maxRtt.toFixed(0)} ms), not more than the cap`, evidence: { ...evidence, cause: 'cap not stressed' } };
+    f = {
+      verdict: 'error',
+      message: `inconclusive: at most ${offered} burst requests surely arrived within one second (network delays of up to ${maxRtt.toFixed(0)} ms), not more than the cap`,
+      evidence: { ...evidence, cause: 'cap not stressed' },
+    };
   } else if (w.count > input.cap) {
     const members = w.members.map((i) => accepted[i]!);
-    f = { verdict: 'fail', message: `${w.count} requests were accepted within ${Math.round(w.to - w.from)} ms, over the cap of ${input.cap} per second`, evidence, samples: [members[0], members[members.length - 1], ...members] };
-  } else f = { verdict: 'pass', message: `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while ${burst.length} were sent at twice the cap, ${drain.burstPlacement ?? 'at once'}`, evidence, samples: burst.slice(0, 2) };
+    f = {
+      verdict: 'fail',
+      message: `${w.count} requests were accepted within ${Math.round(w.to - w.from)} ms, over the cap of ${input.cap} per second`,
+      evidence,
+      samples: [members[0], members[members.length - 1], ...members],
+    };
+  } else
+    f = {
+      verdict: 'pass',
+      message: `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while ${burst.length} were sent at twice the cap, ${drain.burstPlacement ?? 'at once'}`,
+      evidence,
+      samples: burst.slice(0, 2),
+    };
   return toCheck(input, 'rl.cap', 'RL-10', f);
 }
 
@@ -85,11 +147,21 @@ export function checkAcceptedBeforeFirst429(input: CheckInput): CheckResult {
   const drain = input.plan.drain;
   const T = a.T;
   let f: Finding | undefined = noDrain(input);
-  if (!f && (!T || a.limit === undefined)) f = { verdict: 'error', message: 'Limit or T could not be estimated, so there is no forecast', evidence: { cause: 'no Limit/T estimate' } };
+  if (!f && (!T || a.limit === undefined))
+    f = {
+      verdict: 'error',
+      message: 'Limit or T could not be estimated, so there is no forecast',
+      evidence: { cause: 'no Limit/T estimate' },
+    };
   if (f) return toCheck(input, 'rl.exhaustion.count', 'RL-11', f);
   const drained = new Set([...drain!.leadIn, ...drain!.burst, ...drain!.underCap]);
   // Refusals the proxy made, or may have made where the bucket may be empty, did not reach the limiter as far as anyone can tell.
-  const reach = a.samples.filter((s) => drained.has(s) && (a.capQuotaUse === 'yes' ? classOf(input, s)?.refusedBy !== 'either' : !notLimiters(input, s)) && s.status !== undefined);
+  const reach = a.samples.filter(
+    (s) =>
+      drained.has(s) &&
+      (a.capQuotaUse === 'yes' ? classOf(input, s)?.refusedBy !== 'either' : !notLimiters(input, s)) &&
+      s.status !== undefined,
+  );
   const firstIdx = a.samples.findIndex((s) => drained.has(s));
   const start = firstIdx > 0 ? a.steps[firstIdx - 1]!.tatAfter : { lo: -Infinity, hi: -Infinity };
   const rtts = reach.map((s) => s.receivedAt - s.sentAt).sort((x, y) => x - y);
@@ -98,27 +170,51 @@ export function checkAcceptedBeforeFirst429(input: CheckInput): CheckResult {
   const denial = drain!.firstDenial;
   const observed = reach.filter((s) => ok(s) && (!denial || s.seq < denial.seq)).length;
   const evidence = {
-    expected: { acceptedBeforeFirst429: `${forecast.countLo}..${forecast.countHi}`, from: `Limit ${a.limit} plus what recovers at T ${fmtT(T)} while the drain sends, starting from the replayed bucket` },
-    actual: { acceptedBeforeFirst429: observed, firstDenial: denial?.seq ?? null, requestsReachingLimiter: reach.length },
+    expected: {
+      acceptedBeforeFirst429: `${forecast.countLo}..${forecast.countHi}`,
+      from: `Limit ${a.limit} plus what recovers at T ${fmtT(T)} while the drain sends, starting from the replayed bucket`,
+    },
+    actual: {
+      acceptedBeforeFirst429: observed,
+      firstDenial: denial?.seq ?? null,
+      requestsReachingLimiter: reach.length,
+    },
     tolerance: 'within one; cap rejections are left out (they do not reach the limiter)',
   };
   f =
     observed >= forecast.countLo - 1 && observed <= forecast.countHi + 1
-      ? { verdict: 'pass', message: `${observed} requests were accepted before the first 429; the GCRA forecast is ${forecast.countLo}..${forecast.countHi}`, evidence, samples: denial ? [denial] : [] }
-      : { verdict: 'fail', message: `${observed} requests were accepted before the first 429; a GCRA with Limit ${a.limit} and T ${fmtT(T)} accepts ${forecast.countLo}..${forecast.countHi} (±1)`, evidence, samples: denial ? [denial] : reach.slice(-2) };
+      ? {
+          verdict: 'pass',
+          message: `${observed} requests were accepted before the first 429; the GCRA forecast is ${forecast.countLo}..${forecast.countHi}`,
+          evidence,
+          samples: denial ? [denial] : [],
+        }
+      : {
+          verdict: 'fail',
+          message: `${observed} requests were accepted before the first 429; a GCRA with Limit ${a.limit} and T ${fmtT(T)} accepts ${forecast.countLo}..${forecast.countHi} (±1)`,
+          evidence,
+          samples: denial ? [denial] : reach.slice(-2),
+        };
   return toCheck(input, 'rl.exhaustion.count', 'RL-11', f);
 }
 
 export function checkCapRejection(input: CheckInput): CheckResult {
   const drain = input.plan.drain;
   let f: Finding | undefined = noDrain(input);
-  if (!f && drain!.burst.length === 0) f = { verdict: 'error', message: `no burst above the cap was sent${drain!.burstNote ? ` (${drain!.burstNote})` : ''}`, evidence: { cause: drain!.burstNote ?? 'no burst' } };
+  if (!f && drain!.burst.length === 0)
+    f = {
+      verdict: 'error',
+      message: `no burst above the cap was sent${drain!.burstNote ? ` (${drain!.burstNote})` : ''}`,
+      evidence: { cause: drain!.burstNote ?? 'no burst' },
+    };
   if (f) return toCheck(input, 'rl.cap-rejection', 'RL-13', f);
   const rejected = input.a.classes.filter((c) => c.capSuspect).map((c) => c.sample);
   const statuses: Record<string, number> = {};
   for (const s of rejected) statuses[String(s.status)] = (statuses[String(s.status)] ?? 0) + 1;
   const withRetry = rejected.filter((s) => s.rl.raw.retryAfter !== undefined);
-  const withRl = rejected.filter((s) => s.rl.raw.limit !== undefined || s.rl.raw.remaining !== undefined || s.rl.raw.reset !== undefined);
+  const withRl = rejected.filter(
+    (s) => s.rl.raw.limit !== undefined || s.rl.raw.remaining !== undefined || s.rl.raw.reset !== undefined,
+  );
   const observation = {
     rejections: rejected.length,
     statuses,
@@ -128,18 +224,32 @@ export function checkCapRejection(input: CheckInput): CheckResult {
     spacing: input.plan.spacing ?? null,
     contentType: rejected[0]?.exchange.responseHeaders['content-type'],
   };
-  const usedQuota = { no: 'did not use quota', yes: 'used quota', undetermined: 'quota use undetermined', 'not-seen': '' }[input.a.capQuotaUse];
+  const usedQuota = {
+    no: 'did not use quota',
+    yes: 'used quota',
+    undetermined: 'quota use undetermined',
+    'not-seen': '',
+  }[input.a.capQuotaUse];
   const spacing = input.plan.spacing;
-  const spaced = spacing && spacing.refusals > 0
-    ? `; it refused ${spacing.refusals} request(s) sent under the cap, as a strict spacing does (widest refused gap ${Math.round(spacing.refusedGapMs ?? 0)} ms): requests were then kept ${Math.round(spacing.gapMs)} ms apart`
-    : '';
+  const spaced =
+    spacing && spacing.refusals > 0
+      ? `; it refused ${spacing.refusals} request(s) sent under the cap, as a strict spacing does (widest refused gap ${Math.round(spacing.refusedGapMs ?? 0)} ms): requests were then kept ${Math.round(spacing.gapMs)} ms apart`
+      : '';
   f = rejected.length
     ? {
         verdict: 'observed',
-        message: `the proxy refused ${rejected.length} request(s): ${Object.entries(statuses).map(([k, v]) => `${v}x ${k}`).join(', ')}; retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}; ${usedQuota}${spaced}`,
+        message: `the proxy refused ${rejected.length} request(s): ${Object.entries(statuses)
+          .map(([k, v]) => `${v}x ${k}`)
+          .join(
+            ', ',
+          )}; retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}; ${usedQuota}${spaced}`,
         evidence: { observation, window: `${WINDOW_MS} ms` },
         samples: rejected.slice(0, 3),
       }
-    : { verdict: 'observed', message: `no request of the burst (${drain!.burst.length} at twice the cap) was rejected`, evidence: { observation } };
+    : {
+        verdict: 'observed',
+        message: `no request of the burst (${drain!.burst.length} at twice the cap) was rejected`,
+        evidence: { observation },
+      };
   return toCheck(input, 'rl.cap-rejection', 'RL-13', f);
 }

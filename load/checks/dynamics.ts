@@ -21,8 +21,19 @@ export function checkFasterThanT(input: CheckInput): CheckResult {
   const T = input.a.T;
   const quick = (input.plan.dynamics?.quick ?? []).filter((s) => ok(s) && hasRlValues(s));
   let f: Finding;
-  if (!T) f = { verdict: 'error', message: 'T could not be estimated, so "faster than one per T" cannot be judged', evidence: { cause: 'no T estimate' } };
-  else if (quick.length < 2) f = { verdict: 'error', message: 'the quick run got fewer than two accepted answers with rate-limit headers', evidence: { cause: 'too few answers' }, samples: input.plan.dynamics?.quick };
+  if (!T)
+    f = {
+      verdict: 'error',
+      message: 'T could not be estimated, so "faster than one per T" cannot be judged',
+      evidence: { cause: 'no T estimate' },
+    };
+  else if (quick.length < 2)
+    f = {
+      verdict: 'error',
+      message: 'the quick run got fewer than two accepted answers with rate-limit headers',
+      evidence: { cause: 'too few answers' },
+      samples: input.plan.dynamics?.quick,
+    };
   else {
     // Arrivals are at most receivedAt - sentAt apart: that must be under T for the direction to be required.
     const fast = orderedAcceptedPairs(input, input.a.samples).filter(([a, b]) => b.receivedAt - a.sentAt < T.lo);
@@ -33,19 +44,43 @@ export function checkFasterThanT(input: CheckInput): CheckResult {
     const mustFall = p !== undefined && p.remaining.hi < first.rl.remaining!;
     const mustGrow = p !== undefined && p.reset.lo > first.rl.reset!;
     const problems: string[] = [];
-    if (wrong.length) problems.push(`${wrong.length} step(s) where Remaining rose or Reset fell, e.g. #${wrong[0]![0].seq}->#${wrong[0]![1].seq}`);
-    if (mustFall && !(last.rl.remaining! < first.rl.remaining!)) problems.push(`Remaining did not fall over the quick run (${first.rl.remaining} -> ${last.rl.remaining})`);
-    if (mustGrow && !(last.rl.reset! > first.rl.reset!)) problems.push(`Reset did not grow over the quick run (${first.rl.reset} -> ${last.rl.reset})`);
+    if (wrong.length)
+      problems.push(
+        `${wrong.length} step(s) where Remaining rose or Reset fell, e.g. #${wrong[0]![0].seq}->#${wrong[0]![1].seq}`,
+      );
+    if (mustFall && !(last.rl.remaining! < first.rl.remaining!))
+      problems.push(`Remaining did not fall over the quick run (${first.rl.remaining} -> ${last.rl.remaining})`);
+    if (mustGrow && !(last.rl.reset! > first.rl.reset!))
+      problems.push(`Reset did not grow over the quick run (${first.rl.reset} -> ${last.rl.reset})`);
     const evidence = {
       expected: `each step faster than T (${fmtT(T)}): Remaining not up, Reset not down; over the quick run Remaining falls${mustGrow ? ' and Reset grows' : ''}`,
-      actual: { quickRun: quick.map((s) => ({ seq: s.seq, remaining: s.rl.remaining, reset: s.rl.reset })), stepsJudged: fast.length, wrongSteps: wrong.slice(0, 5).map(([a, b]) => `#${a.seq}->#${b.seq}`) },
+      actual: {
+        quickRun: quick.map((s) => ({ seq: s.seq, remaining: s.rl.remaining, reset: s.rl.reset })),
+        stepsJudged: fast.length,
+        wrongSteps: wrong.slice(0, 5).map(([a, b]) => `#${a.seq}->#${b.seq}`),
+      },
       tolerance: 'steps whose network intervals overlap are not judged (their order at the server is unknown)',
     };
     f = problems.length
-      ? { verdict: 'fail', message: problems.join('; '), evidence, samples: wrong.length ? [wrong[0]![0], wrong[0]![1], ...quick] : quick }
+      ? {
+          verdict: 'fail',
+          message: problems.join('; '),
+          evidence,
+          samples: wrong.length ? [wrong[0]![0], wrong[0]![1], ...quick] : quick,
+        }
       : fast.length === 0
-        ? { verdict: 'error', message: `no two answers came faster than one per T (${fmtT(T)}) in a known order`, evidence: { ...evidence, cause: 'no step judged' }, samples: quick }
-        : { verdict: 'pass', message: `over ${fast.length} steps faster than T, Remaining fell and Reset grew (${first.rl.remaining}/${first.rl.reset} s -> ${last.rl.remaining}/${last.rl.reset} s in the quick run)`, evidence, samples: quick };
+        ? {
+            verdict: 'error',
+            message: `no two answers came faster than one per T (${fmtT(T)}) in a known order`,
+            evidence: { ...evidence, cause: 'no step judged' },
+            samples: quick,
+          }
+        : {
+            verdict: 'pass',
+            message: `over ${fast.length} steps faster than T, Remaining fell and Reset grew (${first.rl.remaining}/${first.rl.reset} s -> ${last.rl.remaining}/${last.rl.reset} s in the quick run)`,
+            evidence,
+            samples: quick,
+          };
   }
   return toCheck(input, 'rl.dynamics.faster-than-T', 'RL-03', f);
 }
@@ -56,7 +91,11 @@ export function checkPauses(input: CheckInput): CheckResult {
   const limit = input.a.limit;
   let f: Finding;
   if (!d?.full || !d.pausedAfter) {
-    f = { verdict: 'error', message: `the pause as long as the last Reset was not made${d?.note ? `: ${d.note}` : ''}`, evidence: { cause: d?.note ?? 'no pause' } };
+    f = {
+      verdict: 'error',
+      message: `the pause as long as the last Reset was not made${d?.note ? `: ${d.note}` : ''}`,
+      evidence: { cause: d?.note ?? 'no pause' },
+    };
     return toCheck(input, 'rl.dynamics.pause', 'RL-04', f);
   }
   const problems: string[] = [];
@@ -67,24 +106,56 @@ export function checkPauses(input: CheckInput): CheckResult {
   });
   const wrong = pauses.filter(([a, b]) => {
     const p = stepOf(input, b)!.prediction.accepted!;
-    return (p.remaining.lo > a.rl.remaining! && !(b.rl.remaining! > a.rl.remaining!)) || (p.reset.hi < a.rl.reset! && !(b.rl.reset! < a.rl.reset!));
+    return (
+      (p.remaining.lo > a.rl.remaining! && !(b.rl.remaining! > a.rl.remaining!)) ||
+      (p.reset.hi < a.rl.reset! && !(b.rl.reset! < a.rl.reset!))
+    );
   });
-  if (wrong.length) problems.push(`after ${wrong.length} pause(s) long enough for recovery, Remaining did not rise or Reset did not fall (e.g. #${wrong[0]![0].seq}->#${wrong[0]![1].seq})`);
+  if (wrong.length)
+    problems.push(
+      `after ${wrong.length} pause(s) long enough for recovery, Remaining did not rise or Reset did not fall (e.g. #${wrong[0]![0].seq}->#${wrong[0]![1].seq})`,
+    );
   const full = d.full;
   const resetCap = T ? ceilSeconds(T.hi) : undefined;
-  const fullLook = limit !== undefined && full.rl.remaining === limit - 1 && full.rl.reset !== undefined && (resetCap === undefined || full.rl.reset <= resetCap);
-  if (!ok(full)) problems.push(`after a pause of the last Reset (${d.pausedAfter.rl.reset} s) the request got status ${full.status ?? full.error}`);
-  else if (!fullLook) problems.push(`after a pause of the last Reset (${d.pausedAfter.rl.reset} s) the answer showed Remaining ${full.rl.raw.remaining}, Reset ${full.rl.raw.reset}; a first answer shows Remaining ${limit === undefined ? 'Limit-1' : limit - 1}, Reset <= ${resetCap ?? 'ceil(T)'}`);
+  const fullLook =
+    limit !== undefined &&
+    full.rl.remaining === limit - 1 &&
+    full.rl.reset !== undefined &&
+    (resetCap === undefined || full.rl.reset <= resetCap);
+  if (!ok(full))
+    problems.push(
+      `after a pause of the last Reset (${d.pausedAfter.rl.reset} s) the request got status ${full.status ?? full.error}`,
+    );
+  else if (!fullLook)
+    problems.push(
+      `after a pause of the last Reset (${d.pausedAfter.rl.reset} s) the answer showed Remaining ${full.rl.raw.remaining}, Reset ${full.rl.raw.reset}; a first answer shows Remaining ${limit === undefined ? 'Limit-1' : limit - 1}, Reset <= ${resetCap ?? 'ceil(T)'}`,
+    );
   const resetZero = input.a.samples.filter((s) => s.rl.reset === 0).length;
   const evidence = {
-    expected: { afterPause: 'Remaining up and Reset down whenever the model says the pause recovered quota', afterFullPause: { remaining: limit === undefined ? 'Limit-1' : limit - 1, resetAtMost: resetCap } },
-    actual: { pausesJudged: pauses.length, full: { remaining: full.rl.raw.remaining, reset: full.rl.raw.reset }, pause: { from: d.pausedAfter.seq, waitedMs: Math.round(full.sentAt - d.pausedAfter.receivedAt), lastReset: d.pausedAfter.rl.reset } },
+    expected: {
+      afterPause: 'Remaining up and Reset down whenever the model says the pause recovered quota',
+      afterFullPause: { remaining: limit === undefined ? 'Limit-1' : limit - 1, resetAtMost: resetCap },
+    },
+    actual: {
+      pausesJudged: pauses.length,
+      full: { remaining: full.rl.raw.remaining, reset: full.rl.raw.reset },
+      pause: {
+        from: d.pausedAfter.seq,
+        waitedMs: Math.round(full.sentAt - d.pausedAfter.receivedAt),
+        lastReset: d.pausedAfter.rl.reset,
+      },
+    },
     tolerance: `T ${fmtT(T)}; the pause counts from the previous answer's arrival, so the server saw at least the last Reset`,
     observation: { resetZeroShown: resetZero > 0, resetZeroAnswers: resetZero },
   };
   f = problems.length
     ? { verdict: 'fail', message: problems.join('; '), evidence, samples: [d.pausedAfter, full, ...(wrong[0] ?? [])] }
-    : { verdict: 'pass', message: `${pauses.length} pause(s) raised Remaining and lowered Reset; after the last Reset (${d.pausedAfter.rl.reset} s) the answer looked like a first one (Remaining ${full.rl.remaining}, Reset ${full.rl.reset})`, evidence, samples: [d.pausedAfter, full] };
+    : {
+        verdict: 'pass',
+        message: `${pauses.length} pause(s) raised Remaining and lowered Reset; after the last Reset (${d.pausedAfter.rl.reset} s) the answer looked like a first one (Remaining ${full.rl.remaining}, Reset ${full.rl.reset})`,
+        evidence,
+        samples: [d.pausedAfter, full],
+      };
   return toCheck(input, 'rl.dynamics.pause', 'RL-04', f);
 }
 
@@ -98,7 +169,11 @@ export function checkResetAgrees(input: CheckInput): CheckResult {
   const limit = input.a.limit;
   let f: Finding;
   if (!T || limit === undefined) {
-    f = { verdict: 'error', message: 'Limit or T could not be estimated, so Reset cannot be compared with them', evidence: { cause: 'no Limit/T estimate' } };
+    f = {
+      verdict: 'error',
+      message: 'Limit or T could not be estimated, so Reset cannot be compared with them',
+      evidence: { cause: 'no Limit/T estimate' },
+    };
     return toCheck(input, 'rl.reset-consistency', 'RL-12', f);
   }
   const counted = input.a.samples.filter((s) => ok(s) && s.rl.reset !== undefined);
@@ -108,23 +183,44 @@ export function checkResetAgrees(input: CheckInput): CheckResult {
     if (s.rl.remaining !== undefined && s.rl.remaining < limit) {
       const k = limit - s.rl.remaining;
       const w = resetWindow({ lo: (k - 1) * T.lo, hi: k * T.hi }, T);
-      if (reset < w.lo || reset > w.hi) bad.push({ s, why: `Reset ${reset} s but Remaining ${s.rl.remaining} means ${((k - 1) * T.lo / 1000).toFixed(1)}..${(k * T.hi / 1000).toFixed(1)} s to drain` });
+      if (reset < w.lo || reset > w.hi)
+        bad.push({
+          s,
+          why: `Reset ${reset} s but Remaining ${s.rl.remaining} means ${(((k - 1) * T.lo) / 1000).toFixed(1)}..${((k * T.hi) / 1000).toFixed(1)} s to drain`,
+        });
     }
     const ttl = stepOf(input, s)?.prediction.accepted?.ttlMs;
     if (ttl && Number.isFinite(ttl.hi)) {
       const w = resetWindow(ttl, T);
-      if (reset < w.lo || reset > w.hi) bad.push({ s, why: `Reset ${reset} s but the model's drain time is ${(ttl.lo / 1000).toFixed(1)}..${(ttl.hi / 1000).toFixed(1)} s` });
+      if (reset < w.lo || reset > w.hi)
+        bad.push({
+          s,
+          why: `Reset ${reset} s but the model's drain time is ${(ttl.lo / 1000).toFixed(1)}..${(ttl.hi / 1000).toFixed(1)} s`,
+        });
     }
   }
   const evidence = {
     expected: 'Reset within one T plus one second of the drain time, computed from Remaining and from the GCRA replay',
-    actual: { answers: counted.length, disagreeing: bad.length, examples: bad.slice(0, 5).map((b) => ({ seq: b.s.seq, why: b.why })) },
+    actual: {
+      answers: counted.length,
+      disagreeing: bad.length,
+      examples: bad.slice(0, 5).map((b) => ({ seq: b.s.seq, why: b.why })),
+    },
     tolerance: `±(T + 1 s), T ${fmtT(T)}, arrival within [sent, received]`,
   };
   f = bad.length
-    ? { verdict: 'fail', message: `${bad.length} answer(s) disagree: ${bad[0]!.why}`, evidence, samples: bad.map((b) => b.s) }
+    ? {
+        verdict: 'fail',
+        message: `${bad.length} answer(s) disagree: ${bad[0]!.why}`,
+        evidence,
+        samples: bad.map((b) => b.s),
+      }
     : counted.length
-      ? { verdict: 'pass', message: `Reset agreed with Remaining and T on all ${counted.length} accepted answers`, evidence }
+      ? {
+          verdict: 'pass',
+          message: `Reset agreed with Remaining and T on all ${counted.length} accepted answers`,
+          evidence,
+        }
       : { verdict: 'error', message: 'no accepted answer carried Reset', evidence: { cause: 'no Reset' } };
   return toCheck(input, 'rl.reset-consistency', 'RL-12', f);
 }

@@ -18,7 +18,8 @@ export function headerProblems(s: Sample): string[] {
   for (const f of ['limit', 'remaining', 'reset'] as const) {
     const raw = s.rl.raw[f];
     if (raw === undefined) problems.push(`X-RateLimit-${f[0]!.toUpperCase()}${f.slice(1)} missing`);
-    else if (s.rl[f] === undefined) problems.push(`X-RateLimit-${f[0]!.toUpperCase()}${f.slice(1)} "${raw}" is not a non-negative integer`);
+    else if (s.rl[f] === undefined)
+      problems.push(`X-RateLimit-${f[0]!.toUpperCase()}${f.slice(1)} "${raw}" is not a non-negative integer`);
   }
   if (s.rl.remaining !== undefined && s.rl.limit !== undefined && s.rl.remaining >= s.rl.limit) {
     problems.push(`Remaining ${s.rl.remaining} is not below Limit ${s.rl.limit}`);
@@ -27,7 +28,9 @@ export function headerProblems(s: Sample): string[] {
 }
 
 function kindMembers(classes: readonly Classified[], method: string, status: '2xx' | '429'): Sample[] {
-  return classes.filter((c) => c.sample.method === method && (status === '2xx' ? c.accepted : c.limiterDenial)).map((c) => c.sample);
+  return classes
+    .filter((c) => c.sample.method === method && (status === '2xx' ? c.accepted : c.limiterDenial))
+    .map((c) => c.sample);
 }
 
 export function checkHeaders(input: CheckInput): CheckResult[] {
@@ -47,7 +50,10 @@ export function checkHeaders(input: CheckInput): CheckResult[] {
         ? {
             verdict: 'fail',
             message: `${bad.length} of ${members.length} ${method} ${status} answers lack valid rate-limit headers: ${bad[0]!.problems.join('; ')}`,
-            evidence: { expected: 'X-RateLimit-Limit, -Remaining, -Reset: non-negative integers, Remaining < Limit', actual: bad.slice(0, 5).map((x) => ({ seq: x.s.seq, problems: x.problems })) },
+            evidence: {
+              expected: 'X-RateLimit-Limit, -Remaining, -Reset: non-negative integers, Remaining < Limit',
+              actual: bad.slice(0, 5).map((x) => ({ seq: x.s.seq, problems: x.problems })),
+            },
             samples: bad.map((x) => x.s),
           }
         : {
@@ -65,9 +71,18 @@ export function checkLimitConstant(input: CheckInput): CheckResult {
   const values = input.a.limitValues;
   const withLimit = input.a.samples.filter((s) => s.rl.limit !== undefined);
   let f: Finding;
-  if (values.length === 0) f = { verdict: 'error', message: 'no answer carried a usable X-RateLimit-Limit', evidence: { cause: 'no Limit header' } };
+  if (values.length === 0)
+    f = {
+      verdict: 'error',
+      message: 'no answer carried a usable X-RateLimit-Limit',
+      evidence: { cause: 'no Limit header' },
+    };
   else if (values.length === 1) {
-    f = { verdict: 'pass', message: `X-RateLimit-Limit was ${values[0]} on all ${withLimit.length} answers that carried it`, evidence: { observation: { limit: values[0], answers: withLimit.length } } };
+    f = {
+      verdict: 'pass',
+      message: `X-RateLimit-Limit was ${values[0]} on all ${withLimit.length} answers that carried it`,
+      evidence: { observation: { limit: values[0], answers: withLimit.length } },
+    };
   } else {
     const firstOther = withLimit.find((s) => s.rl.limit !== withLimit[0]!.rl.limit);
     f = {

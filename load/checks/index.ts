@@ -34,7 +34,13 @@ export function evaluate(input: CheckInput, selected: (ruleId: string) => boolea
     const cut = input.plan.phases.find((p) => RULE_PHASES[rule]!.includes(p.name) && p.stop !== undefined);
     for (const c of ([] as CheckResult[]).concat(run(input))) {
       if (!cut || c.verdict === 'fail') out.push(c);
-      else out.push({ ...c, verdict: 'error', message: `${cut.stop}: the ${cut.name} phase was cut short (${cut.reason})`, evidence: { ...c.evidence, cause: cut.stop } });
+      else
+        out.push({
+          ...c,
+          verdict: 'error',
+          message: `${cut.stop}: the ${cut.name} phase was cut short (${cut.reason})`,
+          evidence: { ...c.evidence, cause: cut.stop },
+        });
     }
   }
   return out;

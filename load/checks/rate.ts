@@ -26,11 +26,19 @@ function fit(est: EmissionEstimate, hourlyLimit: number): Fit {
   return 'straddles';
 }
 
-const measured = (est: EmissionEstimate) => `T estimated ${fmtT(est.band)} (${Math.round(3_600_000 / est.emissionIntervalMs)}/h, ${est.method})`;
+const measured = (est: EmissionEstimate) =>
+  `T estimated ${fmtT(est.band)} (${Math.round(3_600_000 / est.emissionIntervalMs)}/h, ${est.method})`;
 
 function actualOf(est: EmissionEstimate) {
   const r2 = (v: number) => Math.round(v * 100) / 100;
-  return { emissionIntervalMs: r2(est.emissionIntervalMs), band: est.band, uncertaintyMs: r2(est.uncertaintyMs), perHour: Math.round(3_600_000 / est.emissionIntervalMs), method: est.method, unexplainedAnswers: est.unexplained };
+  return {
+    emissionIntervalMs: r2(est.emissionIntervalMs),
+    band: est.band,
+    uncertaintyMs: r2(est.uncertaintyMs),
+    perHour: Math.round(3_600_000 / est.emissionIntervalMs),
+    method: est.method,
+    unexplainedAnswers: est.unexplained,
+  };
 }
 
 /** No customer or hourly limit was stated: which plan does the measured rate match? */
@@ -38,19 +46,43 @@ function withoutPlan(est: EmissionEstimate): Finding {
   const plans = Object.entries(DEFAULT_HOURLY_LIMIT).sort(([, a], [, b]) => a - b);
   const fits = plans.map(([customer, hourlyLimit]) => ({ customer, hourlyLimit, fit: fit(est, hourlyLimit) }));
   const evidence = {
-    expected: { plan: 'not stated (--customer, or nodes.horizon.customer / hourlyLimit, states one)', plans: Object.fromEntries(plans.map(([c, h]) => [c, { hourlyLimit: h, emissionIntervalMs: expectedEmissionIntervalMs(h) }])) },
+    expected: {
+      plan: 'not stated (--customer, or nodes.horizon.customer / hourlyLimit, states one)',
+      plans: Object.fromEntries(
+        plans.map(([c, h]) => [c, { hourlyLimit: h, emissionIntervalMs: expectedEmissionIntervalMs(h) }]),
+      ),
+    },
     actual: actualOf(est),
     tolerance: `±${RATE_TOLERANCE * 100}% of each plan's T; the estimate's band must lie within it`,
     observation: { matchingPlan: fits.find((f) => f.fit === 'within')?.customer ?? null },
   };
   const what = measured(est);
   const match = fits.find((f) => f.fit === 'within');
-  if (match) return { verdict: 'pass', message: `${what}: the ${match.customer} plan (${match.hourlyLimit}/h) within ${RATE_TOLERANCE * 100}%; no plan was stated, so none was assumed`, evidence };
+  if (match)
+    return {
+      verdict: 'pass',
+      message: `${what}: the ${match.customer} plan (${match.hourlyLimit}/h) within ${RATE_TOLERANCE * 100}%; no plan was stated, so none was assumed`,
+      evidence,
+    };
   const dedicated = DEFAULT_HOURLY_LIMIT.dedicated;
   const top = expectedEmissionIntervalMs(dedicated) * (1 - RATE_TOLERANCE);
-  if (est.band.hi < top) return { verdict: 'observed', message: `${what}: faster than the default dedicated plan (${dedicated}/h), as a dedicated plan raised on request would be; state it with --hourly-limit to check it`, evidence };
-  if (fits.some((f) => f.fit !== 'outside')) return { verdict: 'error', message: `inconclusive: ${what}; the estimate is too vague to tell the plans apart within ±${RATE_TOLERANCE * 100}%`, evidence: { ...evidence, cause: 'band straddles the tolerance' } };
-  return { verdict: 'fail', message: `${what}: matches no plan (shared ${DEFAULT_HOURLY_LIMIT.shared}/h, dedicated ${dedicated}/h or raised above it)`, evidence };
+  if (est.band.hi < top)
+    return {
+      verdict: 'observed',
+      message: `${what}: faster than the default dedicated plan (${dedicated}/h), as a dedicated plan raised on request would be; state it with --hourly-limit to check it`,
+      evidence,
+    };
+  if (fits.some((f) => f.fit !== 'outside'))
+    return {
+      verdict: 'error',
+      message: `inconclusive: ${what}; the estimate is too vague to tell the plans apart within ±${RATE_TOLERANCE * 100}%`,
+      evidence: { ...evidence, cause: 'band straddles the tolerance' },
+    };
+  return {
+    verdict: 'fail',
+    message: `${what}: matches no plan (shared ${DEFAULT_HOURLY_LIMIT.shared}/h, dedicated ${dedicated}/h or raised above it)`,
+    evidence,
+  };
 }
 
 export function checkRate(input: CheckInput): CheckResult {
@@ -68,15 +100,39 @@ export function checkRate(input: CheckInput): CheckResult {
   const perHour = 3_600_000 / T;
   const evidence = {
     expected: { customer: input.customer, hourlyLimit: input.hourlyLimit, emissionIntervalMs: expected },
-    actual: { emissionIntervalMs: Math.round(T * 100) / 100, band: est.band, uncertaintyMs: Math.round(est.uncertaintyMs * 100) / 100, perHour: Math.round(perHour), method: est.method, unexplainedAnswers: est.unexplained },
+    actual: {
+      emissionIntervalMs: Math.round(T * 100) / 100,
+      band: est.band,
+      uncertaintyMs: Math.round(est.uncertaintyMs * 100) / 100,
+      perHour: Math.round(perHour),
+      method: est.method,
+      unexplainedAnswers: est.unexplained,
+    },
     tolerance: `±${RATE_TOLERANCE * 100}% of the expected T (${tol.toFixed(1)} ms); the estimate's band must lie within it`,
   };
   const deviation = ((T - expected) / expected) * 100;
   const what = `T estimated ${fmtT(est.band)} (${Math.round(perHour)}/h, ${est.method}) vs ${expected.toFixed(1)} ms (${input.hourlyLimit}/h, ${input.customer})`;
-  if (est.method === 'coarse') f = { verdict: 'error', message: `inconclusive: no T explains the answers (${est.unexplained} unexplained); coarse ${what}`, evidence: { ...evidence, cause: 'model does not fit' } };
-  else if (est.uncertaintyMs > tol) f = { verdict: 'error', message: `inconclusive: ${what}; its uncertainty is larger than the ±${RATE_TOLERANCE * 100}% tolerance`, evidence: { ...evidence, cause: 'uncertainty too large' } };
-  else if (est.band.hi < allowed.lo || est.band.lo > allowed.hi) f = { verdict: 'fail', message: `${what}: off by ${deviation.toFixed(1)}%`, evidence };
-  else if (est.band.lo >= allowed.lo && est.band.hi <= allowed.hi) f = { verdict: 'pass', message: `${what}: within ${RATE_TOLERANCE * 100}% (${deviation.toFixed(2)}%)`, evidence };
-  else f = { verdict: 'error', message: `inconclusive: ${what}; the estimate's band straddles the ±${RATE_TOLERANCE * 100}% tolerance`, evidence: { ...evidence, cause: 'band straddles the tolerance' } };
+  if (est.method === 'coarse')
+    f = {
+      verdict: 'error',
+      message: `inconclusive: no T explains the answers (${est.unexplained} unexplained); coarse ${what}`,
+      evidence: { ...evidence, cause: 'model does not fit' },
+    };
+  else if (est.uncertaintyMs > tol)
+    f = {
+      verdict: 'error',
+      message: `inconclusive: ${what}; its uncertainty is larger than the ±${RATE_TOLERANCE * 100}% tolerance`,
+      evidence: { ...evidence, cause: 'uncertainty too large' },
+    };
+  else if (est.band.hi < allowed.lo || est.band.lo > allowed.hi)
+    f = { verdict: 'fail', message: `${what}: off by ${deviation.toFixed(1)}%`, evidence };
+  else if (est.band.lo >= allowed.lo && est.band.hi <= allowed.hi)
+    f = { verdict: 'pass', message: `${what}: within ${RATE_TOLERANCE * 100}% (${deviation.toFixed(2)}%)`, evidence };
+  else
+    f = {
+      verdict: 'error',
+      message: `inconclusive: ${what}; the estimate's band straddles the ±${RATE_TOLERANCE * 100}% tolerance`,
+      evidence: { ...evidence, cause: 'band straddles the tolerance' },
+    };
   return toCheck(input, 'rl.rate', 'RL-09', f);
 }

@@ -7,7 +7,9 @@ import type { Sample } from '../session.js';
 import { classOf, fmtT, notLimiters, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
 
 const notRecovered = (input: CheckInput): Finding | undefined =>
-  input.plan.recovery ? undefined : { verdict: 'error', message: 'the recovery phase did not run', evidence: { cause: 'no recovery phase' } };
+  input.plan.recovery
+    ? undefined
+    : { verdict: 'error', message: 'the recovery phase did not run', evidence: { cause: 'no recovery phase' } };
 
 export function checkGradualRecovery(input: CheckInput): CheckResult {
   const { a } = input;
@@ -28,7 +30,10 @@ export function checkGradualRecovery(input: CheckInput): CheckResult {
     const n = 1 + accepted.filter((x) => x.sentAt >= prev.receivedAt && x.receivedAt <= cur.sentAt).length;
     const most = prev.rl.remaining! - n + (cur.receivedAt - prev.sentAt) / T!.lo + 1;
     if (cur.rl.remaining! > most) {
-      problems.push({ why: `Remaining jumped from ${prev.rl.remaining} (#${prev.seq}) to ${cur.rl.remaining} (#${cur.seq}) in ${((cur.receivedAt - prev.sentAt) / 1000).toFixed(2)} s; at T ${fmtT(T)} at most ${Math.floor(most)} can have recovered`, samples: [prev, cur] });
+      problems.push({
+        why: `Remaining jumped from ${prev.rl.remaining} (#${prev.seq}) to ${cur.rl.remaining} (#${cur.seq}) in ${((cur.receivedAt - prev.sentAt) / 1000).toFixed(2)} s; at T ${fmtT(T)} at most ${Math.floor(most)} can have recovered`,
+        samples: [prev, cur],
+      });
     }
   }
   // A request about one T after the last acceptance succeeds, long before Reset elapses.
@@ -47,19 +52,42 @@ export function checkGradualRecovery(input: CheckInput): CheckResult {
   const failed = judged.filter((x) => classOf(input, x.p)?.limiterDenial);
   for (const x of failed) {
     const waited = x.p.sentAt - x.prev.receivedAt;
-    problems.push({ why: `#${x.p.seq} sent ${(waited / 1000).toFixed(2)} s after the last acceptance (#${x.prev.seq}, Reset ${x.prev.rl.reset} s) got 429; a GCRA has recovered one request after T ${fmtT(T)}`, samples: [x.prev, x.p] });
+    problems.push({
+      why: `#${x.p.seq} sent ${(waited / 1000).toFixed(2)} s after the last acceptance (#${x.prev.seq}, Reset ${x.prev.rl.reset} s) got 429; a GCRA has recovered one request after T ${fmtT(T)}`,
+      samples: [x.prev, x.p],
+    });
   }
   const evidence = {
-    expected: 'about one T after the last acceptance a request succeeds, long before Reset elapses; Remaining rises only by what leaks at one per T',
-    actual: { judged: judged.map((x) => ({ seq: x.p.seq, afterMs: Math.round(x.p.sentAt - x.prev.receivedAt), status: x.p.status, resetThen: x.prev.rl.reset })), problems: problems.slice(0, 5).map((p) => p.why) },
-    tolerance: `judged when at least T and at most a quarter of the last Reset have passed; rises: +1 for rounding; T ${fmtT(T)} (${a.Tsource === 'declared' ? 'the customer\'s T: no single T explains the answers' : 'estimated'})`,
+    expected:
+      'about one T after the last acceptance a request succeeds, long before Reset elapses; Remaining rises only by what leaks at one per T',
+    actual: {
+      judged: judged.map((x) => ({
+        seq: x.p.seq,
+        afterMs: Math.round(x.p.sentAt - x.prev.receivedAt),
+        status: x.p.status,
+        resetThen: x.prev.rl.reset,
+      })),
+      problems: problems.slice(0, 5).map((p) => p.why),
+    },
+    tolerance: `judged when at least T and at most a quarter of the last Reset have passed; rises: +1 for rounding; T ${fmtT(T)} (${a.Tsource === 'declared' ? "the customer's T: no single T explains the answers" : 'estimated'})`,
   };
-  if (problems.length) f = { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
-  else if (!success) f = { verdict: 'error', message: 'no request was sent about one T after the drain\'s last acceptance', evidence: { ...evidence, cause: rec!.notes.join('; ') || 'no probe' } };
+  if (problems.length)
+    f = { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
+  else if (!success)
+    f = {
+      verdict: 'error',
+      message: "no request was sent about one T after the drain's last acceptance",
+      evidence: { ...evidence, cause: rec!.notes.join('; ') || 'no probe' },
+    };
   else {
     const resetThen = success.prev.rl.reset ?? 0;
     const afterS = (success.p.sentAt - success.prev.receivedAt) / 1000;
-    f = { verdict: 'pass', message: `a request ${afterS.toFixed(2)} s after the last acceptance succeeded while Reset still said ${resetThen} s: recovery is gradual`, evidence, samples: [success.prev, success.p] };
+    f = {
+      verdict: 'pass',
+      message: `a request ${afterS.toFixed(2)} s after the last acceptance succeeded while Reset still said ${resetThen} s: recovery is gradual`,
+      evidence,
+      samples: [success.prev, success.p],
+    };
   }
   return toCheck(input, 'rl.gradual', 'RL-05', f);
 }
@@ -77,28 +105,57 @@ export function checkRetryAfterHonest(input: CheckInput): CheckResult {
     const hi = retryAfterBound(stepOf(input, c.sample), a.T);
     values.push({ seq: c.sample.seq, retryAfter: ra, modelMax: hi });
     if (hi !== undefined && ra > hi + 1) {
-      problems.push({ why: `429 #${c.sample.seq} said retry-after ${ra} s; the GCRA wait rounds up to at most ${hi} s (+1 s allowed)`, samples: [c.sample] });
+      problems.push({
+        why: `429 #${c.sample.seq} said retry-after ${ra} s; the GCRA wait rounds up to at most ${hi} s (+1 s allowed)`,
+        samples: [c.sample],
+      });
     }
   }
   const edge = rec!.edge;
   const atEdge = rec!.atEdge;
   if (atEdge && !ok(atEdge) && edge && !notLimiters(input, atEdge)) {
-    problems.push({ why: `#${atEdge.seq} sent once retry-after ${edge.retryAfter} s (from #${edge.from}) had passed still got ${atEdge.status ?? atEdge.error}`, samples: [a.samples.find((s) => s.seq === edge.from)!, atEdge] });
+    problems.push({
+      why: `#${atEdge.seq} sent once retry-after ${edge.retryAfter} s (from #${edge.from}) had passed still got ${atEdge.status ?? atEdge.error}`,
+      samples: [a.samples.find((s) => s.seq === edge.from)!, atEdge],
+    });
   }
   const evidence = {
-    expected: 'a request sent once retry-after has passed succeeds; retry-after is at most the GCRA wait rounded up, plus 1 s',
-    actual: { retryAfters: values.slice(0, 10), atEdge: atEdge ? { seq: atEdge.seq, status: atEdge.status, waitedMs: edge ? Math.round(atEdge.sentAt - (edge.at - edge.retryAfter * 1000)) : undefined } : null },
+    expected:
+      'a request sent once retry-after has passed succeeds; retry-after is at most the GCRA wait rounded up, plus 1 s',
+    actual: {
+      retryAfters: values.slice(0, 10),
+      atEdge: atEdge
+        ? {
+            seq: atEdge.seq,
+            status: atEdge.status,
+            waitedMs: edge ? Math.round(atEdge.sentAt - (edge.at - edge.retryAfter * 1000)) : undefined,
+          }
+        : null,
+    },
     tolerance: `+1 s on the value (rule); the edge is counted from the 429's arrival, plus ${DEFAULT_PLAN.marginMs} ms`,
   };
-  if (problems.length) f = { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
-  else if (!atEdge || !ok(atEdge)) f = { verdict: 'error', message: `the request at the retry-after edge was not made: ${rec!.notes.join('; ') || 'no usable retry-after'}`, evidence: { ...evidence, cause: rec!.notes.join('; ') || 'no edge' } };
-  else f = { verdict: 'pass', message: `waiting retry-after (${edge!.retryAfter} s) was enough (#${atEdge.seq} accepted) and ${values.length} retry-after value(s) were within the GCRA wait`, evidence, samples: [a.samples.find((s) => s.seq === edge!.from), atEdge] };
+  if (problems.length)
+    f = { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
+  else if (!atEdge || !ok(atEdge))
+    f = {
+      verdict: 'error',
+      message: `the request at the retry-after edge was not made: ${rec!.notes.join('; ') || 'no usable retry-after'}`,
+      evidence: { ...evidence, cause: rec!.notes.join('; ') || 'no edge' },
+    };
+  else
+    f = {
+      verdict: 'pass',
+      message: `waiting retry-after (${edge!.retryAfter} s) was enough (#${atEdge.seq} accepted) and ${values.length} retry-after value(s) were within the GCRA wait`,
+      evidence,
+      samples: [a.samples.find((s) => s.seq === edge!.from), atEdge],
+    };
   return toCheck(input, 'rl.retry-after', 'RL-07', f);
 }
 
 export function checkRemainingTruthful(input: CheckInput): CheckResult {
   const { a } = input;
-  const consumes = (s: Sample) => ok(s) || s.status === undefined || (a.capQuotaUse === 'yes' && classOf(input, s)?.capSuspect === true);
+  const consumes = (s: Sample) =>
+    ok(s) || s.status === undefined || (a.capQuotaUse === 'yes' && classOf(input, s)?.capSuspect === true);
   const instances: { prev: Sample; s: Sample; between: number }[] = [];
   const problems: { prev: Sample; s: Sample; between: number }[] = [];
   for (const [i, c] of a.classes.entries()) {
@@ -106,24 +163,50 @@ export function checkRemainingTruthful(input: CheckInput): CheckResult {
     if (!c.underCap || s.status === undefined || notLimiters(input, s)) continue;
     // The freshest accepted answer the client had when it sent s.
     let prev: Sample | undefined;
-    for (const x of a.samples) if (x !== s && ok(x) && x.receivedAt <= s.sentAt && (!prev || x.receivedAt > prev.receivedAt)) prev = x;
+    for (const x of a.samples)
+      if (x !== s && ok(x) && x.receivedAt <= s.sentAt && (!prev || x.receivedAt > prev.receivedAt)) prev = x;
     if (!prev || prev.rl.remaining === undefined || prev.rl.remaining <= 0) continue;
     // Requests that may have been counted between prev and s.
-    const between = a.samples.filter((x, j) => j !== i && x !== prev && x.sentAt < s.receivedAt && x.receivedAt > prev!.sentAt && consumes(x)).length;
+    const between = a.samples.filter(
+      (x, j) => j !== i && x !== prev && x.sentAt < s.receivedAt && x.receivedAt > prev!.sentAt && consumes(x),
+    ).length;
     if (prev.rl.remaining <= between) continue;
     instances.push({ prev, s, between });
     if (!ok(s)) problems.push({ prev, s, between });
   }
   const evidence = {
-    expected: 'a request sent while the last Remaining exceeded the requests that may have been counted since (and under the cap) is accepted',
-    actual: { instances: instances.length, refused: problems.slice(0, 5).map((p) => ({ seq: p.s.seq, status: p.s.status, lastRemaining: p.prev.rl.remaining, from: p.prev.seq, countedBetween: p.between })) },
+    expected:
+      'a request sent while the last Remaining exceeded the requests that may have been counted since (and under the cap) is accepted',
+    actual: {
+      instances: instances.length,
+      refused: problems.slice(0, 5).map((p) => ({
+        seq: p.s.seq,
+        status: p.s.status,
+        lastRemaining: p.prev.rl.remaining,
+        from: p.prev.seq,
+        countedBetween: p.between,
+      })),
+    },
     tolerance: 'requests whose network intervals overlap are counted against the quota',
   };
   const first = problems[0];
   const f: Finding = first
-    ? { verdict: 'fail', message: `#${first.s.seq} got ${first.s.status} although #${first.prev.seq} said Remaining ${first.prev.rl.remaining} (${first.between} request(s) possibly counted between)`, evidence, samples: problems.flatMap((p) => [p.prev, p.s]) }
+    ? {
+        verdict: 'fail',
+        message: `#${first.s.seq} got ${first.s.status} although #${first.prev.seq} said Remaining ${first.prev.rl.remaining} (${first.between} request(s) possibly counted between)`,
+        evidence,
+        samples: problems.flatMap((p) => [p.prev, p.s]),
+      }
     : instances.length
-      ? { verdict: 'pass', message: `${instances.length} request(s) sent while Remaining was > 0 under the cap were all accepted`, evidence }
-      : { verdict: 'error', message: 'no request was sent while a Remaining > 0 was known', evidence: { ...evidence, cause: 'no instance' } };
+      ? {
+          verdict: 'pass',
+          message: `${instances.length} request(s) sent while Remaining was > 0 under the cap were all accepted`,
+          evidence,
+        }
+      : {
+          verdict: 'error',
+          message: 'no request was sent while a Remaining > 0 was known',
+          evidence: { ...evidence, cause: 'no instance' },
+        };
   return toCheck(input, 'rl.remaining-truthful', 'RL-08', f);
 }

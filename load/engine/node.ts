@@ -48,9 +48,13 @@ export class NodeEngine implements Engine {
       bodyTimeout: opts.timeoutMs,
       connect: { timeout: opts.timeoutMs, ...tlsConnectOptions() },
     });
-    opts.signal?.addEventListener('abort', () => {
-      for (const c of this.inflight) c.abort();
-    }, { once: true });
+    opts.signal?.addEventListener(
+      'abort',
+      () => {
+        for (const c of this.inflight) c.abort();
+      },
+      { once: true },
+    );
   }
 
   now(): number {
@@ -115,12 +119,28 @@ export class NodeEngine implements Engine {
       const res = await this.pool.request({ path: this.path, method, headers: request.headers, signal: ctrl.signal });
       const headers = headerRecord(res.headers);
       const { text, bytes } = await this.readBody(res.body);
-      return { sentAt, receivedAt: this.now(), status: res.statusCode, headers, body: method === 'HEAD' ? undefined : text, bodyBytes: bytes, request };
+      return {
+        sentAt,
+        receivedAt: this.now(),
+        status: res.statusCode,
+        headers,
+        body: method === 'HEAD' ? undefined : text,
+        bodyBytes: bytes,
+        request,
+      };
     } catch (e) {
       const receivedAt = this.now();
       const err = e as Error & { code?: string };
-      const poolTimeout = err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' || err.code === 'UND_ERR_CONNECT_TIMEOUT';
-      const why = timedOut || poolTimeout ? `timeout after ${this.opts.timeoutMs} ms` : this.aborted ? 'interrupted' : (causeOfFailure(e, whereOf(this.url))?.line ?? `${err.code ?? err.name}: ${err.message}`);
+      const poolTimeout =
+        err.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+        err.code === 'UND_ERR_BODY_TIMEOUT' ||
+        err.code === 'UND_ERR_CONNECT_TIMEOUT';
+      const why =
+        timedOut || poolTimeout
+          ? `timeout after ${this.opts.timeoutMs} ms`
+          : this.aborted
+            ? 'interrupted'
+            : (causeOfFailure(e, whereOf(this.url))?.line ?? `${err.code ?? err.name}: ${err.message}`);
       return { sentAt, receivedAt, headers: {}, error: why, request };
     } finally {
       clearTimeout(timer);

@@ -27,7 +27,15 @@ export class PacingRecorder {
     const s = [...this.lateness].sort((a, b) => a - b);
     const round = (v: number) => Math.round(v * 1000) / 1000;
     const g = this.gapped;
-    const gapped = g.count ? { gapped: { count: g.count, minSlackMs: round(g.minSlackMs), minGapMs: round(g.minGapMs) } } : {};
-    return { count: s.length, p50Ms: round(percentile(s, 50)), p99Ms: round(percentile(s, 99)), maxMs: round(s[s.length - 1] ?? 0), ...gapped };
+    const gapped = g.count
+      ? { gapped: { count: g.count, minSlackMs: round(g.minSlackMs), minGapMs: round(g.minGapMs) } }
+      : {};
+    return {
+      count: s.length,
+      p50Ms: round(percentile(s, 50)),
+      p99Ms: round(percentile(s, 99)),
+      maxMs: round(s[s.length - 1] ?? 0),
+      ...gapped,
+    };
   }
 }

@@ -21,7 +21,12 @@ export interface K6Api {
     method: string,
     url: string,
     body: null,
-    params: { headers: Record<string, string>; timeout: string; responseType: 'text' | 'none'; tags: Record<string, string> },
+    params: {
+      headers: Record<string, string>;
+      timeout: string;
+      responseType: 'text' | 'none';
+      tags: Record<string, string>;
+    },
   ): Promise<K6Response>;
   /** k6 `sleep`: blocks the VU for this many seconds. */
   sleep(seconds: number): void;
@@ -70,7 +75,12 @@ export class K6Engine implements Engine {
 
   /** Awaits requests old enough to be answered, so the plan sees their answers before it decides. */
   private async deliver(): Promise<void> {
-    const typical = this.rtts.length ? percentile([...this.rtts].sort((a, b) => a - b), 90) : 0;
+    const typical = this.rtts.length
+      ? percentile(
+          [...this.rtts].sort((a, b) => a - b),
+          90,
+        )
+      : 0;
     for (const f of [...this.inFlight]) {
       if (!f.settled && this.now() - f.sentAt >= typical) await f.done;
     }
@@ -104,7 +114,15 @@ export class K6Engine implements Engine {
           for (const [k, v] of Object.entries(res.headers ?? {})) headers[k.toLowerCase()] = v;
           const body = typeof res.body === 'string' ? res.body : undefined;
           if (res.error && !res.status) return { sentAt, receivedAt, headers, error: res.error, request };
-          return { sentAt, receivedAt, status: res.status, headers, body: body?.slice(0, this.opts.bodyKeepChars ?? 4096), bodyBytes: body?.length, request };
+          return {
+            sentAt,
+            receivedAt,
+            status: res.status,
+            headers,
+            body: body?.slice(0, this.opts.bodyKeepChars ?? 4096),
+            bodyBytes: body?.length,
+            request,
+          };
         },
         (e: unknown): EngineResponse => ({ sentAt, receivedAt: this.now(), headers: {}, error: String(e), request }),
       )

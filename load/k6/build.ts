@@ -42,7 +42,15 @@ export async function bundleK6(outdir = K6_DIST_DIR, opts: { stubsDir?: string }
     target: 'es2017',
     external: stubs ? [] : ['k6', 'k6/*'],
     plugins: stubs
-      ? [{ name: 'k6-stubs', setup: (b) => b.onResolve({ filter: /^k6(\/.*)?$/ }, (a) => ({ path: join(stubs, `${a.path === 'k6' ? 'k6' : a.path.slice(3)}.ts`) })) }]
+      ? [
+          {
+            name: 'k6-stubs',
+            setup: (b) =>
+              b.onResolve({ filter: /^k6(\/.*)?$/ }, (a) => ({
+                path: join(stubs, `${a.path === 'k6' ? 'k6' : a.path.slice(3)}.ts`),
+              })),
+          },
+        ]
       : [],
     inject: [join(here, 'shims', 'buffer.ts')],
     mainFields: ['module', 'main'],

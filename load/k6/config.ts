@@ -2,7 +2,12 @@
 // or the k6-operator's env), because a k6 script cannot use the Node target loader. Same meaning
 // and defaults as the target file's nodes.horizon and limits sections.
 import { parseSelectors, type Selection } from '../../src/select.js';
-import { DEFAULT_HOURLY_LIMIT, type Customer, type ResolvedHorizon, type ResolvedLimits } from '../../src/target-file/types.js';
+import {
+  DEFAULT_HOURLY_LIMIT,
+  type Customer,
+  type ResolvedHorizon,
+  type ResolvedLimits,
+} from '../../src/target-file/types.js';
 
 export const K6_ENV = {
   endpoint: 'CHAINPROBE_HORIZON_ENDPOINT',
@@ -46,7 +51,8 @@ export function k6Config(env: Record<string, string | undefined>): K6Config {
   if (!/^https?:\/\//.test(endpoint)) throw new K6ConfigError(`${K6_ENV.endpoint} must start with https:// or http://`);
   if (!token) throw new K6ConfigError(`${K6_ENV.token} ${missing(token)} (the node's Auth Token)`);
   const customerRaw = env[K6_ENV.customer] || 'dedicated';
-  if (customerRaw !== 'dedicated' && customerRaw !== 'shared') throw new K6ConfigError(`${K6_ENV.customer} must be dedicated or shared, got "${customerRaw}"`);
+  if (customerRaw !== 'dedicated' && customerRaw !== 'shared')
+    throw new K6ConfigError(`${K6_ENV.customer} must be dedicated or shared, got "${customerRaw}"`);
   const customer: Customer = customerRaw;
   let selection: Selection;
   try {
@@ -82,11 +88,16 @@ export function counterBudget(limits: ResolvedLimits, now: () => number) {
   return {
     take(): void {
       if (now() >= deadline) throw new Error('budget: the run reached limits.maxSeconds');
-      if (++used > limits.maxRequests) throw new Error(`budget: the run reached limits.maxRequests (${limits.maxRequests})`);
+      if (++used > limits.maxRequests)
+        throw new Error(`budget: the run reached limits.maxRequests (${limits.maxRequests})`);
     },
     fits: (n: number) => used + n <= limits.maxRequests && now() < deadline,
     shortfall: (n: number): string | undefined =>
-      now() >= deadline ? 'the run reached limits.maxSeconds' : used + n > limits.maxRequests ? `limits.maxRequests leaves ${limits.maxRequests - used} request(s)` : undefined,
+      now() >= deadline
+        ? 'the run reached limits.maxSeconds'
+        : used + n > limits.maxRequests
+          ? `limits.maxRequests leaves ${limits.maxRequests - used} request(s)`
+          : undefined,
     msLeft: () => deadline - now(),
   };
 }

@@ -23,10 +23,18 @@ export interface K6Payload {
   outcome: ProbesOutcome;
 }
 
-export async function runK6Probes(api: K6Api, cfg: K6Config, onCheck?: (name: string, passed: boolean) => void): Promise<K6Payload> {
+export async function runK6Probes(
+  api: K6Api,
+  cfg: K6Config,
+  onCheck?: (name: string, passed: boolean) => void,
+): Promise<K6Payload> {
   const startedAt = new Date(api.now()).toISOString();
   const selected = (id: string) => cfg.selection.rule(id);
-  const engine = new K6Engine(api, { endpoint: cfg.horizon.endpoint, token: cfg.horizon.token, timeoutMs: cfg.limits.timeoutMs });
+  const engine = new K6Engine(api, {
+    endpoint: cfg.horizon.endpoint,
+    token: cfg.horizon.token,
+    timeoutMs: cfg.limits.timeoutMs,
+  });
   const recorder = new Recorder(new Redactor([cfg.horizon.token]));
   const outcome = RL_RULES.some(selected)
     ? await runSuite({
@@ -40,8 +48,16 @@ export async function runK6Probes(api: K6Api, cfg: K6Config, onCheck?: (name: st
       })
     : { checks: [], limiter: null, timeline: [] };
   await engine.close();
-  for (const c of outcome.checks) onCheck?.(`${c.rule} ${c.id}: ${c.verdict}`, c.verdict !== 'fail' && c.verdict !== 'error');
-  return { name: cfg.name, ...(cfg.horizon.name ? { node: cfg.horizon.name } : {}), selection: cfg.selection.text, startedAt, finishedAt: new Date(api.now()).toISOString(), outcome };
+  for (const c of outcome.checks)
+    onCheck?.(`${c.rule} ${c.id}: ${c.verdict}`, c.verdict !== 'fail' && c.verdict !== 'error');
+  return {
+    name: cfg.name,
+    ...(cfg.horizon.name ? { node: cfg.horizon.name } : {}),
+    selection: cfg.selection.text,
+    startedAt,
+    finishedAt: new Date(api.now()).toISOString(),
+    outcome,
+  };
 }
 
 export function k6Results(payload: K6Payload): ResultsFile {
@@ -49,7 +65,9 @@ export function k6Results(payload: K6Payload): ResultsFile {
     target: payload.name,
     startedAt: new Date(payload.startedAt),
     finishedAt: new Date(payload.finishedAt),
-    checks: payload.node ? payload.outcome.checks.map((c) => ({ ...c, target: payload.name, node: payload.node, nodeKind: 'horizon' })) : payload.outcome.checks,
+    checks: payload.node
+      ? payload.outcome.checks.map((c) => ({ ...c, target: payload.name, node: payload.node, nodeKind: 'horizon' }))
+      : payload.outcome.checks,
     limiter: payload.outcome.limiter,
     extra: { selection: payload.selection, engine: 'k6', ...(payload.node ? { node: payload.node } : {}) },
   });
@@ -58,7 +76,9 @@ export function k6Results(payload: K6Payload): ResultsFile {
 /** handleSummary's files: results.json beside a timeline file, and one line per rule on stdout. */
 export function k6SummaryFiles(payload: K6Payload | undefined, outFile: string): Record<string, string> {
   if (!payload) {
-    return { stdout: 'chainprobe: no probe results reached handleSummary (this k6 does not pass setup() data to it)\n' };
+    return {
+      stdout: 'chainprobe: no probe results reached handleSummary (this k6 does not pass setup() data to it)\n',
+    };
   }
   const results = k6Results(payload);
   const lines = Object.entries(results.rules)

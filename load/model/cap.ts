@@ -39,11 +39,13 @@ export function mostCertainInWindow(spans: readonly Span[], windowMs = WINDOW_MS
 export function possiblyBefore(spans: readonly Span[], i: number, windowMs = WINDOW_MS): number {
   const me = spans[i]!;
   let n = 0;
-  for (let j = 0; j < spans.length; j++) if (j !== i && spans[j]!.sentAt < me.receivedAt && spans[j]!.receivedAt > me.sentAt - windowMs) n++;
+  for (let j = 0; j < spans.length; j++)
+    if (j !== i && spans[j]!.sentAt < me.receivedAt && spans[j]!.receivedAt > me.sentAt - windowMs) n++;
   return n;
 }
 
-export const surelyUnderCap = (spans: readonly Span[], i: number, cap: number): boolean => possiblyBefore(spans, i) < cap;
+export const surelyUnderCap = (spans: readonly Span[], i: number, cap: number): boolean =>
+  possiblyBefore(spans, i) < cap;
 
 /**
  * Spacing that keeps every request surely under the cap whatever the network delays: the requests

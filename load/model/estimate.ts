@@ -35,7 +35,8 @@ export function estimateLimit(limits: readonly (number | undefined)[]): { limit?
 /** What one accepted answer alone says about T: ttl is (Limit-Remaining-1..Limit-Remaining) x T and (Reset-1..Reset] s. */
 export function tFromAnswer(remaining: number, reset: number, limit: number): Interval | undefined {
   const burst = burstOf(limit);
-  if (!Number.isInteger(remaining) || !Number.isInteger(reset) || reset < 1 || remaining < 0 || remaining > burst) return undefined;
+  if (!Number.isInteger(remaining) || !Number.isInteger(reset) || reset < 1 || remaining < 0 || remaining > burst)
+    return undefined;
   const k = limit - remaining;
   if (k === 1) return { lo: (reset - 1) * 1000, hi: reset * 1000 };
   return { lo: ((reset - 1) * 1000) / k, hi: (reset * 1000) / (k - 1) };
@@ -68,9 +69,21 @@ interface KindSet {
 }
 
 const KIND_SETS: KindSet[] = [
-  { method: 'all-headers', kinds: ['status', 'remaining', 'reset', 'retry-after'], trust: { remaining: true, reset: true, retryAfter: true } },
-  { method: 'remaining-only', kinds: ['status', 'remaining'], trust: { remaining: true, reset: false, retryAfter: false } },
-  { method: 'reset-only', kinds: ['status', 'reset', 'retry-after'], trust: { remaining: false, reset: true, retryAfter: true } },
+  {
+    method: 'all-headers',
+    kinds: ['status', 'remaining', 'reset', 'retry-after'],
+    trust: { remaining: true, reset: true, retryAfter: true },
+  },
+  {
+    method: 'remaining-only',
+    kinds: ['status', 'remaining'],
+    trust: { remaining: true, reset: false, retryAfter: false },
+  },
+  {
+    method: 'reset-only',
+    kinds: ['status', 'reset', 'retry-after'],
+    trust: { remaining: false, reset: true, retryAfter: true },
+  },
 ];
 
 /** Where T can be at all: 10 ms (360 000/h) to 60 s (60/h). */
@@ -90,7 +103,11 @@ interface Pass {
   bestCount: number;
 }
 
-export function estimateEmissionInterval(inputs: readonly ReplayInput[], limit: number, opts: EstimateOptions): EmissionEstimate | undefined {
+export function estimateEmissionInterval(
+  inputs: readonly ReplayInput[],
+  limit: number,
+  opts: EstimateOptions,
+): EmissionEstimate | undefined {
   if (!inputs.some((x) => x.outcome === 'accepted' || x.outcome === 'denied')) return undefined;
   const points = opts.points ?? 161;
   let evaluations = 0;
@@ -112,16 +129,21 @@ export function estimateEmissionInterval(inputs: readonly ReplayInput[], limit: 
     return pass;
   };
   const linear = (w: Interval) => Array.from({ length: points }, (_, i) => w.lo + ((w.hi - w.lo) * i) / (points - 1));
-  const logarithmic = (w: Interval) => Array.from({ length: points }, (_, i) => w.lo * Math.pow(w.hi / w.lo, i / (points - 1)));
+  const logarithmic = (w: Interval) =>
+    Array.from({ length: points }, (_, i) => w.lo * Math.pow(w.hi / w.lo, i / (points - 1)));
   /** The grid points either side of indexes i..j: the interval a finer pass must cover. */
-  const around = (p: Pass, i: number, j: number): Interval => ({ lo: p.ts[Math.max(i - 1, 0)]!, hi: p.ts[Math.min(j + 1, p.ts.length - 1)]! });
+  const around = (p: Pass, i: number, j: number): Interval => ({
+    lo: p.ts[Math.max(i - 1, 0)]!,
+    hi: p.ts[Math.min(j + 1, p.ts.length - 1)]!,
+  });
 
   // A consistent band can be narrower than one grid step, so a pass without a feasible point zooms
   // in around its best point a few times before giving up on that set of headers.
   const search = (first: number[], set: KindSet) => {
     let pass = scan(first, set);
     const best = { t: pass.ts[pass.best]!, n: pass.bestCount };
-    for (let zoom = 0; zoom < 4 && pass.feasible.length === 0; zoom++) pass = scan(linear(around(pass, pass.best, pass.best)), set);
+    for (let zoom = 0; zoom < 4 && pass.feasible.length === 0; zoom++)
+      pass = scan(linear(around(pass, pass.best, pass.best)), set);
     if (pass.feasible.length === 0) return { best };
     const fine = scan(linear(around(pass, pass.feasible[0]!, pass.feasible[pass.feasible.length - 1]!)), set);
     const use = fine.feasible.length ? fine : pass;
@@ -135,7 +157,10 @@ export function estimateEmissionInterval(inputs: readonly ReplayInput[], limit: 
   for (const set of KIND_SETS) {
     // All headers: around what each answer says on its own. A broken header makes that useless,
     // so the single-header sets search the whole range of T on a logarithmic grid.
-    const first = set.method === 'all-headers' && coarse ? linear({ lo: Math.max(coarse.lo * 0.9, 1), hi: Math.max(coarse.hi * 1.1, coarse.lo + 1) }) : logarithmic(T_RANGE);
+    const first =
+      set.method === 'all-headers' && coarse
+        ? linear({ lo: Math.max(coarse.lo * 0.9, 1), hi: Math.max(coarse.hi * 1.1, coarse.lo + 1) })
+        : logarithmic(T_RANGE);
     let found = search(first, set);
     if (!found.band && set.method === 'all-headers' && coarse) found = search(logarithmic(T_RANGE), set);
     if (set.method === 'all-headers') fallbackBest = found.best;

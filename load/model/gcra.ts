@@ -46,7 +46,13 @@ export function answer(backlogMs: number, p: GcraParams): GcraAnswer {
   const T = p.emissionIntervalMs;
   const burst = burstOf(p.limit);
   if (backlogMs > burst * T + EPS) {
-    return { accepted: false, remaining: 0, reset: ceilSeconds(backlogMs), retryAfter: Math.max(1, ceilSeconds(backlogMs - burst * T)), ttlMs: backlogMs };
+    return {
+      accepted: false,
+      remaining: 0,
+      reset: ceilSeconds(backlogMs),
+      retryAfter: Math.max(1, ceilSeconds(backlogMs - burst * T)),
+      ttlMs: backlogMs,
+    };
   }
   const b = Math.max(backlogMs, 0);
   const ttl = b + T;
@@ -115,7 +121,11 @@ export function predict(backlog: Interval, T: Interval, limit: number): Predicti
 }
 
 /** The backlogs an observed accepted answer allows: from Remaining, then from Reset. */
-export function backlogFromAccepted(obs: { remaining?: number; reset?: number }, T: Interval, limit: number): Interval[] {
+export function backlogFromAccepted(
+  obs: { remaining?: number; reset?: number },
+  T: Interval,
+  limit: number,
+): Interval[] {
   const burst = burstOf(limit);
   const out: Interval[] = [];
   if (obs.remaining !== undefined && Number.isInteger(obs.remaining)) {
@@ -133,10 +143,15 @@ export function backlogFromAccepted(obs: { remaining?: number; reset?: number },
 }
 
 /** The backlogs an observed denial allows: from Reset and from Retry-After. */
-export function backlogFromDenied(obs: { reset?: number; retryAfter?: number }, T: Interval, limit: number): Interval[] {
+export function backlogFromDenied(
+  obs: { reset?: number; retryAfter?: number },
+  T: Interval,
+  limit: number,
+): Interval[] {
   const burst = burstOf(limit);
   const out: Interval[] = [{ lo: burst * T.lo, hi: Infinity }];
-  if (obs.reset !== undefined && Number.isInteger(obs.reset)) out.push({ lo: (obs.reset - 1) * 1000, hi: obs.reset * 1000 });
+  if (obs.reset !== undefined && Number.isInteger(obs.reset))
+    out.push({ lo: (obs.reset - 1) * 1000, hi: obs.reset * 1000 });
   if (obs.retryAfter !== undefined && Number.isInteger(obs.retryAfter)) {
     out.push({ lo: (obs.retryAfter - 1) * 1000 + burst * T.lo, hi: obs.retryAfter * 1000 + burst * T.hi });
   }

@@ -9,7 +9,8 @@ import type { Sample } from '../session.js';
 const is2xx = (s: Sample) => s.status !== undefined && s.status >= 200 && s.status < 300;
 
 /** Carries any of the limiter's three headers (retry-after alone is no proof: proxies send it too). */
-export const hasLimiterHeaders = (s: Sample): boolean => s.rl.raw.limit !== undefined || s.rl.raw.remaining !== undefined || s.rl.raw.reset !== undefined;
+export const hasLimiterHeaders = (s: Sample): boolean =>
+  s.rl.raw.limit !== undefined || s.rl.raw.remaining !== undefined || s.rl.raw.reset !== undefined;
 
 /** A non-2xx answer without the limiter's headers: the proxy's, or a limiter that strips them. */
 export const headerlessRefusal = (s: Sample): boolean => s.status !== undefined && !is2xx(s) && !hasLimiterHeaders(s);
@@ -24,16 +25,27 @@ const forwarded = (s: Sample) => is2xx(s) || (s.status !== undefined && hasLimit
  */
 export function quotaKnownLeft(samples: readonly Sample[], s: Sample): number | undefined {
   let prev: Sample | undefined;
-  for (const x of samples) if (x !== s && forwarded(x) && x.rl.remaining !== undefined && x.receivedAt <= s.sentAt && (!prev || x.receivedAt > prev.receivedAt)) prev = x;
+  for (const x of samples)
+    if (
+      x !== s &&
+      forwarded(x) &&
+      x.rl.remaining !== undefined &&
+      x.receivedAt <= s.sentAt &&
+      (!prev || x.receivedAt > prev.receivedAt)
+    )
+      prev = x;
   if (!prev) return undefined;
-  const between = samples.filter((x) => x !== s && x !== prev && x.sentAt < s.receivedAt && x.receivedAt > prev!.sentAt && !headerlessRefusal(x)).length;
+  const between = samples.filter(
+    (x) => x !== s && x !== prev && x.sentAt < s.receivedAt && x.receivedAt > prev!.sentAt && !headerlessRefusal(x),
+  ).length;
   return prev.rl.remaining! - between;
 }
 
 /** Time since the last request sent before s that went on to the limiter, ms (Infinity if none). */
 export function gapSinceForwarded(samples: readonly Sample[], s: Sample): number {
   let last = -Infinity;
-  for (const x of samples) if (x !== s && x.sentAt <= s.sentAt && x.seq < s.seq && !headerlessRefusal(x)) last = Math.max(last, x.sentAt);
+  for (const x of samples)
+    if (x !== s && x.sentAt <= s.sentAt && x.seq < s.seq && !headerlessRefusal(x)) last = Math.max(last, x.sentAt);
   return s.sentAt - last;
 }
 
@@ -70,7 +82,11 @@ export function pacingGapMs(refusedGapMs: number | undefined, cap: number): numb
 }
 
 /** What the proxy's refusals among these samples say about its spacing. `proxyRefusal` says which refusals were the proxy's for spacing. */
-export function summarizeSpacing(samples: readonly Sample[], cap: number, spacingRefusal: (s: Sample) => boolean): SpacingSummary {
+export function summarizeSpacing(
+  samples: readonly Sample[],
+  cap: number,
+  spacingRefusal: (s: Sample) => boolean,
+): SpacingSummary {
   let refusals = 0;
   let refusedGapMs: number | undefined;
   for (const s of samples) {
@@ -103,7 +119,9 @@ export class ProxySpacing {
     if (!headerlessRefusal(s)) return false;
     const left = quotaKnownLeft(samples, s);
     if (left === undefined || left <= 0) return false;
-    const sentBefore = samples.filter((x) => x !== s && !headerlessRefusal(x) && x.sentAt > s.receivedAt - 1000 && x.sentAt <= s.sentAt).length;
+    const sentBefore = samples.filter(
+      (x) => x !== s && !headerlessRefusal(x) && x.sentAt > s.receivedAt - 1000 && x.sentAt <= s.sentAt,
+    ).length;
     if (sentBefore >= this.cap) return false;
     this.refusals++;
     const gap = surelyElapsedSinceForwarded(samples, s);

@@ -2,7 +2,15 @@
 // bucket's theoretical arrival time (tat) as an interval on the client's clock. A request's arrival
 // lies in [sentAt, receivedAt]; requests whose intervals overlap may reach the server in either
 // order, so their own predictions are widened by what the others could have added or not yet added.
-import { backlogFromAccepted, backlogFromDenied, intersect, predict, within, type Interval, type Prediction } from './gcra.js';
+import {
+  backlogFromAccepted,
+  backlogFromDenied,
+  intersect,
+  predict,
+  within,
+  type Interval,
+  type Prediction,
+} from './gcra.js';
 
 /**
  * How the limiter treated a request: `accepted` and `denied` are its answers; `bypassed` never
@@ -98,7 +106,12 @@ function overlapsOf(inputs: readonly ReplayInput[]): Overlaps {
   const consuming = inputs.map((x) => mayConsume(x.outcome));
   const late = new Array<number>(n).fill(0);
   const early = new Array<number>(n).fill(0);
-  const byReceived = new RankCounter(inputs.filter((_, i) => consuming[i]).map((x) => x.receivedAt).sort((a, b) => a - b));
+  const byReceived = new RankCounter(
+    inputs
+      .filter((_, i) => consuming[i])
+      .map((x) => x.receivedAt)
+      .sort((a, b) => a - b),
+  );
   let inserted = 0;
   for (let i = 0; i < n; i++) {
     const x = inputs[i]!;
@@ -109,7 +122,12 @@ function overlapsOf(inputs: readonly ReplayInput[]): Overlaps {
       inserted++;
     }
   }
-  const bySent = new RankCounter(inputs.filter((_, i) => consuming[i]).map((x) => x.sentAt).sort((a, b) => a - b));
+  const bySent = new RankCounter(
+    inputs
+      .filter((_, i) => consuming[i])
+      .map((x) => x.sentAt)
+      .sort((a, b) => a - b),
+  );
   for (let i = n - 1; i >= 0; i--) {
     // Sent after, but before this one's answer came back: sentAt < receivedAt.
     early[i] = bySent.countBelow(inputs[i]!.receivedAt);
@@ -123,7 +141,6 @@ function overlapsOf(inputs: readonly ReplayInput[]): Overlaps {
 const FULL: Interval = { lo: -Infinity, hi: -Infinity };
 const UNKNOWN: Interval = { lo: -Infinity, hi: Infinity };
 
-
 function narrow(range: Interval, constraints: Interval[]): Interval {
   let r = range;
   for (const c of constraints) r = intersect(r, c) ?? r;
@@ -134,13 +151,18 @@ function violationsOf(x: ReplayInput, p: Prediction): Violation[] {
   const out: Violation[] = [];
   if (x.outcome === 'accepted') {
     if (!p.acceptPossible || !p.accepted) return [{ kind: 'status', expected: 'denied (429)', actual: 'accepted' }];
-    if (x.remaining !== undefined && !within(x.remaining, p.accepted.remaining)) out.push({ kind: 'remaining', expected: p.accepted.remaining, actual: x.remaining });
-    if (x.reset !== undefined && !within(x.reset, p.accepted.reset)) out.push({ kind: 'reset', expected: p.accepted.reset, actual: x.reset });
+    if (x.remaining !== undefined && !within(x.remaining, p.accepted.remaining))
+      out.push({ kind: 'remaining', expected: p.accepted.remaining, actual: x.remaining });
+    if (x.reset !== undefined && !within(x.reset, p.accepted.reset))
+      out.push({ kind: 'reset', expected: p.accepted.reset, actual: x.reset });
   } else if (x.outcome === 'denied') {
     if (!p.denyPossible || !p.denied) return [{ kind: 'status', expected: 'accepted', actual: 'denied (429)' }];
-    if (x.remaining !== undefined && !within(x.remaining, p.denied.remaining)) out.push({ kind: 'remaining', expected: p.denied.remaining, actual: x.remaining });
-    if (x.reset !== undefined && !within(x.reset, p.denied.reset)) out.push({ kind: 'reset', expected: p.denied.reset, actual: x.reset });
-    if (x.retryAfter !== undefined && !within(x.retryAfter, p.denied.retryAfter)) out.push({ kind: 'retry-after', expected: p.denied.retryAfter, actual: x.retryAfter });
+    if (x.remaining !== undefined && !within(x.remaining, p.denied.remaining))
+      out.push({ kind: 'remaining', expected: p.denied.remaining, actual: x.remaining });
+    if (x.reset !== undefined && !within(x.reset, p.denied.reset))
+      out.push({ kind: 'reset', expected: p.denied.reset, actual: x.reset });
+    if (x.retryAfter !== undefined && !within(x.retryAfter, p.denied.retryAfter))
+      out.push({ kind: 'retry-after', expected: p.denied.retryAfter, actual: x.retryAfter });
   }
   return out;
 }
@@ -177,14 +199,18 @@ export function replay(inputs: readonly ReplayInput[], opts: ReplayOptions): Rep
       if (x.outcome === 'accepted') seen = narrow(backlog, backlogFromAccepted(told, T, limit));
       else if (x.outcome === 'denied') seen = narrow(backlog, backlogFromDenied(told, T, limit));
     }
-    const before: Interval = overlapped ? state : narrow(state, [{ lo: x.sentAt + seen.lo, hi: x.receivedAt + seen.hi }]);
+    const before: Interval = overlapped
+      ? state
+      : narrow(state, [{ lo: x.sentAt + seen.lo, hi: x.receivedAt + seen.hi }]);
     let after: Interval;
     switch (x.outcome) {
       case 'counted':
       case 'accepted': {
         after = { lo: Math.max(before.lo, x.sentAt) + T.lo, hi: Math.max(before.hi, x.receivedAt) + T.hi };
         if (condition && !overlapped && x.outcome === 'accepted') {
-          after = narrow(after, [{ lo: x.sentAt + Math.max(seen.lo, 0) + T.lo, hi: x.receivedAt + Math.max(seen.hi, 0) + T.hi }]);
+          after = narrow(after, [
+            { lo: x.sentAt + Math.max(seen.lo, 0) + T.lo, hi: x.receivedAt + Math.max(seen.hi, 0) + T.hi },
+          ]);
         }
         break;
       }

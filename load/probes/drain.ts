@@ -50,7 +50,10 @@ const rttOf = (s: Sample) => s.receivedAt - s.sentAt;
  * limiter's refusals are told apart by their headers.
  */
 export function rttAllowanceOf(samples: readonly Sample[]): number {
-  return percentile(samples.map(rttOf).sort((a, b) => a - b), 50);
+  return percentile(
+    samples.map(rttOf).sort((a, b) => a - b),
+    50,
+  );
 }
 
 /**
@@ -86,12 +89,20 @@ export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): D
   const spacingMs = Math.max(underCapSpacingMs(plan.cap, rttAllowanceMs), plan.minGapMs ?? 0);
   const burstRequests = plan.capBurst ? plan.cap + plan.burstExtra : 0;
   // The lead-in that finds the server's second boundary and waits for it (at most LEAD_IN_MAX_MS and a second) drains too.
-  const burstMs = plan.capBurst ? burstRequests * (WINDOW_MS / (plan.cap * plan.burstRateFactor)) + 2 * WINDOW_MS + LEAD_IN_MAX_MS : 0;
+  const burstMs = plan.capBurst
+    ? burstRequests * (WINDOW_MS / (plan.cap * plan.burstRateFactor)) + 2 * WINDOW_MS + LEAD_IN_MAX_MS
+    : 0;
   const left = Math.max(remaining - (plan.capBurst ? plan.cap : 0), 0) + burstMs / plan.leakMs;
   const gain = 1 - spacingMs / plan.leakMs;
   const under = gain > 0.05 ? left / gain : left * 20;
   const underCapRequests = plan.exhaust ? Math.ceil(under + plan.slack) : 0;
-  return { burstRequests, underCapRequests, spacingMs, rttAllowanceMs, durationMs: burstMs + underCapRequests * spacingMs };
+  return {
+    burstRequests,
+    underCapRequests,
+    spacingMs,
+    rttAllowanceMs,
+    durationMs: burstMs + underCapRequests * spacingMs,
+  };
 }
 
 async function sendBurst(session: Session, plan: DrainPlan, t0: number, n: number, spacing: number): Promise<Sample[]> {
@@ -110,7 +121,11 @@ export const BOUNDARY_SHARP_MS = 200;
 /** Longest the drain spends finding that boundary before the burst, ms. */
 export const LEAD_IN_MAX_MS = 1500;
 
-const datedOf = (s: Sample) => ({ sentAt: s.sentAt, receivedAt: s.receivedAt, date: s.exchange.responseHeaders['date'] });
+const datedOf = (s: Sample) => ({
+  sentAt: s.sentAt,
+  receivedAt: s.receivedAt,
+  date: s.exchange.responseHeaders['date'],
+});
 
 /**
  * Where the burst starts: across a second boundary of the server's clock (from its Date headers),
@@ -119,17 +134,27 @@ const datedOf = (s: Sample) => ({ sentAt: s.sentAt, receivedAt: s.receivedAt, da
  * straddle a second, as long as the quota the burst needs stays; it goes on draining until the
  * burst is due. Without a Date header, or without quota to spare, the burst starts at once.
  */
-async function placeBurst(session: Session, plan: DrainPlan, burstMs: number, remaining: number | undefined, result: DrainResult): Promise<number> {
+async function placeBurst(
+  session: Session,
+  plan: DrainPlan,
+  burstMs: number,
+  remaining: number | undefined,
+  result: DrainResult,
+): Promise<number> {
   const started = session.now();
   const rtt = rttAllowanceOf(session.samples);
   const step = () => Math.max(underCapSpacingMs(plan.cap, rtt * 1.25 + 5), session.spacing.gapMs);
   // Quota the burst needs left when it starts (the cap, the extra, and a few for rounding).
-  const spare = () => (remaining ?? Infinity) - result.leadIn.length + (session.now() - started) / plan.leakMs - (plan.cap + plan.burstExtra + 3);
+  const spare = () =>
+    (remaining ?? Infinity) -
+    result.leadIn.length +
+    (session.now() - started) / plan.leakMs -
+    (plan.cap + plan.burstExtra + 3);
   const offset = () => serverClockOffset(session.samples.filter((s) => s.status !== undefined).map(datedOf));
   const pending: Promise<Sample>[] = [];
   let due: number | undefined;
   let at = session.now();
-  session.enter('drain: finding the server\'s second boundary (Date) under the cap');
+  session.enter("drain: finding the server's second boundary (Date) under the cap");
   for (;;) {
     const o = offset();
     if (due === undefined && o && o.hi - o.lo <= BOUNDARY_SHARP_MS) {
@@ -142,7 +167,9 @@ async function placeBurst(session: Session, plan: DrainPlan, burstMs: number, re
     if (at + step() > stopAt || spare() < 1) break;
     await session.waitUntil(at);
     const late = session.now() - at;
-    pending.push(session.fire('GET', 'drain under the cap, before the burst', at).then((s) => (result.leadIn.push(s), s)));
+    pending.push(
+      session.fire('GET', 'drain under the cap, before the burst', at).then((s) => (result.leadIn.push(s), s)),
+    );
     at += step() + (late > step() / 4 ? late : 0);
   }
   await Promise.all(pending);
@@ -174,7 +201,11 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     // second: the cap was not tested. Once more, after the window has cleared, if quota allows.
     const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
     const left = latest.rl.remaining;
-    if (mostCertainInWindow(result.burst).count <= plan.cap && left !== undefined && left > plan.cap + plan.burstExtra) {
+    if (
+      mostCertainInWindow(result.burst).count <= plan.cap &&
+      left !== undefined &&
+      left > plan.cap + plan.burstExtra
+    ) {
       result.burstPlacement = `${result.burstPlacement ?? 'at once'}; sent again ${WINDOW_MS} ms later because fewer than the cap surely arrived within one second`;
       result.burst.push(...(await sendBurst(session, plan, latest.receivedAt + WINDOW_MS, n, spacing)));
     }
@@ -185,12 +216,20 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   // A request sent at t can only be refused for requests answered after t - W: resume once fewer
   // than the cap are. The burst leaves the window faster than the drain fills it.
   // Only forwarded requests count: a cap counts what it let through, not what it refused.
-  const answeredLate = session.samples.filter((s) => !headerlessRefusal(s)).map((s) => s.receivedAt).sort((x, y) => y - x);
+  const answeredLate = session.samples
+    .filter((s) => !headerlessRefusal(s))
+    .map((s) => s.receivedAt)
+    .sort((x, y) => y - x);
   // A refusal's retry-after (the proxy's 429s to the burst say 1 s) is waited out too.
-  const waitedOut = session.samples.map((s) => (s.status !== undefined && s.status >= 300 && s.rl.retryAfter !== undefined ? s.receivedAt + s.rl.retryAfter * 1000 : -Infinity));
+  const waitedOut = session.samples.map((s) =>
+    s.status !== undefined && s.status >= 300 && s.rl.retryAfter !== undefined
+      ? s.receivedAt + s.rl.retryAfter * 1000
+      : -Infinity,
+  );
   const resumeAt = Math.max(session.now(), (answeredLate[plan.cap - 1] ?? -Infinity) + WINDOW_MS, ...waitedOut) + 5;
   const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
-  const leftAtResume = (latest.rl.remaining ?? remaining ?? plan.cap * 5) + (resumeAt - latest.receivedAt) / plan.leakMs;
+  const leftAtResume =
+    (latest.rl.remaining ?? remaining ?? plan.cap * 5) + (resumeAt - latest.receivedAt) / plan.leakMs;
   const shape = drainShape({ ...plan, capBurst: false, minGapMs: session.spacing.gapMs }, leftAtResume, rtt);
   result.spacingMs = shape.spacingMs;
   result.rttAllowanceMs = shape.rttAllowanceMs;

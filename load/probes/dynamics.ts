@@ -38,9 +38,13 @@ export const QUICK_RUN = { min: 3, max: 16, resetAtLeast: 2 } as const;
 
 /** Probing on makes no sense when the node does not answer, or refuses the token. */
 function assertAnswered(first: Sample): void {
-  if (first.status === undefined) throw new StopProbe('network', `the node did not answer the first request (${first.error ?? 'no response'})`);
+  if (first.status === undefined)
+    throw new StopProbe('network', `the node did not answer the first request (${first.error ?? 'no response'})`);
   if ((first.status < 200 || first.status >= 300) && first.status !== 429) {
-    throw new StopProbe('refused', `the node answered the first request with status ${first.status}, not 2xx or 429 (wrong token or endpoint?)`);
+    throw new StopProbe(
+      'refused',
+      `the node answered the first request with status ${first.status}, not 2xx or 429 (wrong token or endpoint?)`,
+    );
   }
 }
 
@@ -53,20 +57,51 @@ export const looksFull = (s: Sample): boolean =>
  * is (Reset, or retry-after on a 429). The probes wait that long when the time budget allows, and
  * start again from a full bucket; otherwise they go on with what is left and say so.
  */
-async function startFull(session: Session, first: Sample, plan: DynamicsPlan): Promise<{ first: Sample; notFull?: DynamicsResult['notFullAtStart'] }> {
+async function startFull(
+  session: Session,
+  first: Sample,
+  plan: DynamicsPlan,
+): Promise<{ first: Sample; notFull?: DynamicsResult['notFullAtStart'] }> {
   if (looksFull(first) || !hasLimiterHeaders(first)) return { first };
   const waitS = first.rl.reset ?? first.rl.retryAfter;
   const state = `Remaining ${first.rl.raw.remaining ?? '?'} of Limit ${first.rl.raw.limit ?? '?'}${first.status === 429 ? ', status 429' : ''}`;
-  if (waitS === undefined) return { first, notFull: { remaining: first.rl.remaining, limit: first.rl.limit, note: `the bucket was not full at the start (${state}) and no Reset said for how long` } };
+  if (waitS === undefined)
+    return {
+      first,
+      notFull: {
+        remaining: first.rl.remaining,
+        limit: first.rl.limit,
+        note: `the bucket was not full at the start (${state}) and no Reset said for how long`,
+      },
+    };
   const waitMs = waitS * 1000 + plan.marginMs;
   // Leave the rest of the run room: the plan itself needs a few tens of seconds at most.
   if (waitMs > session.env.budget.msLeft() - 60_000) {
-    return { first, notFull: { remaining: first.rl.remaining, limit: first.rl.limit, note: `the bucket was not full at the start (${state}); waiting its Reset of ${waitS} s does not fit the time limit, so the run goes on with the quota left` } };
+    return {
+      first,
+      notFull: {
+        remaining: first.rl.remaining,
+        limit: first.rl.limit,
+        note: `the bucket was not full at the start (${state}); waiting its Reset of ${waitS} s does not fit the time limit, so the run goes on with the quota left`,
+      },
+    };
   }
   const note = `the bucket was not full at the start (${state}: an earlier run or another client on this token); waiting its Reset of ${waitS} s for full quota`;
   session.enter(`dynamics: ${note}`, waitMs);
-  const again = await session.sendToLimiter('GET', 'first request after waiting for full quota', first.receivedAt + waitMs);
-  return { first: again, notFull: { remaining: first.rl.remaining, limit: first.rl.limit, waitedMs: Math.round(again.sentAt - first.receivedAt), note } };
+  const again = await session.sendToLimiter(
+    'GET',
+    'first request after waiting for full quota',
+    first.receivedAt + waitMs,
+  );
+  return {
+    first: again,
+    notFull: {
+      remaining: first.rl.remaining,
+      limit: first.rl.limit,
+      waitedMs: Math.round(again.sentAt - first.receivedAt),
+      note,
+    },
+  };
 }
 
 export async function runDynamics(session: Session, plan: DynamicsPlan): Promise<DynamicsResult> {
@@ -102,6 +137,10 @@ export async function runDynamics(session: Session, plan: DynamicsPlan): Promise
   }
   session.enter('dynamics: pause as long as the last Reset', reset * 1000);
   result.pausedAfter = last;
-  result.full = await session.sendToLimiter('GET', `after a pause as long as the last Reset (${reset} s)`, last.receivedAt + reset * 1000 + plan.marginMs);
+  result.full = await session.sendToLimiter(
+    'GET',
+    `after a pause as long as the last Reset (${reset} s)`,
+    last.receivedAt + reset * 1000 + plan.marginMs,
+  );
   return result;
 }

@@ -44,12 +44,15 @@ export function retryAfterBound(step: ReplayStep | undefined, T: Interval | unde
 /** Relative uncertainty of T above which the recovery phase also waits for Remaining to tick up. */
 export const TICK_UP_WHEN_UNCERTAIN_BY = 0.005;
 
-
 export async function runRecovery(session: Session, denial: Sample, plan: RecoveryPlan): Promise<RecoveryResult> {
   const out: RecoveryResult = { notes: [] };
   const model = () => analyze(session.samples, plan.cap, { quick: true, declaredT: plan.declaredT });
   session.enter('recovery: before the retry-after edge');
-  out.beforeEdge = await session.sendToLimiter('HEAD', 'right after the first 429, before its retry-after edge', denial.receivedAt + plan.marginMs);
+  out.beforeEdge = await session.sendToLimiter(
+    'HEAD',
+    'right after the first 429, before its retry-after edge',
+    denial.receivedAt + plan.marginMs,
+  );
 
   const m1 = model();
   const T = m1.T;
@@ -63,18 +66,31 @@ export async function runRecovery(session: Session, denial: Sample, plan: Recove
   // it waits almost a whole T; otherwise one T after the last acceptance (the edge is no later).
   const tat = m1.Tsource === 'estimate' ? tatAfterLast(m1) : undefined;
   const burst = burstOf(m1.limit);
-  const edge = tat && Number.isFinite(tat.lo) && Number.isFinite(tat.hi) ? { lo: tat.lo - burst * T.hi, hi: tat.hi - burst * T.lo } : undefined;
+  const edge =
+    tat && Number.isFinite(tat.lo) && Number.isFinite(tat.hi)
+      ? { lo: tat.lo - burst * T.hi, hi: tat.hi - burst * T.lo }
+      : undefined;
   const oneTAt = edge && edge.hi - edge.lo <= T.lo / 4 ? edge.hi : lastAccepted.receivedAt + T.hi;
   session.enter('recovery: one T after the last acceptance', oneTAt - session.now());
-  out.oneTLater = await session.sendToLimiter('GET', 'once one T has leaked since the last acceptance', oneTAt + plan.marginMs);
+  out.oneTLater = await session.sendToLimiter(
+    'GET',
+    'once one T has leaked since the last acceptance',
+    oneTAt + plan.marginMs,
+  );
   if (!isOk(out.oneTLater)) {
-    out.notes.push(`the request one T after the last acceptance got ${out.oneTLater.status ?? out.oneTLater.error}: recovery not followed further`);
+    out.notes.push(
+      `the request one T after the last acceptance got ${out.oneTLater.status ?? out.oneTLater.error}: recovery not followed further`,
+    );
     return out;
   }
   // Use up anything else that leaked meanwhile, so the next request meets an empty bucket.
   let recovered = out.oneTLater;
   for (let i = 0; i < 3 && (recovered.rl.remaining ?? 0) > 0; i++) {
-    const next = await session.sendToLimiter('GET', 'using up the rest of the recovered quota', recovered.receivedAt + plan.gapMs);
+    const next = await session.sendToLimiter(
+      'GET',
+      'using up the rest of the recovered quota',
+      recovered.receivedAt + plan.gapMs,
+    );
     if (!isOk(next)) break;
     recovered = next;
   }
@@ -82,9 +98,17 @@ export async function runRecovery(session: Session, denial: Sample, plan: Recove
   session.enter('recovery: retry-after edge');
   // On a busy machine the request may leave late enough for quota to have leaked again: an
   // acceptance used it, so the next one right after meets an empty bucket (a few tries at most).
-  out.afterZero = await session.sendToLimiter('HEAD', 'right after an acceptance that used the recovered quota', recovered.receivedAt + plan.gapMs);
+  out.afterZero = await session.sendToLimiter(
+    'HEAD',
+    'right after an acceptance that used the recovered quota',
+    recovered.receivedAt + plan.gapMs,
+  );
   for (let i = 0; i < 2 && isOk(out.afterZero); i++) {
-    out.afterZero = await session.sendToLimiter('HEAD', 'right after an acceptance that used the recovered quota (the last one was accepted)', out.afterZero.receivedAt + plan.gapMs);
+    out.afterZero = await session.sendToLimiter(
+      'HEAD',
+      'right after an acceptance that used the recovered quota (the last one was accepted)',
+      out.afterZero.receivedAt + plan.gapMs,
+    );
   }
   const z = out.afterZero;
   if (z.status === 429 && z.rl.retryAfter !== undefined) {
@@ -92,19 +116,31 @@ export async function runRecovery(session: Session, denial: Sample, plan: Recove
     // A GCRA wait after a denial is under one T, so retry-after can honestly be at most ceil(T) + 1 s.
     const bound = retryAfterBound(m2.steps[m2.samples.indexOf(z)], m2.T);
     if (bound !== undefined && z.rl.retryAfter > bound + 1) {
-      out.notes.push(`retry-after ${z.rl.retryAfter} s is longer than the GCRA wait allows (at most ${bound} s + 1 s): not waited for`);
+      out.notes.push(
+        `retry-after ${z.rl.retryAfter} s is longer than the GCRA wait allows (at most ${bound} s + 1 s): not waited for`,
+      );
     } else {
       out.edge = { at: z.receivedAt + z.rl.retryAfter * 1000, from: z.seq, retryAfter: z.rl.retryAfter };
-      out.atEdge = await session.sendToLimiter('GET', `once retry-after (${z.rl.retryAfter} s) has passed`, out.edge.at + plan.marginMs);
+      out.atEdge = await session.sendToLimiter(
+        'GET',
+        `once retry-after (${z.rl.retryAfter} s) has passed`,
+        out.edge.at + plan.marginMs,
+      );
     }
-  } else if (z.status === 429) out.notes.push('the 429 right after Remaining 0 had no usable retry-after: its edge cannot be tested');
-  else out.notes.push(`the request right after Remaining 0 got ${z.status ?? z.error}, not 429: no retry-after edge to test`);
+  } else if (z.status === 429)
+    out.notes.push('the 429 right after Remaining 0 had no usable retry-after: its edge cannot be tested');
+  else
+    out.notes.push(
+      `the request right after Remaining 0 got ${z.status ?? z.error}, not 429: no retry-after edge to test`,
+    );
 
   // The tick-up is there to pin T down; when the answers so far already do, it is not worth its T.
   const m3 = model();
   const est = m3.estimate;
   if (est?.consistent && est.uncertaintyMs <= est.emissionIntervalMs * TICK_UP_WHEN_UNCERTAIN_BY) {
-    out.notes.push(`T is already known to ±${((est.uncertaintyMs / est.emissionIntervalMs) * 100).toFixed(2)}%: the tick-up of Remaining was not probed`);
+    out.notes.push(
+      `T is already known to ±${((est.uncertaintyMs / est.emissionIntervalMs) * 100).toFixed(2)}%: the tick-up of Remaining was not probed`,
+    );
     return out;
   }
   // When Remaining will show at least 1: the backlog must fall to (burst - 1) x T.
@@ -112,11 +148,16 @@ export async function runRecovery(session: Session, denial: Sample, plan: Recove
   const last = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
   const T3 = m3.T ?? T;
   let tickAt = last.receivedAt + 2 * T3.hi + plan.marginMs;
-  if (tat3 && Number.isFinite(tat3.hi)) tickAt = Math.min(Math.max(tat3.hi - (burst - 1) * T3.lo, last.receivedAt) + plan.marginMs, tickAt + T3.hi);
+  if (tat3 && Number.isFinite(tat3.hi))
+    tickAt = Math.min(Math.max(tat3.hi - (burst - 1) * T3.lo, last.receivedAt) + plan.marginMs, tickAt + T3.hi);
   session.enter('recovery: Remaining ticks back up', tickAt - session.now());
   out.tickUp = await session.sendToLimiter('GET', 'when the model says Remaining is back to at least 1', tickAt);
   if ((out.tickUp.rl.remaining ?? 0) > 0 && isOk(out.tickUp)) {
-    out.afterTickUp = await session.sendToLimiter('HEAD', 'right after an answer with Remaining > 0', out.tickUp.receivedAt + plan.gapMs);
+    out.afterTickUp = await session.sendToLimiter(
+      'HEAD',
+      'right after an answer with Remaining > 0',
+      out.tickUp.receivedAt + plan.gapMs,
+    );
   }
   return out;
 }

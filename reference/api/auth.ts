@@ -16,7 +16,8 @@ export type RouteKind = 'universal' | 'native' | 'nft';
 export type CredentialForm = 'bearer' | 'x-api-key' | 'apikey-query';
 
 /** `empty`: the form whose value was empty, when that is what made it malformed. */
-export type Presented = { form: CredentialForm; key: string } | { form: 'malformed'; reason: string; empty?: CredentialForm } | undefined;
+export type Presented =
+  { form: CredentialForm; key: string } | { form: 'malformed'; reason: string; empty?: CredentialForm } | undefined;
 
 export type AuthDecision = { ok: true } | { ok: false; status: number; code: string; message: string };
 
@@ -29,7 +30,12 @@ export interface AuthRequest {
   rawQuery: string;
 }
 
-export function authRequestOf(req: IncomingMessage, server: ServerKind, route: RouteKind, rawQuery: string): AuthRequest {
+export function authRequestOf(
+  req: IncomingMessage,
+  server: ServerKind,
+  route: RouteKind,
+  rawQuery: string,
+): AuthRequest {
   return { server, route, rawHeaders: req.rawHeaders, rawQuery };
 }
 
@@ -61,20 +67,31 @@ function safeDecode(s: string): string {
 
 /** The credential that decides the request (see the precedence above), as this server reads it. */
 export function presentedCredential(a: AuthRequest, opts: Pick<ReferenceOptions, 'faults'>): Presented {
-  const bearerIgnored = a.server === 'base' ? apiFault(opts, 'bearer-rejected-on-base') : apiFault(opts, 'legacy-bearer-rejected');
+  const bearerIgnored =
+    a.server === 'base' ? apiFault(opts, 'bearer-rejected-on-base') : apiFault(opts, 'legacy-bearer-rejected');
   const authorization = bearerIgnored ? undefined : headerValue(a.rawHeaders, 'authorization');
   if (authorization !== undefined) {
     const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
-    return m ? { form: 'bearer', key: m[1]! } : { form: 'malformed', reason: 'Authorization must be "Bearer <API key>"' };
+    return m
+      ? { form: 'bearer', key: m[1]! }
+      : { form: 'malformed', reason: 'Authorization must be "Bearer <API key>"' };
   }
   const xApiKeyIgnored = a.server === 'base' && apiFault(opts, 'xapikey-rejected');
-  const xApiKey = xApiKeyIgnored ? undefined : headerValue(a.rawHeaders, 'X-API-Key', apiFault(opts, 'xapikey-case-sensitive'));
-  if (xApiKey !== undefined) return xApiKey.trim() ? { form: 'x-api-key', key: xApiKey.trim() } : { form: 'malformed', reason: 'X-API-Key is empty' };
+  const xApiKey = xApiKeyIgnored
+    ? undefined
+    : headerValue(a.rawHeaders, 'X-API-Key', apiFault(opts, 'xapikey-case-sensitive'));
+  if (xApiKey !== undefined)
+    return xApiKey.trim()
+      ? { form: 'x-api-key', key: xApiKey.trim() }
+      : { form: 'malformed', reason: 'X-API-Key is empty' };
   const queryIgnored =
     (a.route === 'universal' && apiFault(opts, 'block-number-query-key-ignored')) ||
     (a.server === 'legacy' && a.route !== 'universal' && apiFault(opts, 'legacy-query-rejected'));
   const q = queryIgnored ? undefined : queryKey(a, opts);
-  if (q !== undefined) return q ? { form: 'apikey-query', key: q } : { form: 'malformed', reason: 'apiKey is empty', empty: 'apikey-query' };
+  if (q !== undefined)
+    return q
+      ? { form: 'apikey-query', key: q }
+      : { form: 'malformed', reason: 'apiKey is empty', empty: 'apikey-query' };
   return undefined;
 }
 
@@ -82,7 +99,9 @@ export function presentedCredential(a: AuthRequest, opts: Pick<ReferenceOptions,
 const PREFIX_COMPARED = 12;
 
 function keyMatches(presented: string, expected: string, opts: Pick<ReferenceOptions, 'faults'>): boolean {
-  return apiFault(opts, 'key-prefix-compare') ? presented.slice(0, PREFIX_COMPARED) === expected.slice(0, PREFIX_COMPARED) : presented === expected;
+  return apiFault(opts, 'key-prefix-compare')
+    ? presented.slice(0, PREFIX_COMPARED) === expected.slice(0, PREFIX_COMPARED)
+    : presented === expected;
 }
 
 const refuse = (status: number, code: string, message: string): AuthDecision => ({ ok: false, status, code, message });
@@ -93,7 +112,10 @@ const OWN_FORMS: Record<ServerKind, readonly CredentialForm[]> = {
   legacy: ['apikey-query', 'bearer'],
 };
 
-export function decideAuth(a: AuthRequest, opts: Pick<ReferenceOptions, 'faults' | 'variants' | 'credentials'>): AuthDecision {
+export function decideAuth(
+  a: AuthRequest,
+  opts: Pick<ReferenceOptions, 'faults' | 'variants' | 'credentials'>,
+): AuthDecision {
   const p = presentedCredential(a, opts);
   if (p === undefined) {
     if (a.server === 'base' && apiFault(opts, 'no-auth-serves-data')) return { ok: true };
@@ -102,22 +124,35 @@ export function decideAuth(a: AuthRequest, opts: Pick<ReferenceOptions, 'faults'
   }
   if (p.form === 'malformed') {
     // Fault legacy-empty-apikey-accepted: an empty apiKey reads as "no auth configured".
-    if (p.empty === 'apikey-query' && a.server === 'legacy' && apiFault(opts, 'legacy-empty-apikey-accepted')) return { ok: true };
+    if (p.empty === 'apikey-query' && a.server === 'legacy' && apiFault(opts, 'legacy-empty-apikey-accepted'))
+      return { ok: true };
     return refuse(401, 'invalid_credentials', p.reason);
   }
   // Fault base-apikey-query-any-value: the undocumented query form is only checked for presence.
-  if (p.form === 'apikey-query' && a.server === 'base' && apiFault(opts, 'base-apikey-query-any-value')) return { ok: true };
-  const generation = keyMatches(p.key, opts.credentials.apiKey, opts) ? 'base' : keyMatches(p.key, opts.credentials.legacyApiKey, opts) ? 'legacy' : undefined;
+  if (p.form === 'apikey-query' && a.server === 'base' && apiFault(opts, 'base-apikey-query-any-value'))
+    return { ok: true };
+  const generation = keyMatches(p.key, opts.credentials.apiKey, opts)
+    ? 'base'
+    : keyMatches(p.key, opts.credentials.legacyApiKey, opts)
+      ? 'legacy'
+      : undefined;
   if (generation === undefined) {
-    return apiFault(opts, 'unknown-key-accepted') ? { ok: true } : refuse(403, 'invalid_api_key', 'the API key is not valid');
+    return apiFault(opts, 'unknown-key-accepted')
+      ? { ok: true }
+      : refuse(403, 'invalid_api_key', 'the API key is not valid');
   }
   if (generation !== a.server && !apiVariant(opts, 'cross-generation-accepted')) {
-    const which = generation === 'base' ? 'a new API key belongs on the base URL' : 'a legacy API key belongs on the legacy base URL';
+    const which =
+      generation === 'base'
+        ? 'a new API key belongs on the base URL'
+        : 'a legacy API key belongs on the legacy base URL';
     return refuse(403, 'wrong_key_generation', which);
   }
   let forms = OWN_FORMS[a.server];
-  if (a.server === 'base' && apiVariant(opts, 'new-key-query-refused')) forms = forms.filter((f) => f !== 'apikey-query');
+  if (a.server === 'base' && apiVariant(opts, 'new-key-query-refused'))
+    forms = forms.filter((f) => f !== 'apikey-query');
   if (a.server === 'legacy' && apiVariant(opts, 'legacy-xapikey-accepted')) forms = [...forms, 'x-api-key'];
-  if (!forms.includes(p.form)) return refuse(403, 'credential_form_not_accepted', `this base URL does not accept the API key as ${p.form}`);
+  if (!forms.includes(p.form))
+    return refuse(403, 'credential_form_not_accepted', `this base URL does not accept the API key as ${p.form}`);
   return { ok: true };
 }

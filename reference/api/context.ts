@@ -17,7 +17,12 @@ export interface Reply {
   empty(status: number): Promise<void>;
 }
 
-export function makeReply(res: ServerResponse, head: boolean, latency: () => number, opts: Pick<ReferenceOptions, 'variants'>): Reply {
+export function makeReply(
+  res: ServerResponse,
+  head: boolean,
+  latency: () => number,
+  opts: Pick<ReferenceOptions, 'variants'>,
+): Reply {
   return {
     async json(status, body, headers = {}) {
       await delay(latency());

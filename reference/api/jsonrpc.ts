@@ -88,11 +88,13 @@ function answerOne(req: unknown, env: RpcEnv, inBatch: boolean): object | undefi
   const method = Object.hasOwn(METHODS, req.method) ? METHODS[req.method] : undefined;
   if (!method) {
     if (silent) return undefined;
-    if (apiFault(env.opts, 'unknown-method-returns-result')) return { jsonrpc: '2.0', id: echoId(id, env), result: null };
+    if (apiFault(env.opts, 'unknown-method-returns-result'))
+      return { jsonrpc: '2.0', id: echoId(id, env), result: null };
     return errorReply(RPC_ERRORS.methodNotFound, id, env);
   }
   const argCount = Array.isArray(params) ? params.length : isObject(params) ? Object.keys(params).length : 0;
-  if (argCount > 0) return !silent ? errorReply(RPC_ERRORS.invalidParams, id, env, `too many arguments, want at most 0`) : undefined;
+  if (argCount > 0)
+    return !silent ? errorReply(RPC_ERRORS.invalidParams, id, env, `too many arguments, want at most 0`) : undefined;
   const result = method(env);
   if (silent) return undefined;
   const version = apiFault(env.opts, 'rpc-wrong-jsonrpc-version') ? '1.0' : '2.0';
@@ -115,8 +117,10 @@ export function answerRpc(body: string, env: RpcEnv): RpcAnswer {
     if (apiFault(env.opts, 'empty-batch-array')) return { kind: 'json', body: [] };
     return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, 'empty batch') };
   }
-  if (apiVariant(env.opts, 'batches-not-served')) return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, 'batch requests are not supported') };
-  if (parsed.length > MAX_BATCH) return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, `batch over ${MAX_BATCH} requests`) };
+  if (apiVariant(env.opts, 'batches-not-served'))
+    return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, 'batch requests are not supported') };
+  if (parsed.length > MAX_BATCH)
+    return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, `batch over ${MAX_BATCH} requests`) };
   const replies = parsed.map((r) => answerOne(r, env, true)).filter((r): r is object => r !== undefined);
   return replies.length ? { kind: 'json', body: replies } : { kind: 'none' };
 }

@@ -12,7 +12,8 @@ const REPLICA_LAG = 25;
 
 async function blockNumber(ctx: ApiContext): Promise<void> {
   const { protocol, network } = ctx.params as { protocol: string; network: string };
-  if (!isUniversalNetwork(protocol, network)) return ctx.reply.error(404, 'unknown_network', `no network ${network} for protocol ${protocol}`);
+  if (!isUniversalNetwork(protocol, network))
+    return ctx.reply.error(404, 'unknown_network', `no network ${network} for protocol ${protocol}`);
   const key = chainKey(protocol, network);
   let n = ctx.chain.headOf(key);
   const calls = (ctx.state.universalCalls.get(key) ?? 0) + 1;
@@ -39,12 +40,21 @@ async function native(ctx: ApiContext): Promise<void> {
     ctx.req.resume();
     return ctx.reply.error(413, 'payload_too_large', e.message, { connection: 'close' });
   }
-  const answer = answerRpc(body, { network: net, head: () => ctx.chain.headOf(chainKey(protocol, network)), opts: ctx.opts });
+  const answer = answerRpc(body, {
+    network: net,
+    head: () => ctx.chain.headOf(chainKey(protocol, network)),
+    opts: ctx.opts,
+  });
   if (answer.kind === 'json') return ctx.reply.json(200, answer.body);
   return ctx.reply.empty(apiVariant(ctx.opts, 'notification-200-empty') ? 200 : 204);
 }
 
 export const CHAIN_ROUTES: readonly Route[] = [
-  { pattern: '/universal/v1/:protocol/:network/sync/block_number', methods: ['GET'], kind: 'universal', handle: blockNumber },
+  {
+    pattern: '/universal/v1/:protocol/:network/sync/block_number',
+    methods: ['GET'],
+    kind: 'universal',
+    handle: blockNumber,
+  },
   { pattern: '/:protocol/:network/native', methods: ['POST'], kind: 'native', handle: native },
 ];

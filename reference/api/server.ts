@@ -18,7 +18,10 @@ interface CompiledRoute {
   segments: string[];
 }
 
-const COMPILED: readonly CompiledRoute[] = API_ROUTES.map((route) => ({ route, segments: route.pattern.split('/').slice(1) }));
+const COMPILED: readonly CompiledRoute[] = API_ROUTES.map((route) => ({
+  route,
+  segments: route.pattern.split('/').slice(1),
+}));
 
 function match(segments: readonly string[]): { route: Route; params: Record<string, string> } | undefined {
   for (const c of COMPILED) {
@@ -38,7 +41,10 @@ function match(segments: readonly string[]): { route: Route; params: Record<stri
 
 function decodeSegments(path: string): string[] | undefined {
   try {
-    return path.split('/').slice(1).map((s) => decodeURIComponent(s));
+    return path
+      .split('/')
+      .slice(1)
+      .map((s) => decodeURIComponent(s));
   } catch {
     return undefined;
   }
@@ -67,7 +73,13 @@ export function createApiServer(server: ServerKind, opts: ReferenceOptions, chai
       return reply.error(405, 'method_not_allowed', `use ${allow}`, { allow });
     }
     const auth = decideAuth(authRequestOf(req, server, route.kind, rawQuery), opts);
-    if (!auth.ok) return reply.error(auth.status, auth.code, auth.message, auth.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+    if (!auth.ok)
+      return reply.error(
+        auth.status,
+        auth.code,
+        auth.message,
+        auth.status === 401 ? { 'www-authenticate': 'Bearer' } : {},
+      );
     const ctx: ApiContext = {
       opts,
       server,

@@ -4,24 +4,126 @@
 import type { FaultDef } from './types.js';
 
 const defs = [
-  { name: 'rl-no-headers-on-429', rule: 'RL-01', family: 'limiter', description: 'The denied handler writes its own headers: a limiter 429 carries retry-after but no X-Ratelimit-* headers.' },
-  { name: 'rl-no-headers-on-head', rule: 'RL-01', family: 'limiter', description: 'HEAD /fee_stats is counted by the limiter but answered by a handler that drops the X-Ratelimit-* headers.' },
-  { name: 'rl-limit-drifts', rule: 'RL-02', family: 'limiter', description: 'Two instances behind a balancer advertise different Limits (burst+1 and burst+11) over one shared limiter; the header alternates.' },
-  { name: 'rl-reset-static', rule: 'RL-03', family: 'limiter', description: 'X-Ratelimit-Reset reports the emission interval (time until one more request, ceil(T)) instead of the time until full quota: it never grows.' },
-  { name: 'rl-recovery-stuck', rule: 'RL-04', family: 'limiter', description: 'The leak is applied lazily, at most 2 intervals (2 T) per request: after a pause as long as Reset the quota is still not full.' },
-  { name: 'rl-fixed-window', rule: 'RL-05', family: 'limiter', description: 'A fixed-window counter (Limit requests per window of Limit x T, opened by the first request) instead of the GCRA: no gradual recovery, Remaining jumps back to full at the boundary.' },
-  { name: 'rl-retry-after-missing', rule: 'RL-06', family: 'limiter', description: 'A limiter 429 carries no retry-after header.' },
-  { name: 'rl-retry-after-ms', rule: 'RL-07', family: 'limiter', description: 'retry-after is written in milliseconds (1000 for one second), far longer than the wait.' },
-  { name: 'rl-retry-after-short', rule: 'RL-07', family: 'limiter', description: 'retry-after is always 0, while the real wait is up to one T.' },
-  { name: 'rl-remaining-overstated', rule: 'RL-08', family: 'limiter', description: 'An accepted response never shows Remaining 0: the last unit is reported as 1 left, and the next request gets 429.' },
-  { name: 'rl-wrong-hourly-rate', rule: 'RL-09', family: 'limiter', description: 'The limiter runs at 5/6 of the configured hourly limit (3000/h on a 3600/h node, T = 1.2 s); its headers are consistent with that rate.' },
-  { name: 'rl-cap-25', rule: 'RL-10', family: 'limiter', description: 'The proxy cap is set 5 too high (25 a second instead of 20).' },
-  { name: 'rl-cap-calendar-second', rule: 'RL-10', family: 'limiter', description: 'The proxy counts 20 per calendar second of its clock instead of any one second: up to 40 accepted inside one second across a boundary.' },
-  { name: 'rl-cap-token-bucket', rule: 'RL-10', family: 'limiter', description: 'The proxy cap is a token bucket of 20 refilled at 20 a second while it bursts: a burst from full gets 20 plus what refills meanwhile (about 35 in the first 0.75 s).' },
-  { name: 'rl-no-cap', rule: 'RL-10', family: 'limiter', description: 'No per-second cap in the proxy: a burst is limited only by the GCRA quota.' },
-  { name: 'rl-burst-short', rule: 'RL-11', family: 'limiter', description: 'The limiter runs with burst 5 below what Limit advertises: the first 429 comes 5 requests early (Remaining still 5 by the advertised quota).' },
-  { name: 'rl-reset-off', rule: 'RL-12', family: 'limiter', description: 'X-Ratelimit-Reset is padded by half of the drain time beyond the first interval (151 instead of 101 at exhaustion): it disagrees with Remaining and T.' },
-  { name: 'fee-stats-not-json', rule: 'NODE-07', family: 'nodes', description: 'GET /fee_stats answers 200 text/plain `key=value` lines instead of JSON (limiter headers intact).' },
+  {
+    name: 'rl-no-headers-on-429',
+    rule: 'RL-01',
+    family: 'limiter',
+    description:
+      'The denied handler writes its own headers: a limiter 429 carries retry-after but no X-Ratelimit-* headers.',
+  },
+  {
+    name: 'rl-no-headers-on-head',
+    rule: 'RL-01',
+    family: 'limiter',
+    description:
+      'HEAD /fee_stats is counted by the limiter but answered by a handler that drops the X-Ratelimit-* headers.',
+  },
+  {
+    name: 'rl-limit-drifts',
+    rule: 'RL-02',
+    family: 'limiter',
+    description:
+      'Two instances behind a balancer advertise different Limits (burst+1 and burst+11) over one shared limiter; the header alternates.',
+  },
+  {
+    name: 'rl-reset-static',
+    rule: 'RL-03',
+    family: 'limiter',
+    description:
+      'X-Ratelimit-Reset reports the emission interval (time until one more request, ceil(T)) instead of the time until full quota: it never grows.',
+  },
+  {
+    name: 'rl-recovery-stuck',
+    rule: 'RL-04',
+    family: 'limiter',
+    description:
+      'The leak is applied lazily, at most 2 intervals (2 T) per request: after a pause as long as Reset the quota is still not full.',
+  },
+  {
+    name: 'rl-fixed-window',
+    rule: 'RL-05',
+    family: 'limiter',
+    description:
+      'A fixed-window counter (Limit requests per window of Limit x T, opened by the first request) instead of the GCRA: no gradual recovery, Remaining jumps back to full at the boundary.',
+  },
+  {
+    name: 'rl-retry-after-missing',
+    rule: 'RL-06',
+    family: 'limiter',
+    description: 'A limiter 429 carries no retry-after header.',
+  },
+  {
+    name: 'rl-retry-after-ms',
+    rule: 'RL-07',
+    family: 'limiter',
+    description: 'retry-after is written in milliseconds (1000 for one second), far longer than the wait.',
+  },
+  {
+    name: 'rl-retry-after-short',
+    rule: 'RL-07',
+    family: 'limiter',
+    description: 'retry-after is always 0, while the real wait is up to one T.',
+  },
+  {
+    name: 'rl-remaining-overstated',
+    rule: 'RL-08',
+    family: 'limiter',
+    description:
+      'An accepted response never shows Remaining 0: the last unit is reported as 1 left, and the next request gets 429.',
+  },
+  {
+    name: 'rl-wrong-hourly-rate',
+    rule: 'RL-09',
+    family: 'limiter',
+    description:
+      'The limiter runs at 5/6 of the configured hourly limit (3000/h on a 3600/h node, T = 1.2 s); its headers are consistent with that rate.',
+  },
+  {
+    name: 'rl-cap-25',
+    rule: 'RL-10',
+    family: 'limiter',
+    description: 'The proxy cap is set 5 too high (25 a second instead of 20).',
+  },
+  {
+    name: 'rl-cap-calendar-second',
+    rule: 'RL-10',
+    family: 'limiter',
+    description:
+      'The proxy counts 20 per calendar second of its clock instead of any one second: up to 40 accepted inside one second across a boundary.',
+  },
+  {
+    name: 'rl-cap-token-bucket',
+    rule: 'RL-10',
+    family: 'limiter',
+    description:
+      'The proxy cap is a token bucket of 20 refilled at 20 a second while it bursts: a burst from full gets 20 plus what refills meanwhile (about 35 in the first 0.75 s).',
+  },
+  {
+    name: 'rl-no-cap',
+    rule: 'RL-10',
+    family: 'limiter',
+    description: 'No per-second cap in the proxy: a burst is limited only by the GCRA quota.',
+  },
+  {
+    name: 'rl-burst-short',
+    rule: 'RL-11',
+    family: 'limiter',
+    description:
+      'The limiter runs with burst 5 below what Limit advertises: the first 429 comes 5 requests early (Remaining still 5 by the advertised quota).',
+  },
+  {
+    name: 'rl-reset-off',
+    rule: 'RL-12',
+    family: 'limiter',
+    description:
+      'X-Ratelimit-Reset is padded by half of the drain time beyond the first interval (151 instead of 101 at exhaustion): it disagrees with Remaining and T.',
+  },
+  {
+    name: 'fee-stats-not-json',
+    rule: 'NODE-07',
+    family: 'nodes',
+    description: 'GET /fee_stats answers 200 text/plain `key=value` lines instead of JSON (limiter headers intact).',
+  },
 ] as const satisfies readonly FaultDef[];
 
 export type LimiterFaultName = (typeof defs)[number]['name'];

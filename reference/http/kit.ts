@@ -56,14 +56,31 @@ export function delay(ms: number): Promise<void> {
   return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number> = {}, head = false): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string | number> = {},
+  head = false,
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(head ? undefined : text);
 }
 
 /** The JSON error body every reference server uses. */
-export function sendError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string | number> = {}, head = false): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string | number> = {},
+  head = false,
+): void {
   sendJson(res, status, { error: { code, message } }, headers, head);
 }
 

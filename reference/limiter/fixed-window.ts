@@ -15,13 +15,23 @@ export interface WindowParams {
   limit: number;
 }
 
-export function fixedWindow(state: WindowState | undefined, nowNs: bigint, p: WindowParams): { state: WindowState; outcome: LimitOutcome } {
+export function fixedWindow(
+  state: WindowState | undefined,
+  nowNs: bigint,
+  p: WindowParams,
+): { state: WindowState; outcome: LimitOutcome } {
   const open = state !== undefined && nowNs < state.startNs + p.windowNs;
   const startNs = open ? state.startNs : nowNs;
   const count = open ? state.count : 0;
   const resetNs = startNs + p.windowNs - nowNs;
   if (count >= p.limit) {
-    return { state: { startNs, count }, outcome: { limited: true, limit: p.limit, remaining: 0, resetNs, retryAfterNs: resetNs } };
+    return {
+      state: { startNs, count },
+      outcome: { limited: true, limit: p.limit, remaining: 0, resetNs, retryAfterNs: resetNs },
+    };
   }
-  return { state: { startNs, count: count + 1 }, outcome: { limited: false, limit: p.limit, remaining: p.limit - count - 1, resetNs } };
+  return {
+    state: { startNs, count: count + 1 },
+    outcome: { limited: false, limit: p.limit, remaining: p.limit - count - 1, resetNs },
+  };
 }

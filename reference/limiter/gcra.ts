@@ -19,8 +19,10 @@ export interface GcraParams {
 export class GcraParamsError extends Error {}
 
 export function gcraParams(hourlyLimit: number, burst: number): GcraParams {
-  if (!Number.isSafeInteger(hourlyLimit) || hourlyLimit <= 0) throw new GcraParamsError(`hourly limit must be a positive integer, got ${hourlyLimit}`);
-  if (!Number.isSafeInteger(burst) || burst < 0) throw new GcraParamsError(`burst must be a non-negative integer, got ${burst}`);
+  if (!Number.isSafeInteger(hourlyLimit) || hourlyLimit <= 0)
+    throw new GcraParamsError(`hourly limit must be a positive integer, got ${hourlyLimit}`);
+  if (!Number.isSafeInteger(burst) || burst < 0)
+    throw new GcraParamsError(`burst must be a non-negative integer, got ${burst}`);
   const emissionNs = HOUR_NS / BigInt(hourlyLimit);
   if (emissionNs <= 0n) throw new GcraParamsError(`hourly limit ${hourlyLimit} is above one request per nanosecond`);
   return { emissionNs, toleranceNs: emissionNs * BigInt(burst + 1), limit: burst + 1 };
@@ -59,12 +61,20 @@ export function gcra(tat: Tat, nowNs: bigint, p: GcraParams, quantity = 1): { ta
     // Go leaves ttl at 0 when the request could never fit (increment > tau).
     const fits = increment <= p.toleranceNs;
     const ttl = fits && tat !== undefined ? tat - nowNs : 0n;
-    const outcome: LimitOutcome = { limited: true, limit: p.limit, remaining: remainingOf(p.toleranceNs, ttl, p.emissionNs), resetNs: ttl };
+    const outcome: LimitOutcome = {
+      limited: true,
+      limit: p.limit,
+      remaining: remainingOf(p.toleranceNs, ttl, p.emissionNs),
+      resetNs: ttl,
+    };
     if (fits) outcome.retryAfterNs = allowAt - nowNs;
     return { tat, outcome };
   }
   const ttl = newTat - nowNs;
-  return { tat: newTat, outcome: { limited: false, limit: p.limit, remaining: remainingOf(p.toleranceNs, ttl, p.emissionNs), resetNs: ttl } };
+  return {
+    tat: newTat,
+    outcome: { limited: false, limit: p.limit, remaining: remainingOf(p.toleranceNs, ttl, p.emissionNs), resetNs: ttl },
+  };
 }
 
 /** Clock milliseconds (integer or fractional) to ns, exact for integer ms whatever the epoch. */

@@ -5,12 +5,21 @@ import type { ReferenceOptions } from '../options.js';
 import { limiterFault, type LimiterFaultName } from '../faults/limiter.js';
 import { CAP_STRICT_SPACING_VARIANT, createCap, type CapShape } from './cap.js';
 import { fixedWindow, type WindowState } from './fixed-window.js';
-import { ceilSeconds, GcraLimiter, gcraParams, headersOf, msToNs, remainingOf, type GcraParams, type LimitOutcome, type RateLimitHeaders } from './gcra.js';
+import {
+  ceilSeconds,
+  GcraLimiter,
+  gcraParams,
+  headersOf,
+  msToNs,
+  remainingOf,
+  type GcraParams,
+  type LimitOutcome,
+  type RateLimitHeaders,
+} from './gcra.js';
 
 export type Admission =
   /** Over the per-second cap: the proxy answers; the limiter never sees the request. */
-  | { by: 'proxy' }
-  | { by: 'limiter'; limited: boolean; headers: RateLimitHeaders };
+  { by: 'proxy' } | { by: 'limiter'; limited: boolean; headers: RateLimitHeaders };
 
 export interface HorizonLimiter {
   /** What the limiter runs with (a fault may make it differ from the options). */
@@ -20,7 +29,8 @@ export interface HorizonLimiter {
   admit(key: string, nowMs: number): Admission;
 }
 
-export type LimiterOptions = Pick<ReferenceOptions, 'faults' | 'hourlyLimit' | 'burst' | 'perSecondCap'> & Partial<Pick<ReferenceOptions, 'variants'>>;
+export type LimiterOptions = Pick<ReferenceOptions, 'faults' | 'hourlyLimit' | 'burst' | 'perSecondCap'> &
+  Partial<Pick<ReferenceOptions, 'variants'>>;
 
 /** One decision for a key at a time; the state lives in the closure. */
 type Core = (key: string, nowNs: bigint) => LimitOutcome;
@@ -67,9 +77,13 @@ function withCappedIdleCredit(core: Core, maxCreditNs: bigint): Core {
 
 export function createHorizonLimiter(opts: LimiterOptions): HorizonLimiter {
   const on = (name: LimiterFaultName) => limiterFault(opts.faults, name);
-  const hourly = on('rl-wrong-hourly-rate') ? Math.max(1, Math.round(opts.hourlyLimit * FAULT_KNOBS.wrongRateFactor)) : opts.hourlyLimit;
+  const hourly = on('rl-wrong-hourly-rate')
+    ? Math.max(1, Math.round(opts.hourlyLimit * FAULT_KNOBS.wrongRateFactor))
+    : opts.hourlyLimit;
   const advertised = gcraParams(hourly, opts.burst);
-  const params = on('rl-burst-short') ? gcraParams(hourly, Math.max(0, opts.burst - FAULT_KNOBS.burstShortBy)) : advertised;
+  const params = on('rl-burst-short')
+    ? gcraParams(hourly, Math.max(0, opts.burst - FAULT_KNOBS.burstShortBy))
+    : advertised;
 
   let core = on('rl-fixed-window') ? fixedWindowCore(params) : gcraCore(params);
   if (on('rl-recovery-stuck')) core = withCappedIdleCredit(core, params.emissionNs * FAULT_KNOBS.stuckCreditIntervals);
@@ -117,8 +131,18 @@ export function createHorizonLimiter(opts: LimiterOptions): HorizonLimiter {
     });
   }
 
-  const perSecondCap = on('rl-no-cap') ? Infinity : on('rl-cap-25') ? opts.perSecondCap + FAULT_KNOBS.capTooHighBy : opts.perSecondCap;
-  const shape: CapShape = on('rl-cap-calendar-second') ? 'calendar-second' : on('rl-cap-token-bucket') ? 'token-bucket' : opts.variants?.has(CAP_STRICT_SPACING_VARIANT) ? 'strict-spacing' : 'sliding';
+  const perSecondCap = on('rl-no-cap')
+    ? Infinity
+    : on('rl-cap-25')
+      ? opts.perSecondCap + FAULT_KNOBS.capTooHighBy
+      : opts.perSecondCap;
+  const shape: CapShape = on('rl-cap-calendar-second')
+    ? 'calendar-second'
+    : on('rl-cap-token-bucket')
+      ? 'token-bucket'
+      : opts.variants?.has(CAP_STRICT_SPACING_VARIANT)
+        ? 'strict-spacing'
+        : 'sliding';
   const cap = createCap(shape, perSecondCap);
 
   return {

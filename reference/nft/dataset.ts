@@ -112,9 +112,18 @@ const LANDSCAPE_TRAITS: readonly TraitType[] = [
 const FIELD_TRAITS: readonly TraitType[] = [
   ...LANDSCAPE_TRAITS,
   trait('Weather', ['Calm', 'Breeze', 'Rain', 'Fog', 'Storm', 'Snow', 'Hail', 'Sandstorm', 'Thunder', 'Rainbow']),
-  trait('Palette', Array.from({ length: 16 }, (_, i) => `Palette ${i + 1}`)),
-  trait('Frame', Array.from({ length: 12 }, (_, i) => `Frame ${String.fromCharCode(65 + i)}`)),
-  trait('Signature', Array.from({ length: 20 }, (_, i) => `Artist ${i + 1}`)),
+  trait(
+    'Palette',
+    Array.from({ length: 16 }, (_, i) => `Palette ${i + 1}`),
+  ),
+  trait(
+    'Frame',
+    Array.from({ length: 12 }, (_, i) => `Frame ${String.fromCharCode(65 + i)}`),
+  ),
+  trait(
+    'Signature',
+    Array.from({ length: 20 }, (_, i) => `Artist ${i + 1}`),
+  ),
 ];
 
 interface CollectionSpec {
@@ -132,12 +141,56 @@ interface CollectionSpec {
 
 function collectionSpecs(bigSize: number): CollectionSpec[] {
   const specs: CollectionSpec[] = [
-    { slug: 'lattice-lions', name: 'Lattice Lions', symbol: 'LION', size: 320, firstTokenId: 1, verified: true, description: 'Three hundred and twenty lions, drawn on a lattice.', banner: true, assetDescription: 'A lion of the lattice.', traits: CREATURE_TRAITS },
-    { slug: 'quiet-harbors', name: 'Quiet Harbors', symbol: 'HRBR', size: 48, firstTokenId: 0, verified: false, description: '', banner: false, assetDescription: '', traits: LANDSCAPE_TRAITS },
-    { slug: 'paper-comets', name: 'Paper Comets', symbol: 'COMET', size: 24, firstTokenId: 1000, verified: true, description: 'Folded comets, one per night.', banner: true, assetDescription: 'A paper comet.', traits: LANDSCAPE_TRAITS },
+    {
+      slug: 'lattice-lions',
+      name: 'Lattice Lions',
+      symbol: 'LION',
+      size: 320,
+      firstTokenId: 1,
+      verified: true,
+      description: 'Three hundred and twenty lions, drawn on a lattice.',
+      banner: true,
+      assetDescription: 'A lion of the lattice.',
+      traits: CREATURE_TRAITS,
+    },
+    {
+      slug: 'quiet-harbors',
+      name: 'Quiet Harbors',
+      symbol: 'HRBR',
+      size: 48,
+      firstTokenId: 0,
+      verified: false,
+      description: '',
+      banner: false,
+      assetDescription: '',
+      traits: LANDSCAPE_TRAITS,
+    },
+    {
+      slug: 'paper-comets',
+      name: 'Paper Comets',
+      symbol: 'COMET',
+      size: 24,
+      firstTokenId: 1000,
+      verified: true,
+      description: 'Folded comets, one per night.',
+      banner: true,
+      assetDescription: 'A paper comet.',
+      traits: LANDSCAPE_TRAITS,
+    },
   ];
   if (bigSize > 0) {
-    specs.push({ slug: 'vast-field', name: 'Vast Field', symbol: 'FIELD', size: bigSize, firstTokenId: 1, verified: false, description: 'A very large generative collection.', banner: false, assetDescription: '', traits: FIELD_TRAITS });
+    specs.push({
+      slug: 'vast-field',
+      name: 'Vast Field',
+      symbol: 'FIELD',
+      size: bigSize,
+      firstTokenId: 1,
+      verified: false,
+      description: 'A very large generative collection.',
+      banner: false,
+      assetDescription: '',
+      traits: FIELD_TRAITS,
+    });
   }
   return specs;
 }
@@ -148,7 +201,8 @@ function buildCollection(seed: number, index: number, spec: CollectionSpec): Col
   const traitValues = new Uint8Array(spec.size * traitCount);
   const tag = hash32(seed, strHash(spec.slug));
   for (let i = 0; i < spec.size; i++) {
-    for (let t = 0; t < traitCount; t++) traitValues[i * traitCount + t] = weightedPick(spec.traits[t]!.weights, unit(tag, i, t));
+    for (let t = 0; t < traitCount; t++)
+      traitValues[i * traitCount + t] = weightedPick(spec.traits[t]!.weights, unit(tag, i, t));
   }
   let rarity: Rarity | undefined;
   const col: Collection = {
@@ -165,7 +219,14 @@ function buildCollection(seed: number, index: number, spec: CollectionSpec): Col
       external_url: `https://${spec.slug}.example.invalid`,
       twitter_username: spec.slug.replace(/-/g, '_'),
     },
-    contract: { address, name: spec.name, symbol: spec.symbol, description: spec.description, image_url: spec.banner ? `/media/collections/${spec.slug}/contract.png` : '', type: 'ERC721' },
+    contract: {
+      address,
+      name: spec.name,
+      symbol: spec.symbol,
+      description: spec.description,
+      image_url: spec.banner ? `/media/collections/${spec.slug}/contract.png` : '',
+      type: 'ERC721',
+    },
     size: spec.size,
     firstTokenId: spec.firstTokenId,
     mintStartSec: Math.floor(CHAIN_EPOCH_MS / 1000) - 400 * 86400 + index * 86400,
@@ -174,7 +235,13 @@ function buildCollection(seed: number, index: number, spec: CollectionSpec): Col
     metadataCid: cidOf(seed, 'metadata', index),
     traits: spec.traits,
     traitValues,
-    rarity: () => (rarity ??= computeRarity(spec.size, traitValues, spec.traits.map((t) => t.values.length), (i) => spec.firstTokenId + i)),
+    rarity: () =>
+      (rarity ??= computeRarity(
+        spec.size,
+        traitValues,
+        spec.traits.map((t) => t.values.length),
+        (i) => spec.firstTokenId + i,
+      )),
   };
   return col;
 }
@@ -213,8 +280,17 @@ function buildEvents(seed: number, collections: readonly Collection[]): StoredEv
         from: seller,
         to: buyer,
         quantity: '1',
-        transaction: { block_hash: hash256Of(seed, 'block', blockNumber), block_number: blockNumber, transaction_hash: hash256Of(seed, 'tx', g) },
-        payment: { from: buyer, to: seller, price: Math.round((0.05 + unit(seed, 7, g) * 3) * 1000) / 1000, currency: CURRENCIES[hash32(seed, 11, g) % CURRENCIES.length]! },
+        transaction: {
+          block_hash: hash256Of(seed, 'block', blockNumber),
+          block_number: blockNumber,
+          transaction_hash: hash256Of(seed, 'tx', g),
+        },
+        payment: {
+          from: buyer,
+          to: seller,
+          price: Math.round((0.05 + unit(seed, 7, g) * 3) * 1000) / 1000,
+          currency: CURRENCIES[hash32(seed, 11, g) % CURRENCIES.length]!,
+        },
         indexing: k % 5 === 2,
         isMint,
       });

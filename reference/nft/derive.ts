@@ -82,7 +82,7 @@ const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 export function cidOf(seed: number, tag: string, index: number): string {
   const hex = hexOf(seed, tag, index, 32);
   let out = 'bafybei';
-  for (let i = 0; out.length < 59; i++) out += BASE32[parseInt(hex.slice((i * 2) % 64, (i * 2) % 64 + 2), 16) & 31];
+  for (let i = 0; out.length < 59; i++) out += BASE32[parseInt(hex.slice((i * 2) % 64, ((i * 2) % 64) + 2), 16) & 31];
   return out;
 }
 

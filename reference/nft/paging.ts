@@ -9,10 +9,13 @@ import type { Collection } from './dataset.js';
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
-const checkOf = (seed: number, collection: number, offset: number): string => hash32(seed, 0x9a6e, collection, offset).toString(36);
+const checkOf = (seed: number, collection: number, offset: number): string =>
+  hash32(seed, 0x9a6e, collection, offset).toString(36);
 
 export function encodePageToken(seed: number, collection: number, offset: number): string {
-  return Buffer.from(JSON.stringify({ v: 1, c: collection, o: offset, k: checkOf(seed, collection, offset) })).toString('base64');
+  return Buffer.from(JSON.stringify({ v: 1, c: collection, o: offset, k: checkOf(seed, collection, offset) })).toString(
+    'base64',
+  );
 }
 
 /** The rank offset a token stands for, or undefined when it is not one this service issued for `collection`. */
@@ -48,14 +51,19 @@ export interface RarityPage {
   nextOffset: number | undefined;
 }
 
-export function rarityPage(c: Collection, { offset, limit }: PageParams, opts: Pick<ReferenceOptions, 'faults'>): RarityPage {
+export function rarityPage(
+  c: Collection,
+  { offset, limit }: PageParams,
+  opts: Pick<ReferenceOptions, 'faults'>,
+): RarityPage {
   const { byRank } = c.rarity();
   const end = Math.min(offset + limit, c.size);
   const assets = Array.from(byRank.subarray(Math.min(offset, c.size), end));
   if (apiFault(opts, 'rarity-order-broken')) assets.sort((a, b) => a - b);
   let nextOffset: number | undefined = end < c.size ? end : undefined;
   if (nextOffset !== undefined && apiFault(opts, 'page-boundary-duplicate') && limit > 1) nextOffset = end - 1;
-  if (nextOffset !== undefined && apiFault(opts, 'page-skips-asset')) nextOffset = end + 1 < c.size ? end + 1 : undefined;
+  if (nextOffset !== undefined && apiFault(opts, 'page-skips-asset'))
+    nextOffset = end + 1 < c.size ? end + 1 : undefined;
   if (nextOffset === undefined && apiFault(opts, 'page-token-never-ends')) nextOffset = offset;
   return { assets, nextOffset };
 }

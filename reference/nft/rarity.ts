@@ -18,7 +18,12 @@ export interface Rarity {
  * @param valueCounts number of possible values per trait
  * @param tokenIdOf tie-break key: on-chain token id of asset index i
  */
-export function computeRarity(size: number, traitValues: Uint8Array, valueCounts: readonly number[], tokenIdOf: (i: number) => number): Rarity {
+export function computeRarity(
+  size: number,
+  traitValues: Uint8Array,
+  valueCounts: readonly number[],
+  tokenIdOf: (i: number) => number,
+): Rarity {
   const traitCount = valueCounts.length;
   const counts = valueCounts.map((n) => new Uint32Array(n));
   for (let i = 0; i < size; i++) {

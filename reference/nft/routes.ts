@@ -22,7 +22,9 @@ async function servesNft(ctx: ApiContext): Promise<boolean> {
 }
 
 function malformed(ctx: ApiContext, what: string): Promise<void> {
-  return apiVariant(ctx.opts, 'malformed-id-404') ? ctx.reply.error(404, 'not_found', `${what} not found`) : ctx.reply.error(400, 'invalid_id', `${what} must be a UUID`);
+  return apiVariant(ctx.opts, 'malformed-id-404')
+    ? ctx.reply.error(404, 'not_found', `${what} not found`)
+    : ctx.reply.error(400, 'invalid_id', `${what} must be a UUID`);
 }
 
 async function event(ctx: ApiContext): Promise<void> {
@@ -53,8 +55,10 @@ async function asset(ctx: ApiContext): Promise<void> {
   if (!(await servesNft(ctx))) return;
   const address = ctx.query.get('contract_address');
   const tokenId = ctx.query.get('token_id');
-  if (!address || !tokenId) return ctx.reply.error(400, 'missing_parameter', 'contract_address and token_id are both required');
-  if (!ADDRESS_RE.test(address)) return ctx.reply.error(400, 'invalid_parameter', 'contract_address must be a 0x-prefixed 20-byte hex address');
+  if (!address || !tokenId)
+    return ctx.reply.error(400, 'missing_parameter', 'contract_address and token_id are both required');
+  if (!ADDRESS_RE.test(address))
+    return ctx.reply.error(400, 'invalid_parameter', 'contract_address must be a 0x-prefixed 20-byte hex address');
   if (!/^\d{1,78}$/.test(tokenId)) return ctx.reply.error(400, 'invalid_parameter', 'token_id must be decimal digits');
   const c = ctx.dataset.collectionByContract(address);
   const i = c ? assetIndexOf(c, tokenId) : undefined;
@@ -67,17 +71,21 @@ async function rarityList(ctx: ApiContext): Promise<void> {
   const id = ctx.params.collection_id!;
   if (!UUID_RE.test(id)) return malformed(ctx, 'collection_id');
   const sortBy = ctx.query.get('sort_by');
-  if (sortBy !== null && sortBy !== 'rarity_rank') return ctx.reply.error(400, 'invalid_parameter', 'sort_by supports rarity_rank only');
+  if (sortBy !== null && sortBy !== 'rarity_rank')
+    return ctx.reply.error(400, 'invalid_parameter', 'sort_by supports rarity_rank only');
   const limit = pageSizeOf(ctx.query.get(PAGE_SIZE_PARAM));
-  if (limit === undefined) return ctx.reply.error(400, 'invalid_parameter', `${PAGE_SIZE_PARAM} must be a positive integer`);
+  if (limit === undefined)
+    return ctx.reply.error(400, 'invalid_parameter', `${PAGE_SIZE_PARAM} must be a positive integer`);
   const c: Collection | undefined = ctx.dataset.collectionById(id);
   if (!c) return ctx.reply.error(404, 'not_found', 'collection not found');
   const token = ctx.query.get(PAGE_TOKEN_PARAM);
   const offset = token ? decodePageToken(ctx.dataset.seed, c.index, token) : 0;
-  if (offset === undefined) return ctx.reply.error(400, 'invalid_page_token', `${PAGE_TOKEN_PARAM} is not valid for this collection`);
+  if (offset === undefined)
+    return ctx.reply.error(400, 'invalid_page_token', `${PAGE_TOKEN_PARAM} is not valid for this collection`);
   const page = rarityPage(c, { offset, limit }, ctx.opts);
   const paging: Record<string, string> = {};
-  if (page.nextOffset !== undefined) paging.next_page_token = encodePageToken(ctx.dataset.seed, c.index, page.nextOffset);
+  if (page.nextOffset !== undefined)
+    paging.next_page_token = encodePageToken(ctx.dataset.seed, c.index, page.nextOffset);
   else if (!apiVariant(ctx.opts, 'last-page-token-absent')) paging.next_page_token = '';
   const data = page.assets.map((i) => listItemView(ctx.dataset, c, i, ctx.opts));
   return ctx.reply.json(200, { data, meta: { paging } });

@@ -34,7 +34,9 @@ export function eventView(e: StoredEvent, env: ViewEnv): Record<string, unknown>
     quantity: e.quantity,
     transaction: {
       ...e.transaction,
-      block_number: apiFault(env, 'event-block-number-string') ? String(e.transaction.block_number) : e.transaction.block_number,
+      block_number: apiFault(env, 'event-block-number-string')
+        ? String(e.transaction.block_number)
+        : e.transaction.block_number,
     },
     payments: payments.map((p) => ({ ...p, price: apiFault(env, 'payment-price-string') ? String(p.price) : p.price })),
   };
@@ -69,7 +71,10 @@ function rarityOf(c: Collection, i: number, env: ViewEnv, onAssetEndpoint: boole
   const r = c.rarity();
   const rank = r.rankOf[i]!;
   // The faulty asset endpoint still runs an older model whose normalisation differs.
-  const score = onAssetEndpoint && apiFault(env, 'asset-rarity-disagrees') ? Math.round(r.scores[i]! * 0.9 * 1e6) / 1e6 : r.scores[i]!;
+  const score =
+    onAssetEndpoint && apiFault(env, 'asset-rarity-disagrees')
+      ? Math.round(r.scores[i]! * 0.9 * 1e6) / 1e6
+      : r.scores[i]!;
   return [{ model: 'open_rarity', score, rank: apiFault(env, 'rarity-rank-number') ? rank : String(rank) }];
 }
 

@@ -8,7 +8,15 @@ import { createHash } from 'node:crypto';
 import { closeServer, listen, sendJson } from '../http/kit.js';
 import type { ReferenceOptions } from '../options.js';
 import { CHAIN_EPOCH_MS, createChain, startHeightOf, type Chain } from '../chain.js';
-import { decideToken, formsWithout, nodeHandler, presentedTokens, sendRefusal, type TokenPolicy, sharedTokenFaults } from './token.js';
+import {
+  decideToken,
+  formsWithout,
+  nodeHandler,
+  presentedTokens,
+  sendRefusal,
+  type TokenPolicy,
+  sharedTokenFaults,
+} from './token.js';
 
 /** A fast-finality chain: a block every 250 ms. Its head comes from the shared chain clock. */
 export const BLOCK_REST_CHAIN = 'block-rest-node';
@@ -58,14 +66,19 @@ function sendNodeError(res: ServerResponse, status: number, errorCode: string, m
 
 /** Fault `block-by-height-text`: the block as `key: value` lines, the way a debug endpoint prints it. */
 function sendBlockAsText(res: ServerResponse, block: RestBlock): void {
-  const text = Object.entries(block).map(([k, v]) => `${k}: ${v ?? ''}`).join('\n') + '\n';
+  const text =
+    Object.entries(block)
+      .map(([k, v]) => `${k}: ${v ?? ''}`)
+      .join('\n') + '\n';
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
 const BY_HEIGHT = /^\/v1\/blocks\/by_height\/([^/]*)\/?$/;
 
-export async function startBlockRestNode(opts: ReferenceOptions): Promise<{ endpoint: string; close(): Promise<void> }> {
+export async function startBlockRestNode(
+  opts: ReferenceOptions,
+): Promise<{ endpoint: string; close(): Promise<void> }> {
   const f = opts.faults;
   const policy: TokenPolicy = {
     expected: opts.credentials.blockRestToken,
@@ -93,11 +106,21 @@ export async function startBlockRestNode(opts: ReferenceOptions): Promise<{ endp
       const raw = m[1] ?? '';
       const height = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
       if (!Number.isSafeInteger(height)) {
-        return sendNodeError(res, 400, 'web_framework_error', `failed to parse path param block_height: "${raw.slice(0, 40)}" is not an unsigned integer`);
+        return sendNodeError(
+          res,
+          400,
+          'web_framework_error',
+          `failed to parse path param block_height: "${raw.slice(0, 40)}" is not an unsigned integer`,
+        );
       }
       const head = chain.headOf(BLOCK_REST_CHAIN);
       if (height > head) {
-        return sendNodeError(res, 404, 'block_not_found', `Block height ${height} not found; the latest block height is ${head}`);
+        return sendNodeError(
+          res,
+          404,
+          'block_not_found',
+          `Block height ${height} not found; the latest block height is ${head}`,
+        );
       }
       const block = blockAtHeight(opts.seed, height);
       if (f.has('block-by-height-text')) return sendBlockAsText(res, block);

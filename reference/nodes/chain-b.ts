@@ -9,7 +9,16 @@ import { closeServer, listen, readBody, sendError, sendJson } from '../http/kit.
 import type { ReferenceOptions } from '../options.js';
 import { CHAIN_EPOCH_MS, createChain, startHeightOf, type Chain } from '../chain.js';
 import { startGrpcNode, type GrpcBlock, type NodeServiceData } from './grpc.js';
-import { decideToken, formsWithout, nodeHandler, presentedTokens, sendRefusal, type NodeTokenForm, type TokenPolicy, sharedTokenFaults } from './token.js';
+import {
+  decideToken,
+  formsWithout,
+  nodeHandler,
+  presentedTokens,
+  sendRefusal,
+  type NodeTokenForm,
+  type TokenPolicy,
+  sharedTokenFaults,
+} from './token.js';
 import { startWebSocketNode } from './websocket.js';
 
 // ---- The simulated chain: a block every 6 s, head from the shared chain clock, earliest height 1.
@@ -32,7 +41,11 @@ class ChainB {
   }
 
   hex(label: string, n: number | string = 0, bytes = 32): string {
-    return createHash('sha256').update(`${this.seed}:chain-b:${label}:${n}`).digest('hex').slice(0, bytes * 2).toUpperCase();
+    return createHash('sha256')
+      .update(`${this.seed}:chain-b:${label}:${n}`)
+      .digest('hex')
+      .slice(0, bytes * 2)
+      .toUpperCase();
   }
 
   head(): number {
@@ -76,7 +89,10 @@ class ChainB {
   block(height: number) {
     const hash = this.hex('block', height);
     const parts = { total: 1, hash: this.hex('parts', height) };
-    const prev = height > 1 ? { hash: this.hex('block', height - 1), parts: { total: 1, hash: this.hex('parts', height - 1) } } : { hash: '', parts: { total: 0, hash: '' } };
+    const prev =
+      height > 1
+        ? { hash: this.hex('block', height - 1), parts: { total: 1, hash: this.hex('parts', height - 1) } }
+        : { hash: '', parts: { total: 0, hash: '' } };
     return {
       block_id: { hash, parts },
       block: {
@@ -129,7 +145,13 @@ class ChainB {
   grpcBlock(height: number): GrpcBlock {
     return {
       hash: this.hex('block', height),
-      header: { chain_id: CHAIN_B_ID, height: String(height), time: this.timeOf(height), app_hash: this.hex('app', height), proposer_address: this.proposer(height) },
+      header: {
+        chain_id: CHAIN_B_ID,
+        height: String(height),
+        time: this.timeOf(height),
+        app_hash: this.hex('app', height),
+        proposer_address: this.proposer(height),
+      },
       tx_count: 0,
     };
   }
@@ -153,8 +175,16 @@ function heightArg(chain: ChainB, v: unknown): number | RpcOutcome {
   if (v === undefined || v === null || v === '') return head;
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,16}$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n)) return invalidParams('height must be an integer');
-  if (n < 1) return { error: { code: -32603, message: 'Internal error', data: 'height must be greater than 0, but got ' + n } };
-  if (n > head) return { error: { code: -32603, message: 'Internal error', data: `height ${n} must be less than or equal to the current blockchain height ${head}` } };
+  if (n < 1)
+    return { error: { code: -32603, message: 'Internal error', data: 'height must be greater than 0, but got ' + n } };
+  if (n > head)
+    return {
+      error: {
+        code: -32603,
+        message: 'Internal error',
+        data: `height ${n} must be less than or equal to the current blockchain height ${head}`,
+      },
+    };
   return n;
 }
 
@@ -163,9 +193,21 @@ const RPC_METHODS: Record<string, RpcMethod> = {
   health: { params: [], run: () => ({ result: {} }) },
   abci_info: {
     params: [],
-    run: (c) => ({ result: { response: { data: 'chainb', version: c.applicationVersion().version, last_block_height: String(c.head()), last_block_app_hash: Buffer.from(c.hex('app', c.head()), 'hex').toString('base64') } } }),
+    run: (c) => ({
+      result: {
+        response: {
+          data: 'chainb',
+          version: c.applicationVersion().version,
+          last_block_height: String(c.head()),
+          last_block_app_hash: Buffer.from(c.hex('app', c.head()), 'hex').toString('base64'),
+        },
+      },
+    }),
   },
-  net_info: { params: [], run: () => ({ result: { listening: true, listeners: ['Listener(@)'], n_peers: '0', peers: [] } }) },
+  net_info: {
+    params: [],
+    run: () => ({ result: { listening: true, listeners: ['Listener(@)'], n_peers: '0', peers: [] } }),
+  },
   block: {
     params: ['height'],
     run: (c, [h]) => {
@@ -184,7 +226,8 @@ function argsOf(method: RpcMethod, params: unknown): unknown[] | undefined {
 
 function callMethod(chain: ChainB, name: string, params: unknown): RpcOutcome {
   const method = Object.hasOwn(RPC_METHODS, name) ? RPC_METHODS[name] : undefined;
-  if (!method) return { error: { code: -32601, message: 'Method not found', data: `unknown method ${name.slice(0, 64)}` } };
+  if (!method)
+    return { error: { code: -32601, message: 'Method not found', data: `unknown method ${name.slice(0, 64)}` } };
   const args = argsOf(method, params);
   return args ? method.run(chain, args) : invalidParams('params must be an array or an object');
 }
@@ -215,7 +258,11 @@ function answerRpc(chain: ChainB, text: string): RpcReply {
     return { status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } } };
   }
   if (Array.isArray(parsed)) {
-    if (parsed.length === 0) return { status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request', data: 'empty batch' } } };
+    if (parsed.length === 0)
+      return {
+        status: 400,
+        body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request', data: 'empty batch' } },
+      };
     return { status: 200, body: parsed.slice(0, 100).map((r) => answerOne(chain, r).body) };
   }
   const one = answerOne(chain, parsed);
@@ -247,7 +294,10 @@ function policies(opts: ReferenceOptions): Record<Family, TokenPolicy> {
   return {
     // Fault chainb-query-rejected: the application REST proxy reads the token only from headers.
     // Fault chainb-bearer-any-value: its undocumented Bearer form is only checked for presence.
-    appRest: make([opts.faults.has('chainb-query-rejected') && 'auth-query'], opts.faults.has('chainb-bearer-any-value') ? ['bearer'] : []),
+    appRest: make(
+      [opts.faults.has('chainb-query-rejected') && 'auth-query'],
+      opts.faults.has('chainb-bearer-any-value') ? ['bearer'] : [],
+    ),
     consensusRpc: make([]),
     consensusRest: make([]),
   };
@@ -255,7 +305,8 @@ function policies(opts: ReferenceOptions): Record<Family, TokenPolicy> {
 
 /** Fault app-rest-not-json: the proxy answers with its HTML landing page. */
 function sendHtml(res: ServerResponse): void {
-  const html = '<!DOCTYPE html><html><head><title>node-b</title></head><body><h1>Application REST</h1><p>See the API documentation.</p></body></html>';
+  const html =
+    '<!DOCTYPE html><html><head><title>node-b</title></head><body><h1>Application REST</h1><p>See the API documentation.</p></body></html>';
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) });
   res.end(html);
 }
@@ -264,7 +315,9 @@ function methodNotAllowed(res: ServerResponse, allow: string): void {
   sendError(res, 405, 'method_not_allowed', `use ${allow}`, { allow });
 }
 
-export async function startChainBNode(opts: ReferenceOptions): Promise<{ endpoint: string; websocketUrl: string; grpcAddress: string; close(): Promise<void> }> {
+export async function startChainBNode(
+  opts: ReferenceOptions,
+): Promise<{ endpoint: string; websocketUrl: string; grpcAddress: string; close(): Promise<void> }> {
   const chain = new ChainB(opts.seed, opts.now);
   const f = opts.faults;
   const policy = policies(opts);
@@ -274,14 +327,21 @@ export async function startChainBNode(opts: ReferenceOptions): Promise<{ endpoin
     if (method !== 'GET') return methodNotAllowed(res, 'GET');
     if (path === 'node_info') {
       if (f.has('app-rest-not-json')) return sendHtml(res);
-      return sendJson(res, 200, { default_node_info: chain.nodeInfo(), application_version: chain.applicationVersion() });
+      return sendJson(res, 200, {
+        default_node_info: chain.nodeInfo(),
+        application_version: chain.applicationVersion(),
+      });
     }
     if (path === 'syncing') return sendJson(res, 200, { syncing: false });
     const block = /^blocks\/(latest|\d{1,16})$/.exec(path);
     if (block) {
       const height = heightArg(chain, block[1] === 'latest' ? undefined : block[1]);
       if (typeof height === 'number') return sendJson(res, 200, chain.block(height));
-      return sendJson(res, 400, { code: 3, message: 'error' in height ? (height.error.data ?? height.error.message) : 'bad height', details: [] });
+      return sendJson(res, 400, {
+        code: 3,
+        message: 'error' in height ? (height.error.data ?? height.error.message) : 'bad height',
+        details: [],
+      });
     }
     sendJson(res, 501, { code: 12, message: 'Not Implemented', details: [] });
   };
@@ -289,7 +349,8 @@ export async function startChainBNode(opts: ReferenceOptions): Promise<{ endpoin
   const consensusRest = (res: ServerResponse, method: string, name: string, query: URLSearchParams) => {
     if (method !== 'GET' && method !== 'POST') return methodNotAllowed(res, 'GET, POST');
     // Fault consensus-rest-500: the REST gateway breaks on anything but GET.
-    if (method === 'POST' && f.has('consensus-rest-500')) return sendError(res, 500, 'internal', 'gateway error: upstream handler failed');
+    if (method === 'POST' && f.has('consensus-rest-500'))
+      return sendError(res, 500, 'internal', 'gateway error: upstream handler failed');
     const rpc = Object.hasOwn(RPC_METHODS, name) ? RPC_METHODS[name] : undefined;
     if (!rpc) return sendError(res, 404, 'not_found', `unknown consensus path ${name.slice(0, 64)}`);
     const named = Object.fromEntries(rpc.params.map((p) => [p, query.get(p) ?? undefined]));
@@ -306,11 +367,17 @@ export async function startChainBNode(opts: ReferenceOptions): Promise<{ endpoin
       if (!decision.ok) return sendRefusal(res, decision.reason);
       const method = req.method ?? 'GET';
       if (family === 'appRest') return appRest(res, method, url.pathname.slice('/app_rest/'.length));
-      if (family === 'consensusRest') return consensusRest(res, method, url.pathname.slice('/consensus_rest/'.length), url.searchParams);
+      if (family === 'consensusRest')
+        return consensusRest(res, method, url.pathname.slice('/consensus_rest/'.length), url.searchParams);
       if (method !== 'POST') return methodNotAllowed(res, 'POST');
       const reply = answerRpc(chain, await readBody(req));
       // Fault consensus-rpc-wrong-id: the proxy's own upstream id leaks into the response.
-      if (f.has('consensus-rpc-wrong-id') && reply.body && typeof reply.body === 'object' && !Array.isArray(reply.body)) {
+      if (
+        f.has('consensus-rpc-wrong-id') &&
+        reply.body &&
+        typeof reply.body === 'object' &&
+        !Array.isArray(reply.body)
+      ) {
         (reply.body as { id: RpcId }).id = proxyId++;
       }
       sendJson(res, reply.status, reply.body);
@@ -321,7 +388,14 @@ export async function startChainBNode(opts: ReferenceOptions): Promise<{ endpoin
     nodeInfo: () => {
       const info = chain.nodeInfo();
       const app = chain.applicationVersion();
-      return { node_id: info.default_node_id, network: info.network, moniker: info.moniker, version: info.version, app_name: app.app_name, app_version: app.version };
+      return {
+        node_id: info.default_node_id,
+        network: info.network,
+        moniker: info.moniker,
+        version: info.version,
+        app_name: app.app_name,
+        app_version: app.version,
+      };
     },
     latestBlock: () => chain.grpcBlock(chain.head()),
     blockAt: (h) => (h <= chain.head() ? chain.grpcBlock(h) : undefined),
@@ -331,7 +405,9 @@ export async function startChainBNode(opts: ReferenceOptions): Promise<{ endpoin
   try {
     const port = await listen(server);
     closers.push(() => closeServer(server));
-    const ws = await startWebSocketNode(opts, opts.credentials.chainBToken, (text) => JSON.stringify(answerRpc(chain, text).body));
+    const ws = await startWebSocketNode(opts, opts.credentials.chainBToken, (text) =>
+      JSON.stringify(answerRpc(chain, text).body),
+    );
     closers.push(ws.close);
     const grpcNode = await startGrpcNode(opts, opts.credentials.chainBToken, grpcData);
     closers.push(grpcNode.close);

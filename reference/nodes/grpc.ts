@@ -11,11 +11,24 @@ import { ReflectionService } from '@grpc/reflection';
 import { HEALTH_PROTO } from '../../src/clients/grpc-health.js';
 import { REFLECTION_SERVICES, reflectionProtoPath } from '../../src/clients/grpc-reflection.js';
 import type { ReferenceOptions } from '../options.js';
-import { decideToken, presentedTokens, refusalMessage, type NodeTokenForm, type TokenPolicy, sharedTokenFaults } from './token.js';
+import {
+  decideToken,
+  presentedTokens,
+  refusalMessage,
+  type NodeTokenForm,
+  type TokenPolicy,
+  sharedTokenFaults,
+} from './token.js';
 
 export const NODE_SERVICE = 'chainb.node.v1.NodeService';
 const NODE_PROTO = fileURLToPath(new URL('./proto/chainb_node.proto', import.meta.url));
-const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
 
 export interface GrpcBlock {
   hash: string;
@@ -78,7 +91,8 @@ function nodeServiceHandlers(data: NodeServiceData): grpc.UntypedServiceImplemen
     GetLatestBlock: unary(() => ({ block: data.latestBlock() })),
     GetBlockByHeight: unary((req: { height?: string }) => {
       const height = Number(req.height ?? '0');
-      if (!Number.isSafeInteger(height) || height < 1) throw fail(grpc.status.INVALID_ARGUMENT, 'height must be a positive integer');
+      if (!Number.isSafeInteger(height) || height < 1)
+        throw fail(grpc.status.INVALID_ARGUMENT, 'height must be a positive integer');
       const block = data.blockAt(height);
       if (!block) throw fail(grpc.status.NOT_FOUND, `no block at height ${height}`);
       return { block };
@@ -97,7 +111,10 @@ export async function startGrpcNode(opts: ReferenceOptions, token: string, data:
 
   // One definition holding the node service and the reflection schemas, so reflection lists
   // itself next to the node service, as production servers do.
-  const definition = protoLoader.loadSync([NODE_PROTO, HEALTH_PROTO, reflectionProtoPath('v1'), reflectionProtoPath('v1alpha')], LOADER_OPTIONS);
+  const definition = protoLoader.loadSync(
+    [NODE_PROTO, HEALTH_PROTO, reflectionProtoPath('v1'), reflectionProtoPath('v1alpha')],
+    LOADER_OPTIONS,
+  );
   const loaded = grpc.loadPackageDefinition(definition) as unknown as {
     chainb: { node: { v1: { NodeService: grpc.ServiceClientConstructor } } };
     grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
@@ -105,14 +122,18 @@ export async function startGrpcNode(opts: ReferenceOptions, token: string, data:
 
   const server = new grpc.Server({ interceptors: [authInterceptor(opts, policy)] });
   server.addService(loaded.chainb.node.v1.NodeService.service, nodeServiceHandlers(data));
-  server.addService(loaded.grpc.health.v1.Health.service, { Check: (_call: unknown, callback: grpc.sendUnaryData<object>) => callback(null, { status: 'SERVING' }) });
+  server.addService(loaded.grpc.health.v1.Health.service, {
+    Check: (_call: unknown, callback: grpc.sendUnaryData<object>) => callback(null, { status: 'SERVING' }),
+  });
   // Fault grpc-no-reflection: reflection is set up with only its own services.
   const listed = opts.faults.has('grpc-no-reflection') ? { services: Object.values(REFLECTION_SERVICES) } : undefined;
   // Fault grpc-reflection-unimplemented: no reflection service at all.
   if (!opts.faults.has('grpc-reflection-unimplemented')) new ReflectionService(definition, listed).addToServer(server);
 
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return {
     address: `127.0.0.1:${port}`,

@@ -4,7 +4,14 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { ReferenceOptions } from '../options.js';
 import { closeServer, latencyOf, listen, requestUrl, seededRandom } from '../http/kit.js';
-import { ALL_NODE_TOKEN_FORMS, decideToken, presentedTokens, sendRefusal, type TokenPolicy, sharedTokenFaults } from './token.js';
+import {
+  ALL_NODE_TOKEN_FORMS,
+  decideToken,
+  presentedTokens,
+  sendRefusal,
+  type TokenPolicy,
+  sharedTokenFaults,
+} from './token.js';
 import { createHorizonLimiter, type Admission } from '../limiter/pipeline.js';
 import { RATE_LIMIT_HEADER } from '../limiter/gcra.js';
 import { limiterFault } from '../faults/limiter.js';
@@ -66,7 +73,11 @@ function feeStatsOf(ledger: number, seed: number): Record<string, unknown> {
 /** `key=value` lines: what a misrouted text handler sends (fault fee-stats-not-json). */
 function asText(stats: Record<string, unknown>, prefix = ''): string {
   return Object.entries(stats)
-    .map(([k, v]) => (typeof v === 'object' && v ? asText(v as Record<string, unknown>, `${prefix}${k}.`) : `${prefix}${k}=${String(v)}\n`))
+    .map(([k, v]) =>
+      typeof v === 'object' && v
+        ? asText(v as Record<string, unknown>, `${prefix}${k}.`)
+        : `${prefix}${k}=${String(v)}\n`,
+    )
     .join('');
 }
 
@@ -96,7 +107,14 @@ export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonN
     return cached;
   };
 
-  const send = (res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: Buffer, head: boolean, delayMs: number) => {
+  const send = (
+    res: ServerResponse,
+    status: number,
+    headers: OutgoingHttpHeaders,
+    body: Buffer,
+    head: boolean,
+    delayMs: number,
+  ) => {
     headers['Content-Length'] = body.length;
     const write = () => {
       res.writeHead(status, headers);

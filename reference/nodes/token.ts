@@ -65,8 +65,13 @@ export interface TokenPolicy {
 }
 
 /** The token faults every node shares (the horizon node's and gRPC's too): one auth layer. */
-export function sharedTokenFaults(opts: Pick<ReferenceOptions, 'faults'>): Pick<TokenPolicy, 'missingAccepted' | 'caseInsensitive'> {
-  return { missingAccepted: opts.faults.has('node-missing-token-accepted'), caseInsensitive: opts.faults.has('node-token-case-insensitive') };
+export function sharedTokenFaults(
+  opts: Pick<ReferenceOptions, 'faults'>,
+): Pick<TokenPolicy, 'missingAccepted' | 'caseInsensitive'> {
+  return {
+    missingAccepted: opts.faults.has('node-missing-token-accepted'),
+    caseInsensitive: opts.faults.has('node-token-case-insensitive'),
+  };
 }
 
 /** The decision for the tokens a request carries: any accepted form with the right value wins. */
@@ -75,7 +80,9 @@ export function decideToken(presented: readonly PresentedToken[], policy: TokenP
   if (empty) return { ok: true, form: empty.form };
   // An empty value counts as no token.
   const read = presented.filter((p) => p.value !== '' && policy.accepted.has(p.form));
-  const good = read.find((p) => policy.anyValue?.has(p.form) || tokenEquals(p.value, policy.expected, policy.caseInsensitive));
+  const good = read.find(
+    (p) => policy.anyValue?.has(p.form) || tokenEquals(p.value, policy.expected, policy.caseInsensitive),
+  );
   if (good) return { ok: true, form: good.form };
   if (read.length > 0) return { ok: false, reason: 'wrong' };
   return policy.missingAccepted ? { ok: true, form: 'none' } : { ok: false, reason: 'missing' };
@@ -92,7 +99,14 @@ export function refusalMessage(reason: 'missing' | 'wrong'): string {
 
 /** The JSON refusal every REST node path sends; it carries no data. */
 export function sendRefusal(res: ServerResponse, reason: 'missing' | 'wrong', head = false): void {
-  sendError(res, refusalStatus(reason), reason === 'missing' ? 'unauthorized' : 'forbidden', refusalMessage(reason), {}, head);
+  sendError(
+    res,
+    refusalStatus(reason),
+    reason === 'missing' ? 'unauthorized' : 'forbidden',
+    refusalMessage(reason),
+    {},
+    head,
+  );
 }
 
 /** The accepted forms with some removed (a fault's "this proxy ignores that form"). */
@@ -104,7 +118,11 @@ export function formsWithout(removed: readonly (NodeTokenForm | false)[]): Set<N
  * The request wrapper every REST node path shares: counts the request, applies the configured
  * latency, parses the URL, and turns an unexpected throw into a JSON 500 instead of a hang.
  */
-export function nodeHandler(opts: ReferenceOptions, counter: string, route: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void) {
+export function nodeHandler(
+  opts: ReferenceOptions,
+  counter: string,
+  route: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void,
+) {
   const latency = latencyOf(opts);
   return (req: IncomingMessage, res: ServerResponse): void => {
     opts.counters.hit(counter);
@@ -114,7 +132,8 @@ export function nodeHandler(opts: ReferenceOptions, counter: string, route: (req
       .catch((e: unknown) => {
         if (res.headersSent) res.destroy();
         // The rest of the body is left unread: close, or the next request on this keep-alive connection hangs.
-        else if (e instanceof BodyTooLarge) sendError(res, 413, 'payload_too_large', e.message, { connection: 'close' });
+        else if (e instanceof BodyTooLarge)
+          sendError(res, 413, 'payload_too_large', e.message, { connection: 'close' });
         else sendError(res, 500, 'internal', 'internal error');
       });
   };

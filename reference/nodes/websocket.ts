@@ -7,7 +7,15 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { closeServer, listen, requestUrl, sendError } from '../http/kit.js';
 import type { ReferenceOptions } from '../options.js';
-import { decideToken, formsWithout, presentedTokens, refusalMessage, refusalStatus, type TokenPolicy, sharedTokenFaults } from './token.js';
+import {
+  decideToken,
+  formsWithout,
+  presentedTokens,
+  refusalMessage,
+  refusalStatus,
+  type TokenPolicy,
+  sharedTokenFaults,
+} from './token.js';
 
 export const WEBSOCKET_PATH = '/websocket';
 
@@ -31,14 +39,22 @@ export interface WebSocketNode {
 }
 
 /** `onText` maps one text message to its reply (undefined: no reply). */
-export async function startWebSocketNode(opts: ReferenceOptions, token: string, onText: (text: string) => string | undefined): Promise<WebSocketNode> {
+export async function startWebSocketNode(
+  opts: ReferenceOptions,
+  token: string,
+  onText: (text: string) => string | undefined,
+): Promise<WebSocketNode> {
   const policy: TokenPolicy = {
     expected: token,
     // Fault ws-header-rejected: this proxy reads the token only from the `auth` query.
     accepted: opts.faults.has('ws-header-rejected') ? new Set(['auth-query']) : formsWithout([]),
     ...sharedTokenFaults(opts),
   };
-  const wss = new WebSocketServer({ noServer: true, autoPong: !opts.faults.has('ws-no-pong'), maxPayload: 1024 * 1024 });
+  const wss = new WebSocketServer({
+    noServer: true,
+    autoPong: !opts.faults.has('ws-no-pong'),
+    maxPayload: 1024 * 1024,
+  });
   wss.on('connection', (ws) => {
     ws.on('error', () => undefined);
     ws.on('message', (data, isBinary) => {
@@ -50,15 +66,24 @@ export async function startWebSocketNode(opts: ReferenceOptions, token: string, 
 
   const server = createServer((req, res) => {
     opts.counters.hit('websocket');
-    sendError(res, 426, 'upgrade_required', `this endpoint speaks WebSocket at ${WEBSOCKET_PATH}`, { upgrade: 'websocket', connection: 'Upgrade' });
+    sendError(res, 426, 'upgrade_required', `this endpoint speaks WebSocket at ${WEBSOCKET_PATH}`, {
+      upgrade: 'websocket',
+      connection: 'Upgrade',
+    });
   });
   server.on('upgrade', (req, socket, head) => {
     opts.counters.hit('websocket');
     const url = requestUrl(req.url);
-    if (url.pathname !== WEBSOCKET_PATH) return refuseUpgrade(socket, 404, 'not_found', `no WebSocket at ${url.pathname}`);
+    if (url.pathname !== WEBSOCKET_PATH)
+      return refuseUpgrade(socket, 404, 'not_found', `no WebSocket at ${url.pathname}`);
     const decision = decideToken(presentedTokens(req.headers, url), policy);
     if (!decision.ok) {
-      return refuseUpgrade(socket, refusalStatus(decision.reason), decision.reason === 'missing' ? 'unauthorized' : 'forbidden', refusalMessage(decision.reason));
+      return refuseUpgrade(
+        socket,
+        refusalStatus(decision.reason),
+        decision.reason === 'missing' ? 'unauthorized' : 'forbidden',
+        refusalMessage(decision.reason),
+      );
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });

@@ -30,14 +30,20 @@ function forkTs(script: string, args: readonly string[]): ChildProcess {
   });
 }
 
-function waitFor<T extends ChildMessage>(child: ChildProcess, match: (m: ChildMessage) => boolean, what: string, timeoutMs: number): Promise<T> {
+function waitFor<T extends ChildMessage>(
+  child: ChildProcess,
+  match: (m: ChildMessage) => boolean,
+  what: string,
+  timeoutMs: number,
+): Promise<T> {
   return new Promise((resolveP, reject) => {
     const timer = setTimeout(() => done(new Error(`${what}: no answer within ${timeoutMs} ms`)), timeoutMs);
     const onMessage = (m: ChildMessage) => {
       if (m && typeof m === 'object' && m.error && match(m)) done(new Error(`${what}: ${m.error}`));
       else if (m && typeof m === 'object' && match(m)) done(undefined, m as T);
     };
-    const onExit = (code: number | null, sig: string | null) => done(new Error(`${what}: child exited (${sig ?? code}) before answering`));
+    const onExit = (code: number | null, sig: string | null) =>
+      done(new Error(`${what}: child exited (${sig ?? code}) before answering`));
     function done(err?: Error, m?: T) {
       clearTimeout(timer);
       child.off('message', onMessage);
@@ -63,7 +69,11 @@ function stopChild(child: ChildProcess, graceMs = 3000): Promise<void> {
 }
 
 /** Starts a long-lived child (a server) and waits for its ready message. */
-export async function startChild<R extends ChildMessage>(script: string, args: readonly string[] = [], timeoutMs = 60_000): Promise<RunningChild<R>> {
+export async function startChild<R extends ChildMessage>(
+  script: string,
+  args: readonly string[] = [],
+  timeoutMs = 60_000,
+): Promise<RunningChild<R>> {
   const child = forkTs(script, args);
   let ready: R;
   try {
@@ -76,7 +86,11 @@ export async function startChild<R extends ChildMessage>(script: string, args: r
   return {
     child,
     ready,
-    request<T extends ChildMessage>(cmd: string, payload: Record<string, unknown> = {}, reqTimeoutMs = 60_000): Promise<T> {
+    request<T extends ChildMessage>(
+      cmd: string,
+      payload: Record<string, unknown> = {},
+      reqTimeoutMs = 60_000,
+    ): Promise<T> {
       const id = next++;
       const answer = waitFor<T>(child, (m) => m.id === id, `${script} ${cmd}`, reqTimeoutMs);
       child.send({ id, cmd, ...payload });
@@ -87,7 +101,11 @@ export async function startChild<R extends ChildMessage>(script: string, args: r
 }
 
 /** Runs a one-shot child to completion and returns its result message. */
-export async function runChild<T extends ChildMessage>(script: string, args: readonly string[] = [], timeoutMs = 120_000): Promise<T> {
+export async function runChild<T extends ChildMessage>(
+  script: string,
+  args: readonly string[] = [],
+  timeoutMs = 120_000,
+): Promise<T> {
   const child = forkTs(script, args);
   try {
     return await waitFor<T>(child, (m) => m.type === 'result', script, timeoutMs);
@@ -110,7 +128,10 @@ export function toParent(m: ChildMessage): Promise<void> {
  * In a child: answer the parent's requests with `handlers[cmd]`; exits on SIGTERM/SIGINT or when
  * the parent goes away, after `onStop`.
  */
-export function serveParent(handlers: Record<string, (m: ChildMessage) => Promise<Record<string, unknown>> | Record<string, unknown>>, onStop: () => Promise<void> = async () => {}): void {
+export function serveParent(
+  handlers: Record<string, (m: ChildMessage) => Promise<Record<string, unknown>> | Record<string, unknown>>,
+  onStop: () => Promise<void> = async () => {},
+): void {
   let stopping = false;
   const stop = () => {
     if (stopping) return;

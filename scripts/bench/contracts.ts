@@ -13,12 +13,22 @@ const served = (r: RunChildResult | undefined) => (r ? Object.values(r.counters)
 
 export async function benchContracts(s: ContractSettings): Promise<Figure[]> {
   const runs: RunChildResult[] = [];
-  for (let i = 0; i < s.reps; i++) runs.push(await runInChild({ reference: {}, only: 'contracts', outDir: join(s.outRoot, 'runs', 'contracts') }));
+  for (let i = 0; i < s.reps; i++)
+    runs.push(await runInChild({ reference: {}, only: 'contracts', outDir: join(s.outRoot, 'runs', 'contracts') }));
   const group = 'Contract run';
   const bad = runs.filter((r) => r.summary.fail || r.summary.error).length;
   const note = `npm start -- --only contracts equivalent (runChainprobe in a child process, reference start-up excluded)${bad ? `; ${bad} run(s) had fail/error verdicts` : ''}`;
   return [
-    figure({ id: 'contracts.wall', group, label: 'full contract run, wall time', unit: 's', values: runs.map((r) => r.wallMs / 1000), target: { op: '<', value: 10 }, note, details: { checks: runs.map((r) => r.checks.length), summaries: runs.map((r) => r.summary) } }),
+    figure({
+      id: 'contracts.wall',
+      group,
+      label: 'full contract run, wall time',
+      unit: 's',
+      values: runs.map((r) => r.wallMs / 1000),
+      target: { op: '<', value: 10 },
+      note,
+      details: { checks: runs.map((r) => r.checks.length), summaries: runs.map((r) => r.summary) },
+    }),
     figure({
       id: 'contracts.auth-requests',
       readme: true,
@@ -28,6 +38,14 @@ export async function benchContracts(s: ContractSettings): Promise<Figure[]> {
       values: runs.map((r) => r.authRequests),
       note: `right credentials, none and wrong ones (near misses, empty, duplicated) in every accepted form; of ${served(runs[0])} requests the reference received in the run`,
     }),
-    figure({ id: 'contracts.checks-per-second', readme: true, group, label: 'checks per second', unit: 'checks/s', values: runs.map((r) => r.checks.length / (r.wallMs / 1000)), note: `${runs[0]?.checks.length ?? 0} checks per run` }),
+    figure({
+      id: 'contracts.checks-per-second',
+      readme: true,
+      group,
+      label: 'checks per second',
+      unit: 'checks/s',
+      values: runs.map((r) => r.checks.length / (r.wallMs / 1000)),
+      note: `${runs[0]?.checks.length ?? 0} checks per run`,
+    }),
   ];
 }

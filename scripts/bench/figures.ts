@@ -69,7 +69,9 @@ export function formatNumber(v: number): string {
 }
 
 export function targetText(f: Figure): string {
-  return f.target ? `${f.target.op} ${formatNumber(f.target.value)}${f.unit && f.unit !== 'x' ? ` ${f.unit}` : f.unit === 'x' ? 'x' : ''}` : '';
+  return f.target
+    ? `${f.target.op} ${formatNumber(f.target.value)}${f.unit && f.unit !== 'x' ? ` ${f.unit}` : f.unit === 'x' ? 'x' : ''}`
+    : '';
 }
 
 export function metText(f: Figure): string {
@@ -92,7 +94,11 @@ export function rowsOf(figures: readonly Figure[]): Row[] {
   return figures.map((f) => ({
     figure: `${f.group}: ${f.label}`,
     median: f.value ? `${formatNumber(f.value.median)} ${f.unit}`.trim() : '-',
-    range: f.value ? (f.value.n > 1 ? `${formatNumber(f.value.min)} .. ${formatNumber(f.value.max)} (n=${f.value.n})` : `n=1`) : (f.missing ?? ''),
+    range: f.value
+      ? f.value.n > 1
+        ? `${formatNumber(f.value.min)} .. ${formatNumber(f.value.max)} (n=${f.value.n})`
+        : `n=1`
+      : (f.missing ?? ''),
     target: targetText(f),
     status: metText(f),
   }));
@@ -109,8 +115,16 @@ const COLUMNS: [keyof Row, string][] = [
 export function textTable(figures: readonly Figure[]): string {
   const rows = rowsOf(figures);
   const widths = COLUMNS.map(([k, h]) => Math.max(h.length, ...rows.map((r) => r[k].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(COLUMNS.map(([, h]) => h)), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(COLUMNS.map(([k]) => r[k])))].join('\n');
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(COLUMNS.map(([, h]) => h)),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map((r) => line(COLUMNS.map(([k]) => r[k]))),
+  ].join('\n');
 }
 
 export function markdownTable(figures: readonly Figure[]): string {

@@ -38,25 +38,49 @@ async function horizon(input: { token: string }): Promise<void> {
 }
 
 async function probes(input: { nodes: number; outDir: string }): Promise<void> {
-  const tokens = Array.from({ length: input.nodes }, (_, i) => `bench-horizon-${i + 1}-${randomBytes(6).toString('hex')}`);
-  const servers = await Promise.all(tokens.map((token) => startChild<ChildMessage & { endpoint: string }>('scripts/bench/fleet-child.ts', ['horizon', JSON.stringify({ token })])));
+  const tokens = Array.from(
+    { length: input.nodes },
+    (_, i) => `bench-horizon-${i + 1}-${randomBytes(6).toString('hex')}`,
+  );
+  const servers = await Promise.all(
+    tokens.map((token) =>
+      startChild<ChildMessage & { endpoint: string }>('scripts/bench/fleet-child.ts', [
+        'horizon',
+        JSON.stringify({ token }),
+      ]),
+    ),
+  );
   try {
-    const horizons = servers.map((s, i) => ({ name: `horizon-${i + 1}`, endpoint: s.ready.endpoint, token: tokens[i]! }));
-    const target = resolveTarget({ name: 'reference', nodes: { horizon: horizons }, limits: { maxRequests: 1000 * input.nodes, maxSeconds: 300, timeoutMs: 10000 } }, {}, 'reference');
+    const horizons = servers.map((s, i) => ({
+      name: `horizon-${i + 1}`,
+      endpoint: s.ready.endpoint,
+      token: tokens[i]!,
+    }));
+    const target = resolveTarget(
+      {
+        name: 'reference',
+        nodes: { horizon: horizons },
+        limits: { maxRequests: 1000 * input.nodes, maxSeconds: 300, timeoutMs: 10000 },
+      },
+      {},
+      'reference',
+    );
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     const out = await runFleet({ targets: [target], selection: parseSelectors('load'), outDir: input.outDir });
     const wallMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const cpuMs = (cpu.user + cpu.system) / 1000;
-    const nodes: FleetProbeNode[] = (fleetOf(out.results)?.nodes ?? []).filter((n) => n.kind === 'horizon').map((n) => ({
-      name: n.name,
-      rules: n.rules,
-      requests: n.requestsSent?.probes ?? 0,
-      pacing: n.limiter?.pacing as PacingStats | undefined,
-      T: n.limiter?.emissionIntervalMs,
-      limit: n.limiter?.limit,
-    }));
+    const nodes: FleetProbeNode[] = (fleetOf(out.results)?.nodes ?? [])
+      .filter((n) => n.kind === 'horizon')
+      .map((n) => ({
+        name: n.name,
+        rules: n.rules,
+        requests: n.requestsSent?.probes ?? 0,
+        pacing: n.limiter?.pacing as PacingStats | undefined,
+        T: n.limiter?.emissionIntervalMs,
+        limit: n.limiter?.limit,
+      }));
     await toParent({ type: 'result', wallMs, cpuMs, nodes });
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
@@ -69,7 +93,13 @@ async function merge(input: { dir: string; outDir: string }): Promise<void> {
   const merged = mergeResults(inputs);
   await writeReports(input.outDir, { results: merged.results, timeline: [] });
   const wallMs = performance.now() - t0;
-  await toParent({ type: 'result', wallMs, maxRssKb: process.resourceUsage().maxRSS, runs: merged.runs.length, checks: merged.results.checks.length });
+  await toParent({
+    type: 'result',
+    wallMs,
+    maxRssKb: process.resourceUsage().maxRSS,
+    runs: merged.runs.length,
+    checks: merged.results.checks.length,
+  });
 }
 
 const [mode, arg] = process.argv.slice(2);
@@ -78,5 +108,9 @@ const run = modes[mode ?? ''];
 (run ? run(JSON.parse(arg ?? '{}') as never) : Promise.reject(new Error(`unknown mode ${mode}`))).then(
   // a server keeps running until the parent stops it
   () => mode !== 'horizon' && process.exit(0),
-  (e: unknown) => toParent({ type: mode === 'horizon' ? 'ready' : 'result', error: e instanceof Error ? e.message.split('\n')[0] : String(e) }).then(() => process.exit(1)),
+  (e: unknown) =>
+    toParent({
+      type: mode === 'horizon' ? 'ready' : 'result',
+      error: e instanceof Error ? e.message.split('\n')[0] : String(e),
+    }).then(() => process.exit(1)),
 );

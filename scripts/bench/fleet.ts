@@ -20,7 +20,8 @@ export interface FleetSettings {
 
 type ProbeResult = ChildMessage & { wallMs: number; nodes: FleetProbeNode[] };
 
-const probeRun = (nodes: number, outDir: string) => runChild<ProbeResult>('scripts/bench/fleet-child.ts', ['probes', JSON.stringify({ nodes, outDir })], 240_000);
+const probeRun = (nodes: number, outDir: string) =>
+  runChild<ProbeResult>('scripts/bench/fleet-child.ts', ['probes', JSON.stringify({ nodes, outDir })], 240_000);
 
 export async function benchFleet(s: FleetSettings): Promise<Figure[]> {
   const group = `Fleet (${s.nodes} horizon nodes, dedicated 3600/h)`;
@@ -31,45 +32,117 @@ export async function benchFleet(s: FleetSettings): Promise<Figure[]> {
     for (let i = 0; i < s.reps; i++) {
       solo.push(await probeRun(1, join(s.outRoot, 'runs', 'fleet-1')));
       many.push(await probeRun(s.nodes, join(s.outRoot, 'runs', `fleet-${s.nodes}`)));
-      s.log?.(`fleet ${i + 1}/${s.reps}: 1 node ${(solo.at(-1)!.wallMs / 1000).toFixed(1)} s, ${s.nodes} nodes ${(many.at(-1)!.wallMs / 1000).toFixed(1)} s`);
+      s.log?.(
+        `fleet ${i + 1}/${s.reps}: 1 node ${(solo.at(-1)!.wallMs / 1000).toFixed(1)} s, ${s.nodes} nodes ${(many.at(-1)!.wallMs / 1000).toFixed(1)} s`,
+      );
     }
   } catch (e) {
-    return [missingFigure({ id: 'fleet.wall-ratio', group, label: 'wall time / one node', unit: 'x' }, (e as Error).message)];
+    return [
+      missingFigure({ id: 'fleet.wall-ratio', group, label: 'wall time / one node', unit: 'x' }, (e as Error).message),
+    ];
   }
   const ratios = many.map((m, i) => m.wallMs / solo[i]!.wallMs);
   // Verdicts: every node of every fleet run against the solo runs' (which agree with each other).
   const soloRules = JSON.stringify(solo[0]!.nodes[0]!.rules);
-  const differing = many.flatMap((m) => m.nodes.filter((n) => JSON.stringify(n.rules) !== soloRules).map((n) => n.name));
+  const differing = many.flatMap((m) =>
+    m.nodes.filter((n) => JSON.stringify(n.rules) !== soloRules).map((n) => n.name),
+  );
   const p99 = (rs: ProbeResult[]) => rs.flatMap((r) => r.nodes.map((n) => n.pacing?.p99Ms ?? Number.NaN));
   const max = (rs: ProbeResult[]) => rs.flatMap((r) => r.nodes.map((n) => n.pacing?.maxMs ?? Number.NaN));
   const note = `${s.nodes} plans on ${s.nodes} tokens in one process (each node's reference server in a process of its own, as distinct nodes are distinct machines), against one plan; probes only, reference start-up excluded`;
   return [
-    figure({ id: 'fleet.wall-1', group, label: 'time to verdict, 1 node', unit: 's', values: solo.map((r) => r.wallMs / 1000) }),
-    figure({ id: `fleet.wall-${s.nodes}`, group, label: `time to verdict, ${s.nodes} nodes at once`, unit: 's', values: many.map((r) => r.wallMs / 1000), note }),
-    figure({ id: 'fleet.wall-ratio', readme: true, group, label: `${s.nodes} nodes / 1 node, wall time`, unit: 'x', values: ratios, target: { op: '<=', value: 1.3 }, note }),
+    figure({
+      id: 'fleet.wall-1',
+      group,
+      label: 'time to verdict, 1 node',
+      unit: 's',
+      values: solo.map((r) => r.wallMs / 1000),
+    }),
+    figure({
+      id: `fleet.wall-${s.nodes}`,
+      group,
+      label: `time to verdict, ${s.nodes} nodes at once`,
+      unit: 's',
+      values: many.map((r) => r.wallMs / 1000),
+      note,
+    }),
+    figure({
+      id: 'fleet.wall-ratio',
+      readme: true,
+      group,
+      label: `${s.nodes} nodes / 1 node, wall time`,
+      unit: 'x',
+      values: ratios,
+      target: { op: '<=', value: 1.3 },
+      note,
+    }),
     figure({
       id: 'fleet.verdicts-equal',
       group,
-      label: 'nodes whose RL verdicts equal the solo run\'s',
+      label: "nodes whose RL verdicts equal the solo run's",
       unit: `of ${s.nodes * many.length}`,
       values: [s.nodes * many.length - differing.length],
       target: { op: '>=', value: s.nodes * many.length },
       note: differing.length ? `differing: ${differing.join(', ')}` : 'all equal',
       details: { solo: solo[0]!.nodes[0]!.rules },
     }),
-    figure({ id: 'fleet.pacing-p99-1', group, label: 'pacing p99 (sent - scheduled), 1 node', unit: 'ms', values: p99(solo) }),
-    figure({ id: `fleet.pacing-p99-${s.nodes}`, readme: true, group, label: `pacing p99 (sent - scheduled), ${s.nodes} nodes at once`, unit: 'ms', values: p99(many), note: 'per node, every request of its plan; compare with the 1-node figure measured alongside (the machine is shared)' }),
-    figure({ id: `fleet.pacing-max-${s.nodes}`, group, label: `pacing max, ${s.nodes} nodes at once (1 node: ${Math.max(...max(solo)).toFixed(2)} ms)`, unit: 'ms', values: max(many) }),
+    figure({
+      id: 'fleet.pacing-p99-1',
+      group,
+      label: 'pacing p99 (sent - scheduled), 1 node',
+      unit: 'ms',
+      values: p99(solo),
+    }),
+    figure({
+      id: `fleet.pacing-p99-${s.nodes}`,
+      readme: true,
+      group,
+      label: `pacing p99 (sent - scheduled), ${s.nodes} nodes at once`,
+      unit: 'ms',
+      values: p99(many),
+      note: 'per node, every request of its plan; compare with the 1-node figure measured alongside (the machine is shared)',
+    }),
+    figure({
+      id: `fleet.pacing-max-${s.nodes}`,
+      group,
+      label: `pacing max, ${s.nodes} nodes at once (1 node: ${Math.max(...max(solo)).toFixed(2)} ms)`,
+      unit: 'ms',
+      values: max(many),
+    }),
   ];
 }
 
 /** A results file the size of a real full run's: every rule checked, exchanges in the evidence. */
 function syntheticRun(i: number): string {
-  const exchange = (n: number): Exchange => ({ seq: n, sentAt: 1_767_225_600_000 + n, method: 'GET', url: `https://api.example.invalid/chain-a/mainnet/x/${n}?apiKey=abcd…(redacted)`, status: 200, durationMs: 12.5, requestHeaders: { accept: 'application/json' }, responseHeaders: { 'content-type': 'application/json' }, responseBody: JSON.stringify({ id: n, items: Array.from({ length: 8 }, (_, k) => ({ k, v: `value-${k}` })) }) });
+  const exchange = (n: number): Exchange => ({
+    seq: n,
+    sentAt: 1_767_225_600_000 + n,
+    method: 'GET',
+    url: `https://api.example.invalid/chain-a/mainnet/x/${n}?apiKey=abcd…(redacted)`,
+    status: 200,
+    durationMs: 12.5,
+    requestHeaders: { accept: 'application/json' },
+    responseHeaders: { 'content-type': 'application/json' },
+    responseBody: JSON.stringify({ id: n, items: Array.from({ length: 8 }, (_, k) => ({ k, v: `value-${k}` })) }),
+  });
   const checks: CheckResult[] = RULES.flatMap((r, k) =>
-    Array.from({ length: 3 }, (_, j) => ({ id: `${r.id.toLowerCase()}.case-${j}`, rule: r.id, verdict: VERDICTS[(i + k + j) % 4 === 0 ? 2 : 0]!, message: `${r.title}: case ${j}`, evidence: { exchanges: [exchange(k * 3 + j), exchange(k * 3 + j + 1)] } })),
+    Array.from({ length: 3 }, (_, j) => ({
+      id: `${r.id.toLowerCase()}.case-${j}`,
+      rule: r.id,
+      verdict: VERDICTS[(i + k + j) % 4 === 0 ? 2 : 0]!,
+      message: `${r.title}: case ${j}`,
+      evidence: { exchanges: [exchange(k * 3 + j), exchange(k * 3 + j + 1)] },
+    })),
   );
-  return JSON.stringify(buildResults({ target: `deployment-${i % 10}`, startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)), finishedAt: new Date(Date.UTC(2026, 0, 1, 0, i, 40)), checks, limiter: null }));
+  return JSON.stringify(
+    buildResults({
+      target: `deployment-${i % 10}`,
+      startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)),
+      finishedAt: new Date(Date.UTC(2026, 0, 1, 0, i, 40)),
+      checks,
+      limiter: null,
+    }),
+  );
 }
 
 export async function benchMerge(s: { reps: number; files: number; outRoot: string }): Promise<Figure[]> {
@@ -86,13 +159,36 @@ export async function benchMerge(s: { reps: number; files: number; outRoot: stri
   }
   const runs: (ChildMessage & { wallMs: number; maxRssKb: number; runs: number; checks: number })[] = [];
   try {
-    for (let i = 0; i < s.reps; i++) runs.push(await runChild('scripts/bench/fleet-child.ts', ['merge', JSON.stringify({ dir, outDir: join(s.outRoot, 'runs', 'merged') })], 120_000));
+    for (let i = 0; i < s.reps; i++)
+      runs.push(
+        await runChild(
+          'scripts/bench/fleet-child.ts',
+          ['merge', JSON.stringify({ dir, outDir: join(s.outRoot, 'runs', 'merged') })],
+          120_000,
+        ),
+      );
   } catch (e) {
     return [missingFigure({ id: 'merge.wall', group, label: 'merge time', unit: 's' }, (e as Error).message)];
   }
   const note = `${s.files} files of ${(bytes / s.files / 1024).toFixed(0)} kB each (${RULES.length * 3} checks with exchanges), read, merged and written as index.html, results.json, junit.xml; ${runs[0]!.checks} checks merged`;
   return [
-    figure({ id: 'merge.wall', readme: true, group, label: `merge of ${s.files} results files`, unit: 's', values: runs.map((r) => r.wallMs / 1000), note }),
-    figure({ id: 'merge.rss', readme: true, group, label: 'peak RSS of the merge process', unit: 'MB', values: runs.map((r) => r.maxRssKb / 1024), note: `inputs ${(bytes / 1024 / 1024).toFixed(1)} MB in total` }),
+    figure({
+      id: 'merge.wall',
+      readme: true,
+      group,
+      label: `merge of ${s.files} results files`,
+      unit: 's',
+      values: runs.map((r) => r.wallMs / 1000),
+      note,
+    }),
+    figure({
+      id: 'merge.rss',
+      readme: true,
+      group,
+      label: 'peak RSS of the merge process',
+      unit: 'MB',
+      values: runs.map((r) => r.maxRssKb / 1024),
+      note: `inputs ${(bytes / 1024 / 1024).toFixed(1)} MB in total`,
+    }),
   ];
 }

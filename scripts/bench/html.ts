@@ -5,9 +5,17 @@ import { esc } from '../../reports/text.js';
 export { esc };
 
 /** A table from a header row and cells that are already escaped HTML (use `esc`). */
-export function htmlTable(head: readonly string[], rows: readonly (readonly string[])[], rowClass?: (i: number) => string): string {
+export function htmlTable(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  rowClass?: (i: number) => string,
+): string {
   const th = head.map((h) => `<th>${esc(h)}</th>`).join('');
-  const trs = rows.map((r, i) => `<tr${rowClass ? ` class="${esc(rowClass(i))}"` : ''}>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('\n');
+  const trs = rows
+    .map(
+      (r, i) => `<tr${rowClass ? ` class="${esc(rowClass(i))}"` : ''}>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`,
+    )
+    .join('\n');
   return `<table><thead><tr>${th}</tr></thead><tbody>\n${trs}\n</tbody></table>`;
 }
 

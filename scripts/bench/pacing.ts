@@ -69,7 +69,10 @@ export async function benchPacing(s: PacingSettings): Promise<Figure[]> {
         await server.request('record');
         const c = await cannon({ url, seconds: Math.max(1, Math.round(seconds)), overallRate: rate, connections: 10 });
         const arrived = await arrivals(server);
-        ac.set(rate, [...(ac.get(rate) ?? []), { ...c, maxArrivedIn50: maxInWindow(arrived, WINDOW_MS), achieved: c.rps }]);
+        ac.set(rate, [
+          ...(ac.get(rate) ?? []),
+          { ...c, maxArrivedIn50: maxInWindow(arrived, WINDOW_MS), achieved: c.rps },
+        ]);
       }
     }
 
@@ -81,9 +84,28 @@ export async function benchPacing(s: PacingSettings): Promise<Figure[]> {
       const ideal = Math.ceil((WINDOW_MS * rate) / 1000);
       const lagTarget = rate <= 50 ? { target: { op: '<' as const, value: 2 } } : {};
       figures.push(
-        figure({ id: `pacing.${rate}.engine.lag-p50`, group, label: 'engine send - scheduled, p50', unit: 'ms', values: es.map((e) => e.lagP50) }),
-        figure({ id: `pacing.${rate}.engine.lag-p99`, group, label: 'engine send - scheduled, p99', unit: 'ms', values: es.map((e) => e.lagP99), ...lagTarget }),
-        figure({ id: `pacing.${rate}.engine.lag-max`, group, label: 'engine send - scheduled, max', unit: 'ms', values: es.map((e) => e.lagMax) }),
+        figure({
+          id: `pacing.${rate}.engine.lag-p50`,
+          group,
+          label: 'engine send - scheduled, p50',
+          unit: 'ms',
+          values: es.map((e) => e.lagP50),
+        }),
+        figure({
+          id: `pacing.${rate}.engine.lag-p99`,
+          group,
+          label: 'engine send - scheduled, p99',
+          unit: 'ms',
+          values: es.map((e) => e.lagP99),
+          ...lagTarget,
+        }),
+        figure({
+          id: `pacing.${rate}.engine.lag-max`,
+          group,
+          label: 'engine send - scheduled, max',
+          unit: 'ms',
+          values: es.map((e) => e.lagMax),
+        }),
         figure({
           id: `pacing.${rate}.engine.max-in-50ms`,
           readme: rate <= 50,
@@ -108,11 +130,26 @@ export async function benchPacing(s: PacingSettings): Promise<Figure[]> {
           group,
           label: 'autocannon / engine, most in any 50 ms (at the server)',
           unit: 'x',
-          values: ratios(cs.map((c) => c.maxArrivedIn50), es.map((e) => e.maxArrivedIn50)),
+          values: ratios(
+            cs.map((c) => c.maxArrivedIn50),
+            es.map((e) => e.maxArrivedIn50),
+          ),
           note: 'ratio per repetition, both measured by the same server',
         }),
-        figure({ id: `pacing.${rate}.engine.achieved`, group, label: 'engine achieved rate', unit: 'req/s', values: es.map((e) => e.achieved) }),
-        figure({ id: `pacing.${rate}.autocannon.achieved`, group, label: 'autocannon achieved rate', unit: 'req/s', values: cs.map((c) => c.achieved) }),
+        figure({
+          id: `pacing.${rate}.engine.achieved`,
+          group,
+          label: 'engine achieved rate',
+          unit: 'req/s',
+          values: es.map((e) => e.achieved),
+        }),
+        figure({
+          id: `pacing.${rate}.autocannon.achieved`,
+          group,
+          label: 'autocannon achieved rate',
+          unit: 'req/s',
+          values: cs.map((c) => c.achieved),
+        }),
       );
     }
     return figures;

@@ -35,15 +35,26 @@ export async function benchProbeCaps(s: ProbeCapSettings): Promise<Figure[]> {
       let error: string | undefined;
       for (let i = 0; i < s.reps; i++) {
         try {
-          const r = await runInChild({ reference: { variants: [...cap.variants] }, only: 'load', outDir: join(s.outRoot, 'runs', `probe-caps-${cap.key}`) });
+          const r = await runInChild({
+            reference: { variants: [...cap.variants] },
+            only: 'load',
+            outDir: join(s.outRoot, 'runs', `probe-caps-${cap.key}`),
+          });
           runs.push(r);
-          s.log?.(`probe caps ${cap.key} ${i + 1}/${s.reps}: ${((r.limiter?.durationMs ?? NaN) / 1000).toFixed(1)} s, ${r.limiter?.requestsSent ?? '?'} requests, fail ${r.summary.fail} error ${r.summary.error}`);
+          s.log?.(
+            `probe caps ${cap.key} ${i + 1}/${s.reps}: ${((r.limiter?.durationMs ?? NaN) / 1000).toFixed(1)} s, ${r.limiter?.requestsSent ?? '?'} requests, fail ${r.summary.fail} error ${r.summary.error}`,
+          );
         } catch (e) {
           error = (e as Error).message;
         }
       }
       if (!runs.length) {
-        figures.push(missingFigure({ id: `probe-caps.${cap.key}.time-ratio`, group, label: 'probe time / minimum', unit: 'x' }, error ?? 'no run'));
+        figures.push(
+          missingFigure(
+            { id: `probe-caps.${cap.key}.time-ratio`, group, label: 'probe time / minimum', unit: 'x' },
+            error ?? 'no run',
+          ),
+        );
         continue;
       }
       const min = minimumOf(runs[0]!.limiterParams);
@@ -55,10 +66,42 @@ export async function benchProbeCaps(s: ProbeCapSettings): Promise<Figure[]> {
       const gaps = l.map((x) => (x.pacing as Pacing | undefined)?.gapped);
       const learned = l.map((x) => Number((x['proxySpacing'] as { gapMs?: number } | null)?.gapMs ?? 0));
       figures.push(
-        figure({ id: `probe-caps.${cap.key}.time-ratio`, group, label: 'probe time / minimum', unit: 'x', values: l.map((x) => x.durationMs / 1000 / min.seconds), target: { op: '<=', value: 1.3 }, note: `${min.formula}; ${verdicts}`, details: { durationMs: l.map((x) => x.durationMs) } }),
-        figure({ id: `probe-caps.${cap.key}.requests`, group, label: 'requests sent', unit: 'req', values: sent, target: { op: '<=', value: min.limit + 30 }, note: `Limit ${min.limit}; target Limit + 30; of them refused by the proxy: ${refused.join(', ')}` }),
-        figure({ id: `probe-caps.${cap.key}.requests-to-limiter`, group, label: 'requests that reached the limiter (sent less those the proxy refused)', unit: 'req', values: sent.map((n, i) => n - refused[i]!), target: { op: '<=', value: min.limit + 30 }, note: 'the quota the run cost; proxy refusals use none' }),
-        figure({ id: `probe-caps.${cap.key}.requests-ratio`, group, label: 'requests / minimum', unit: 'x', values: sent.map((n) => n / min.requests), note: min.formula }),
+        figure({
+          id: `probe-caps.${cap.key}.time-ratio`,
+          group,
+          label: 'probe time / minimum',
+          unit: 'x',
+          values: l.map((x) => x.durationMs / 1000 / min.seconds),
+          target: { op: '<=', value: 1.3 },
+          note: `${min.formula}; ${verdicts}`,
+          details: { durationMs: l.map((x) => x.durationMs) },
+        }),
+        figure({
+          id: `probe-caps.${cap.key}.requests`,
+          group,
+          label: 'requests sent',
+          unit: 'req',
+          values: sent,
+          target: { op: '<=', value: min.limit + 30 },
+          note: `Limit ${min.limit}; target Limit + 30; of them refused by the proxy: ${refused.join(', ')}`,
+        }),
+        figure({
+          id: `probe-caps.${cap.key}.requests-to-limiter`,
+          group,
+          label: 'requests that reached the limiter (sent less those the proxy refused)',
+          unit: 'req',
+          values: sent.map((n, i) => n - refused[i]!),
+          target: { op: '<=', value: min.limit + 30 },
+          note: 'the quota the run cost; proxy refusals use none',
+        }),
+        figure({
+          id: `probe-caps.${cap.key}.requests-ratio`,
+          group,
+          label: 'requests / minimum',
+          unit: 'x',
+          values: sent.map((n) => n / min.requests),
+          note: min.formula,
+        }),
       );
       if (gaps.some((g) => g)) {
         figures.push(

@@ -30,7 +30,13 @@ export interface LimiterParams {
   perSecondCap: number;
 }
 
-export function minimumOf(p: LimiterParams): { seconds: number; requests: number; limit: number; tSeconds: number; formula: string } {
+export function minimumOf(p: LimiterParams): {
+  seconds: number;
+  requests: number;
+  limit: number;
+  tSeconds: number;
+  formula: string;
+} {
   const limit = p.burst + 1;
   const tSeconds = 3600 / p.hourlyLimit;
   const drainS = limit / p.perSecondCap;
@@ -63,9 +69,15 @@ export async function benchProbes(s: ProbeSettings): Promise<Figure[]> {
     await Promise.all(
       CUSTOMERS.map(async (c) => {
         try {
-          const r = await runInChild({ reference: { customer: c.customer, hourlyLimit: c.hourlyLimit }, only: 'load', outDir: join(s.outRoot, 'runs', `probes-${c.customer}`) });
+          const r = await runInChild({
+            reference: { customer: c.customer, hourlyLimit: c.hourlyLimit },
+            only: 'load',
+            outDir: join(s.outRoot, 'runs', `probes-${c.customer}`),
+          });
           runs.set(c.customer, [...(runs.get(c.customer) ?? []), r]);
-          s.log?.(`probes ${c.customer} ${i + 1}/${s.reps}: ${(r.wallMs / 1000).toFixed(1)} s, ${r.limiter?.requestsSent ?? '?'} requests, fail ${r.summary.fail} error ${r.summary.error}`);
+          s.log?.(
+            `probes ${c.customer} ${i + 1}/${s.reps}: ${(r.wallMs / 1000).toFixed(1)} s, ${r.limiter?.requestsSent ?? '?'} requests, fail ${r.summary.fail} error ${r.summary.error}`,
+          );
         } catch (e) {
           errors.set(c.customer, (e as Error).message);
         }
@@ -77,7 +89,12 @@ export async function benchProbes(s: ProbeSettings): Promise<Figure[]> {
     const group = `Probes (${c.customer}, ${c.hourlyLimit}/h)`;
     const rs = runs.get(c.customer) ?? [];
     if (!rs.length) {
-      figures.push(missingFigure({ id: `probes.${c.customer}.wall`, group, label: 'time to verdict', unit: 's' }, errors.get(c.customer) ?? 'no run'));
+      figures.push(
+        missingFigure(
+          { id: `probes.${c.customer}.wall`, group, label: 'time to verdict', unit: 's' },
+          errors.get(c.customer) ?? 'no run',
+        ),
+      );
       continue;
     }
     const min = minimumOf(rs[0]!.limiterParams);
@@ -85,12 +102,50 @@ export async function benchProbes(s: ProbeSettings): Promise<Figure[]> {
     const serverSeen = rs.map((r) => r.counters.horizon ?? 0);
     const bad = rs.filter((r) => r.summary.fail || r.summary.error).length;
     const verdicts = bad ? `; ${bad} of ${rs.length} runs had fail/error verdicts` : '; every run without fail/error';
-    const details = { formula: min.formula, requestsSentByClient: requests, requestsSeenByServer: serverSeen, tEstimateMs: rs.map((r) => r.limiter?.emissionIntervalMs), summaries: rs.map((r) => r.summary) };
+    const details = {
+      formula: min.formula,
+      requestsSentByClient: requests,
+      requestsSeenByServer: serverSeen,
+      tEstimateMs: rs.map((r) => r.limiter?.emissionIntervalMs),
+      summaries: rs.map((r) => r.summary),
+    };
     figures.push(
-      figure({ id: `probes.${c.customer}.wall`, readme: true, group, label: 'time to verdict (probes only)', unit: 's', values: rs.map((r) => r.wallMs / 1000), note: `npm start -- --only load equivalent, reference start-up excluded; dedicated and shared side by side${verdicts}`, details }),
-      figure({ id: `probes.${c.customer}.wall-ratio`, group, label: 'time / minimum', unit: 'x', values: rs.map((r) => r.wallMs / 1000 / min.seconds), target: { op: '<=', value: 1.5 }, note: min.formula }),
-      figure({ id: `probes.${c.customer}.requests`, group, label: 'requests sent', unit: 'req', values: requests, target: { op: '<=', value: min.limit + 40 }, note: `Limit ${min.limit}; target Limit + 40; the server counted ${serverSeen.join(', ')}` }),
-      figure({ id: `probes.${c.customer}.requests-ratio`, group, label: 'requests / minimum', unit: 'x', values: requests.map((n) => n / min.requests), note: min.formula }),
+      figure({
+        id: `probes.${c.customer}.wall`,
+        readme: true,
+        group,
+        label: 'time to verdict (probes only)',
+        unit: 's',
+        values: rs.map((r) => r.wallMs / 1000),
+        note: `npm start -- --only load equivalent, reference start-up excluded; dedicated and shared side by side${verdicts}`,
+        details,
+      }),
+      figure({
+        id: `probes.${c.customer}.wall-ratio`,
+        group,
+        label: 'time / minimum',
+        unit: 'x',
+        values: rs.map((r) => r.wallMs / 1000 / min.seconds),
+        target: { op: '<=', value: 1.5 },
+        note: min.formula,
+      }),
+      figure({
+        id: `probes.${c.customer}.requests`,
+        group,
+        label: 'requests sent',
+        unit: 'req',
+        values: requests,
+        target: { op: '<=', value: min.limit + 40 },
+        note: `Limit ${min.limit}; target Limit + 40; the server counted ${serverSeen.join(', ')}`,
+      }),
+      figure({
+        id: `probes.${c.customer}.requests-ratio`,
+        group,
+        label: 'requests / minimum',
+        unit: 'x',
+        values: requests.map((n) => n / min.requests),
+        note: min.formula,
+      }),
     );
   }
   return figures;

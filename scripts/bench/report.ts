@@ -9,7 +9,15 @@ export interface BenchReport {
   finishedAt: string;
   durationMs: number;
   quick: boolean;
-  machine: { cpus: number; cpuModel: string; memoryMB: number; node: string; platform: string; loadAverageAtStart: number[]; loadAverageAtEnd?: number[] };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryMB: number;
+    node: string;
+    platform: string;
+    loadAverageAtStart: number[];
+    loadAverageAtEnd?: number[];
+  };
   command: string;
   figures: Figure[];
   /** Extra sections' raw data (stability comparison, ...). */
@@ -43,13 +51,25 @@ export function benchHtml(rep: BenchReport): string {
   };
   const table = htmlTable(
     ['figure', 'median', 'min .. max', 'target', 'status', 'how'],
-    rows.map((r, i) => [esc(r.figure), esc(r.median), esc(r.range), esc(r.target), `<span class="status">${esc(r.status)}</span>`, `<span class="muted">${esc(rep.figures[i]!.note ?? '')}</span>`]),
+    rows.map((r, i) => [
+      esc(r.figure),
+      esc(r.median),
+      esc(r.range),
+      esc(r.target),
+      `<span class="status">${esc(r.status)}</span>`,
+      `<span class="muted">${esc(rep.figures[i]!.note ?? '')}</span>`,
+    ]),
     cls,
   );
   const withTarget = rep.figures.filter((f) => f.target);
   const targets = htmlTable(
     ['figure', 'median', 'target', 'status'],
-    rowsOf(withTarget).map((r) => [esc(r.figure), esc(r.median), esc(r.target), `<span class="status">${esc(r.status)}</span>`]),
+    rowsOf(withTarget).map((r) => [
+      esc(r.figure),
+      esc(r.median),
+      esc(r.target),
+      `<span class="status">${esc(r.status)}</span>`,
+    ]),
     (i) => (withTarget[i]!.met === false ? 'bad' : withTarget[i]!.met ? 'good' : 'warn'),
   );
   const m = rep.machine;

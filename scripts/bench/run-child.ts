@@ -39,12 +39,21 @@ async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '{}') as RunChildInput;
   const { faults, variants, ...rest } = input.reference;
   const t0 = performance.now();
-  const ref = await startReference({ ...rest, ...(faults && { faults: new Set(faults) }), ...(variants && { variants: new Set(variants) }) });
+  const ref = await startReference({
+    ...rest,
+    ...(faults && { faults: new Set(faults) }),
+    ...(variants && { variants: new Set(variants) }),
+  });
   const referenceStartMs = performance.now() - t0;
   try {
     const target = resolveTarget(ref.target, {}, 'reference');
     const t1 = performance.now();
-    const out = await runChainprobe({ target, selection: parseSelectors(input.only), outDir: input.outDir, extra: { reference: { faults: faults ?? [] } } });
+    const out = await runChainprobe({
+      target,
+      selection: parseSelectors(input.only),
+      outDir: input.outDir,
+      extra: { reference: { faults: faults ?? [] } },
+    });
     const wallMs = performance.now() - t1;
     const result: RunChildResult = {
       wallMs,
@@ -56,7 +65,11 @@ async function main(): Promise<void> {
       limiter: out.results.limiter,
       counters: ref.options.counters.snapshot(),
       authRequests: authRequestCount(out.results.checks),
-      limiterParams: { hourlyLimit: ref.options.hourlyLimit, burst: ref.options.burst, perSecondCap: ref.options.perSecondCap },
+      limiterParams: {
+        hourlyLimit: ref.options.hourlyLimit,
+        burst: ref.options.burst,
+        perSecondCap: ref.options.perSecondCap,
+      },
     };
     await toParent({ type: 'result', ...result });
   } finally {
@@ -66,5 +79,8 @@ async function main(): Promise<void> {
 
 main().then(
   () => process.exit(0),
-  (e: unknown) => toParent({ type: 'result', error: e instanceof Error ? e.message.split('\n')[0] : String(e) }).then(() => process.exit(1)),
+  (e: unknown) =>
+    toParent({ type: 'result', error: e instanceof Error ? e.message.split('\n')[0] : String(e) }).then(() =>
+      process.exit(1),
+    ),
 );

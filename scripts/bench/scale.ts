@@ -22,7 +22,8 @@ async function walkSize(size: number, reps: number): Promise<WalkResult[]> {
   try {
     const api = ref.ready.target.api;
     const collectionId = ref.ready.bigCollectionId;
-    if (!api?.baseUrl || !api.apiKey || !api.nft || !collectionId) throw new Error('the reference did not name its big collection');
+    if (!api?.baseUrl || !api.apiKey || !api.nft || !collectionId)
+      throw new Error('the reference did not name its big collection');
     const input: WalkInput = {
       baseUrl: api.baseUrl,
       apiKey: api.apiKey,
@@ -35,10 +36,15 @@ async function walkSize(size: number, reps: number): Promise<WalkResult[]> {
     const out: WalkResult[] = [];
     // One unmeasured walk first: the reference computes its rarity table on first use.
     await runChild('scripts/bench/walk-child.ts', [JSON.stringify(input)], 300_000);
-    for (let i = 0; i < reps; i++) out.push(await runChild<ChildMessage & WalkResult>('scripts/bench/walk-child.ts', [JSON.stringify(input)], 300_000));
+    for (let i = 0; i < reps; i++)
+      out.push(
+        await runChild<ChildMessage & WalkResult>('scripts/bench/walk-child.ts', [JSON.stringify(input)], 300_000),
+      );
     for (const r of out) {
       if (r.items !== size || r.invalid || r.duplicates || r.orderViolations || r.missingRanks) {
-        throw new Error(`walk of ${size}: ${r.items} items, ${r.invalid} schema problems, ${r.duplicates} duplicates, ${r.orderViolations} order violations, ${r.missingRanks} missing ranks`);
+        throw new Error(
+          `walk of ${size}: ${r.items} items, ${r.invalid} schema problems, ${r.duplicates} duplicates, ${r.orderViolations} order violations, ${r.missingRanks} missing ranks`,
+        );
       }
     }
     return out;
@@ -58,12 +64,37 @@ export async function benchScale(s: ScaleSettings): Promise<Figure[]> {
       bySize.set(size, rs);
       const note = `${rs[0]!.pages} pages, each validated (rarity-list-response) and fed to the contract suite's RarityWalk; walker in its own process`;
       figures.push(
-        figure({ id: `scale.${size}.time`, group, label: `${label}: walk time`, unit: 's', values: rs.map((r) => r.ms / 1000), note }),
-        figure({ id: `scale.${size}.items-per-second`, readme: size === Math.max(...s.sizes), group, label: `${label}: items validated per second`, unit: 'items/s', values: rs.map((r) => (r.items * 1000) / r.ms) }),
-        figure({ id: `scale.${size}.peak-rss`, readme: true, group, label: `${label}: walker peak RSS`, unit: 'MB', values: rs.map((r) => r.maxRssBytes / MB), note: 'process.resourceUsage().maxRSS of the walking process', details: { startRssMB: rs.map((r) => r.startRssBytes / MB) } }),
+        figure({
+          id: `scale.${size}.time`,
+          group,
+          label: `${label}: walk time`,
+          unit: 's',
+          values: rs.map((r) => r.ms / 1000),
+          note,
+        }),
+        figure({
+          id: `scale.${size}.items-per-second`,
+          readme: size === Math.max(...s.sizes),
+          group,
+          label: `${label}: items validated per second`,
+          unit: 'items/s',
+          values: rs.map((r) => (r.items * 1000) / r.ms),
+        }),
+        figure({
+          id: `scale.${size}.peak-rss`,
+          readme: true,
+          group,
+          label: `${label}: walker peak RSS`,
+          unit: 'MB',
+          values: rs.map((r) => r.maxRssBytes / MB),
+          note: 'process.resourceUsage().maxRSS of the walking process',
+          details: { startRssMB: rs.map((r) => r.startRssBytes / MB) },
+        }),
       );
     } catch (e) {
-      figures.push(missingFigure({ id: `scale.${size}.time`, group, label: `${label}: walk`, unit: 's' }, (e as Error).message));
+      figures.push(
+        missingFigure({ id: `scale.${size}.time`, group, label: `${label}: walk`, unit: 's' }, (e as Error).message),
+      );
     }
   }
   const [small, large] = [Math.min(...s.sizes), Math.max(...s.sizes)];
@@ -76,7 +107,10 @@ export async function benchScale(s: ScaleSettings): Promise<Figure[]> {
         group,
         label: `peak RSS ${large.toLocaleString('en-US')} / ${small.toLocaleString('en-US')} assets`,
         unit: 'x',
-        values: ratios(a.map((r) => r.maxRssBytes), b.map((r) => r.maxRssBytes)),
+        values: ratios(
+          a.map((r) => r.maxRssBytes),
+          b.map((r) => r.maxRssBytes),
+        ),
         target: { op: '<=', value: 1.5 },
         note: 'ratio per repetition',
       }),

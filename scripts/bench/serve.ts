@@ -53,7 +53,11 @@ async function reference(json: string): Promise<void> {
   const { startReference } = await import('../../reference/start.js');
   const o = JSON.parse(json) as ReferenceChildOptions;
   const { faults, variants, ...rest } = o;
-  const ref = await startReference({ ...rest, ...(faults && { faults: new Set(faults) }), ...(variants && { variants: new Set(variants) }) });
+  const ref = await startReference({
+    ...rest,
+    ...(faults && { faults: new Set(faults) }),
+    ...(variants && { variants: new Set(variants) }),
+  });
   // The target file names only the main collection; the scale collection's id comes beside it.
   const bigCollectionId = ref.dataset.bigCollectionId;
   serveParent(
@@ -62,9 +66,22 @@ async function reference(json: string): Promise<void> {
     },
     () => ref.close(),
   );
-  toParent({ type: 'ready', target: ref.target as unknown as Record<string, unknown>, ...(bigCollectionId && { bigCollectionId }) });
+  toParent({
+    type: 'ready',
+    target: ref.target as unknown as Record<string, unknown>,
+    ...(bigCollectionId && { bigCollectionId }),
+  });
 }
 
 const [mode, arg] = process.argv.slice(2);
-const started = mode === 'trivial' ? trivial() : mode === 'reference' ? reference(arg ?? '{}') : Promise.reject(new Error(`unknown mode ${mode}`));
-started.catch((e: unknown) => toParent({ type: 'ready', error: e instanceof Error ? e.message.split('\n')[0] : String(e) }).then(() => process.exit(1)));
+const started =
+  mode === 'trivial'
+    ? trivial()
+    : mode === 'reference'
+      ? reference(arg ?? '{}')
+      : Promise.reject(new Error(`unknown mode ${mode}`));
+started.catch((e: unknown) =>
+  toParent({ type: 'ready', error: e instanceof Error ? e.message.split('\n')[0] : String(e) }).then(() =>
+    process.exit(1),
+  ),
+);

@@ -17,7 +17,10 @@ export function percentileSorted(sorted: readonly number[], p: number): number {
 }
 
 export function percentile(values: readonly number[], p: number): number {
-  return percentileSorted([...values].sort((a, b) => a - b), p);
+  return percentileSorted(
+    [...values].sort((a, b) => a - b),
+    p,
+  );
 }
 
 /** Median (mean of the middle two for even counts), min and max. */

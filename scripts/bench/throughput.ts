@@ -28,7 +28,14 @@ export const UNLIMITED_REFERENCE = { hourlyLimit: 1_000_000_000, burst: 1_000_00
 function referenceEndpoints(t: TargetFile): Endpoint[] {
   const out: Endpoint[] = [];
   const h = t.nodes?.horizon;
-  if (h) out.push({ id: 'head-fee-stats', label: 'reference HEAD /fee_stats', method: 'HEAD', url: `${h.endpoint}/fee_stats?auth=${encodeURIComponent(h.token)}`, target: 10_000 });
+  if (h)
+    out.push({
+      id: 'head-fee-stats',
+      label: 'reference HEAD /fee_stats',
+      method: 'HEAD',
+      url: `${h.endpoint}/fee_stats?auth=${encodeURIComponent(h.token)}`,
+      target: 10_000,
+    });
   const api = t.api;
   const nft = api?.nft;
   const eventId = nft?.eventIds?.[0];
@@ -61,8 +68,18 @@ export async function benchThroughput(s: ThroughputSettings): Promise<Figure[]> 
     }
     const endpoints = ref ? referenceEndpoints(ref.ready.target) : [];
     const ceilings: Record<string, Endpoint> = {
-      HEAD: { id: 'trivial-head', label: 'trivial Node server HEAD (ceiling)', method: 'HEAD', url: `${trivial.ready.url}/` },
-      GET: { id: 'trivial-get', label: 'trivial Node server GET (ceiling)', method: 'GET', url: `${trivial.ready.url}/` },
+      HEAD: {
+        id: 'trivial-head',
+        label: 'trivial Node server HEAD (ceiling)',
+        method: 'HEAD',
+        url: `${trivial.ready.url}/`,
+      },
+      GET: {
+        id: 'trivial-get',
+        label: 'trivial Node server GET (ceiling)',
+        method: 'GET',
+        url: `${trivial.ready.url}/`,
+      },
     };
     // Warm both servers (JIT, keep-alive pools) before anything counts.
     for (const e of [...Object.values(ceilings), ...endpoints]) await measure(e, { ...s, seconds: 1 });
@@ -81,7 +98,19 @@ export async function benchThroughput(s: ThroughputSettings): Promise<Figure[]> 
     const note = `autocannon, ${s.connections} connections, ${s.seconds} s per run, 2xx responses per second; server in its own process`;
     for (const c of Object.values(ceilings)) {
       const rs = runs.get(c.id) ?? [];
-      if (rs.length) figures.push(figure({ id: `throughput.${c.id}`, readme: c.method === 'HEAD', group, label: c.label, unit: 'req/s', values: rs.map((r) => r.rps), note, details: { runs: rs } }));
+      if (rs.length)
+        figures.push(
+          figure({
+            id: `throughput.${c.id}`,
+            readme: c.method === 'HEAD',
+            group,
+            label: c.label,
+            unit: 'req/s',
+            values: rs.map((r) => r.rps),
+            note,
+            details: { runs: rs },
+          }),
+        );
     }
     for (const e of endpoints) {
       const rs = runs.get(e.id) ?? [];
@@ -105,14 +134,22 @@ export async function benchThroughput(s: ThroughputSettings): Promise<Figure[]> 
           group,
           label: `${e.label} / trivial ${e.method}`,
           unit: 'x',
-          values: ratios(rs.map((r) => r.rps), ceil.map((r) => r.rps)),
+          values: ratios(
+            rs.map((r) => r.rps),
+            ceil.map((r) => r.rps),
+          ),
           note: 'ratio per repetition, measured back to back',
         }),
       );
     }
     if (!ref) {
       for (const id of ['head-fee-stats', 'get-event'])
-        figures.push(missingFigure({ id: `throughput.${id}`, group, label: `reference ${id}`, unit: 'req/s' }, `reference could not start: ${refError}`));
+        figures.push(
+          missingFigure(
+            { id: `throughput.${id}`, group, label: `reference ${id}`, unit: 'req/s' },
+            `reference could not start: ${refError}`,
+          ),
+        );
     }
     return figures;
   } finally {

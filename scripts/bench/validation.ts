@@ -23,7 +23,8 @@ function ratePerSecond(schema: SchemaName, records: readonly unknown[], ms: numb
     n += records.length;
     t = performance.now();
   }
-  if (invalid) throw new Error(`${invalid} of ${n} ${schema} records did not validate: the benchmark needs valid records`);
+  if (invalid)
+    throw new Error(`${invalid} of ${n} ${schema} records did not validate: the benchmark needs valid records`);
   return (n * 1000) / (t - t0);
 }
 
@@ -41,7 +42,22 @@ export async function benchValidation(s: ValidationSettings): Promise<Figure[]> 
   const assetRates = await repeat(s.reps, async () => ratePerSecond('asset', assets, s.ms));
   const itemRates = await repeat(s.reps, async () => ratePerSecond('asset-list-item', items, s.ms));
   return [
-    figure({ id: 'validation.asset', readme: true, group, label: 'asset records (schema asset)', unit: 'validations/s', values: assetRates, note }),
-    figure({ id: 'validation.asset-list-item', group, label: 'rarity-list items (schema asset-list-item)', unit: 'validations/s', values: itemRates, note }),
+    figure({
+      id: 'validation.asset',
+      readme: true,
+      group,
+      label: 'asset records (schema asset)',
+      unit: 'validations/s',
+      values: assetRates,
+      note,
+    }),
+    figure({
+      id: 'validation.asset-list-item',
+      group,
+      label: 'rarity-list items (schema asset-list-item)',
+      unit: 'validations/s',
+      values: itemRates,
+      note,
+    }),
   ];
 }

@@ -57,7 +57,15 @@ async function walk(w: WalkInput): Promise<Omit<WalkResult, 'maxRssBytes' | 'sta
     token = next;
   }
   const ms = performance.now() - t0;
-  return { items: state.items, pages: state.pages, invalid, duplicates: state.duplicates, orderViolations: state.orderViolations, missingRanks: state.missingRanks()?.count ?? 0, ms };
+  return {
+    items: state.items,
+    pages: state.pages,
+    invalid,
+    duplicates: state.duplicates,
+    orderViolations: state.orderViolations,
+    missingRanks: state.missingRanks()?.count ?? 0,
+    ms,
+  };
 }
 
 async function main(): Promise<void> {
@@ -71,5 +79,8 @@ async function main(): Promise<void> {
 
 main().then(
   () => process.exit(0),
-  (e: unknown) => toParent({ type: 'result', error: e instanceof Error ? e.message.split('\n')[0] : String(e) }).then(() => process.exit(1)),
+  (e: unknown) =>
+    toParent({ type: 'result', error: e instanceof Error ? e.message.split('\n')[0] : String(e) }).then(() =>
+      process.exit(1),
+    ),
 );

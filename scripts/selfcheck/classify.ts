@@ -63,13 +63,24 @@ function failing(results: ResultsFile, verdicts: readonly Verdict[]): string[] {
 }
 
 export function classifyFault(f: FaultDef, only: string, run: RunFacts, report: string): FaultRow {
-  const base = { fault: f.name, rule: f.rule, family: f.family, description: f.description, only, durationMs: run.durationMs, exitCode: run.exitCode, report };
+  const base = {
+    fault: f.name,
+    rule: f.rule,
+    family: f.family,
+    description: f.description,
+    only,
+    durationMs: run.durationMs,
+    exitCode: run.exitCode,
+    report,
+  };
   const r = run.results;
   if (!r) return { ...base, outcome: 'error', alsoFailed: [], problem: run.problem ?? 'no results.json' };
   const failed = failing(r, ['fail']);
   const ruleVerdict = r.rules[f.rule];
   const outcome: Outcome = ruleVerdict === 'fail' ? 'caught' : failed.length ? 'elsewhere' : 'missed';
-  const first = r.checks.find((c) => c.rule === f.rule && c.verdict === (ruleVerdict === 'fail' ? 'fail' : ruleVerdict));
+  const first = r.checks.find(
+    (c) => c.rule === f.rule && c.verdict === (ruleVerdict === 'fail' ? 'fail' : ruleVerdict),
+  );
   return {
     ...base,
     outcome,
@@ -88,7 +99,13 @@ export function classifyClean(run: RunFacts, report: string): CleanRow {
     const verdict = r.rules[rule]!;
     return { rule, verdict, message: r.checks.find((c) => c.rule === rule && c.verdict === verdict)?.message };
   });
-  return { ...base, clean: bad.length === 0 && !run.problem, bad, summary: r.summary, ...(run.problem && { problem: run.problem }) };
+  return {
+    ...base,
+    clean: bad.length === 0 && !run.problem,
+    bad,
+    summary: r.summary,
+    ...(run.problem && { problem: run.problem }),
+  };
 }
 
 export interface SelfcheckSummary {
@@ -103,6 +120,12 @@ export interface SelfcheckSummary {
 
 export function summarize(rows: readonly FaultRow[], clean: CleanRow | undefined): SelfcheckSummary {
   const count = (o: Outcome) => rows.filter((r) => r.outcome === o).length;
-  const s = { total: rows.length, caught: count('caught'), elsewhere: count('elsewhere'), missed: count('missed'), error: count('error') };
+  const s = {
+    total: rows.length,
+    caught: count('caught'),
+    elsewhere: count('elsewhere'),
+    missed: count('missed'),
+    error: count('error'),
+  };
   return { ...s, ok: s.caught === s.total && (clean ? clean.clean : true) };
 }

@@ -54,13 +54,17 @@ export function planRuns(
   if (opts.onlyFaults?.length) {
     const names = new Set(catalogue.map((f) => f.name));
     const unknown = opts.onlyFaults.filter((n) => !names.has(n));
-    if (unknown.length) throw new PlanError(`--only-faults: unknown fault ${unknown.map((n) => `"${n}"`).join(', ')} (npm run reference -- --list-faults)`);
+    if (unknown.length)
+      throw new PlanError(
+        `--only-faults: unknown fault ${unknown.map((n) => `"${n}"`).join(', ')} (npm run reference -- --list-faults)`,
+      );
     const wanted = new Set(opts.onlyFaults);
     faults = faults.filter((f) => wanted.has(f.name));
   }
   const runsDir = join(opts.outRoot, 'runs');
   const runs: PlannedRun[] = [];
-  if (opts.faultFree ?? true) runs.push({ key: FAULT_FREE, outDir: join(runsDir, FAULT_FREE), args: ['--out', join(runsDir, FAULT_FREE)] });
+  if (opts.faultFree ?? true)
+    runs.push({ key: FAULT_FREE, outDir: join(runsDir, FAULT_FREE), args: ['--out', join(runsDir, FAULT_FREE)] });
   for (const f of faults) {
     const only = selectorFor(f);
     const outDir = join(runsDir, f.name);

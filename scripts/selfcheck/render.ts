@@ -28,12 +28,25 @@ export function summaryLine(s: SelfcheckSummary): string {
 
 export function textReport(rep: SelfcheckReport): string {
   const head = ['fault', 'rule', 'outcome', 'time', 'also failed'];
-  const rows = rep.faults.map((r) => [r.fault, r.rule, OUTCOME_TEXT[r.outcome] + (r.problem && r.outcome === 'error' ? ` (${r.problem})` : ''), secs(r.durationMs), r.alsoFailed.join(' ')]);
+  const rows = rep.faults.map((r) => [
+    r.fault,
+    r.rule,
+    OUTCOME_TEXT[r.outcome] + (r.problem && r.outcome === 'error' ? ` (${r.problem})` : ''),
+    secs(r.durationMs),
+    r.alsoFailed.join(' '),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ''];
   if (rep.faultFree) out.push(`fault-free full run: ${cleanText(rep.faultFree)} (${secs(rep.faultFree.durationMs)})`);
-  out.push(summaryLine(rep.summary), `total ${secs(rep.durationMs)}, ${rep.concurrency} at a time${rep.subset ? ', representative subset' : ''}`);
+  out.push(
+    summaryLine(rep.summary),
+    `total ${secs(rep.durationMs)}, ${rep.concurrency} at a time${rep.subset ? ', representative subset' : ''}`,
+  );
   return out.join('\n');
 }
 

@@ -85,7 +85,12 @@ export function runVariant(spec: RunSpec): Promise<RunFacts> {
         exitCode === 2 || (!results && lastLine) ? lastLine : undefined,
         results ? undefined : problem,
       ].filter(Boolean);
-      resolveP({ exitCode, durationMs, ...(results && { results }), ...(reasons.length && { problem: reasons.join('; ') }) });
+      resolveP({
+        exitCode,
+        durationMs,
+        ...(results && { results }),
+        ...(reasons.length && { problem: reasons.join('; ') }),
+      });
     };
     child.once('error', (e) => finish(null, `could not start: ${e.message}`));
     child.once('close', (code, signal) => finish(code, signal ? `ended by ${signal}` : undefined));
@@ -93,7 +98,11 @@ export function runVariant(spec: RunSpec): Promise<RunFacts> {
 }
 
 /** Runs the tasks `concurrency` at a time, in order; results in input order. */
-export async function pool<T, R>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function pool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -32,20 +32,86 @@ const bearer = (s: string) => `Bearer ${s}`;
 const raw = (s: string) => s;
 
 export const AUTH_FORMS: Record<FormId, AuthForm> = {
-  bearer: { id: 'bearer', transport: 'header', name: 'Authorization', value: bearer, source: 'Authentication / Methods 2; Node access' },
-  'x-api-key': { id: 'x-api-key', transport: 'header', name: 'X-API-Key', value: raw, source: 'Authentication / Methods 3' },
-  'x-api-key:lower': { id: 'x-api-key:lower', transport: 'header', name: 'x-api-key', value: raw, source: 'Authentication / Methods 3 (any letter case)' },
-  'x-api-key:upper': { id: 'x-api-key:upper', transport: 'header', name: 'X-API-KEY', value: raw, source: 'Authentication / Methods 3 (any letter case)' },
-  'x-api-key:mixed': { id: 'x-api-key:mixed', transport: 'header', name: 'X-Api-Key', value: raw, source: 'Authentication / Methods 3 (any letter case)' },
-  'apikey-query': { id: 'apikey-query', transport: 'query', name: 'apiKey', value: raw, source: 'Authentication / Methods 1' },
+  bearer: {
+    id: 'bearer',
+    transport: 'header',
+    name: 'Authorization',
+    value: bearer,
+    source: 'Authentication / Methods 2; Node access',
+  },
+  'x-api-key': {
+    id: 'x-api-key',
+    transport: 'header',
+    name: 'X-API-Key',
+    value: raw,
+    source: 'Authentication / Methods 3',
+  },
+  'x-api-key:lower': {
+    id: 'x-api-key:lower',
+    transport: 'header',
+    name: 'x-api-key',
+    value: raw,
+    source: 'Authentication / Methods 3 (any letter case)',
+  },
+  'x-api-key:upper': {
+    id: 'x-api-key:upper',
+    transport: 'header',
+    name: 'X-API-KEY',
+    value: raw,
+    source: 'Authentication / Methods 3 (any letter case)',
+  },
+  'x-api-key:mixed': {
+    id: 'x-api-key:mixed',
+    transport: 'header',
+    name: 'X-Api-Key',
+    value: raw,
+    source: 'Authentication / Methods 3 (any letter case)',
+  },
+  'apikey-query': {
+    id: 'apikey-query',
+    transport: 'query',
+    name: 'apiKey',
+    value: raw,
+    source: 'Authentication / Methods 1',
+  },
   'x-auth-token': { id: 'x-auth-token', transport: 'header', name: 'X-Auth-Token', value: raw, source: 'Node access' },
   'auth-query': { id: 'auth-query', transport: 'query', name: 'auth', value: raw, source: 'Node access' },
-  'ws-x-auth-token': { id: 'ws-x-auth-token', transport: 'ws-header', name: 'X-Auth-Token', value: raw, source: 'Node access (WebSocket)' },
+  'ws-x-auth-token': {
+    id: 'ws-x-auth-token',
+    transport: 'ws-header',
+    name: 'X-Auth-Token',
+    value: raw,
+    source: 'Node access (WebSocket)',
+  },
   // The other two node forms on WebSocket and gRPC: not shown there, tried to learn what the target accepts (NAUTH-07).
-  'ws-bearer': { id: 'ws-bearer', transport: 'ws-header', name: 'Authorization', value: bearer, source: 'Node access (a form not shown for WebSocket)' },
-  'ws-auth-query': { id: 'ws-auth-query', transport: 'query', name: 'auth', value: raw, source: 'Node access (a form not shown for WebSocket)' },
-  'grpc-metadata': { id: 'grpc-metadata', transport: 'grpc-metadata', name: 'x-auth-token', value: raw, source: 'Node access (gRPC)' },
-  'grpc-bearer': { id: 'grpc-bearer', transport: 'grpc-metadata', name: 'authorization', value: bearer, source: 'Node access (a form not shown for gRPC)' },
+  'ws-bearer': {
+    id: 'ws-bearer',
+    transport: 'ws-header',
+    name: 'Authorization',
+    value: bearer,
+    source: 'Node access (a form not shown for WebSocket)',
+  },
+  'ws-auth-query': {
+    id: 'ws-auth-query',
+    transport: 'query',
+    name: 'auth',
+    value: raw,
+    source: 'Node access (a form not shown for WebSocket)',
+  },
+  'grpc-metadata': {
+    id: 'grpc-metadata',
+    transport: 'grpc-metadata',
+    name: 'x-auth-token',
+    value: raw,
+    source: 'Node access (gRPC)',
+  },
+  'grpc-bearer': {
+    id: 'grpc-bearer',
+    transport: 'grpc-metadata',
+    name: 'authorization',
+    value: bearer,
+    source: 'Node access (a form not shown for gRPC)',
+  },
 };
 
 /** Header names and query parameters that carry credentials: redacted by name, whatever their value. */
@@ -70,13 +136,22 @@ export interface AuthorizedRequest {
  * Applies one form to an HTTP request (header or query forms). Several values: a query form
  * carries the parameter once per value, in order (a header is one value).
  */
-export function applyForm(formId: FormId, secret: string | readonly string[], url: string, headers: Record<string, string> = {}): AuthorizedRequest {
+export function applyForm(
+  formId: FormId,
+  secret: string | readonly string[],
+  url: string,
+  headers: Record<string, string> = {},
+): AuthorizedRequest {
   const form = AUTH_FORMS[formId];
   const values = typeof secret === 'string' ? [secret] : secret;
-  if (values.length !== 1 && form.transport !== 'query') throw new Error(`form ${formId} carries one value, not ${values.length}`);
+  if (values.length !== 1 && form.transport !== 'query')
+    throw new Error(`form ${formId} carries one value, not ${values.length}`);
   switch (form.transport) {
     case 'query':
-      return { url: values.reduce((u, v) => withQueryParam(u, form.name, form.value(v)), url), headers: { ...headers } };
+      return {
+        url: values.reduce((u, v) => withQueryParam(u, form.name, form.value(v)), url),
+        headers: { ...headers },
+      };
     case 'header':
     case 'ws-header':
       return { url, headers: { ...headers, [form.name]: form.value(values[0]!) } };

@@ -109,7 +109,10 @@ export function nearMisses(real: string, seed: number, other?: string): NearMiss
     ['last-changed', at(n - 1, otherChar(real[n - 1]!, real, rnd))],
     ['case-changed', swapCase(real)],
     ['char-cut', n > 1 ? real.slice(0, cut) + real.slice(cut + 1) : undefined],
-    ['char-added', real.slice(0, added) + otherChar(real[Math.min(added, n - 1)] ?? 'a', real, rnd) + real.slice(added)],
+    [
+      'char-added',
+      real.slice(0, added) + otherChar(real[Math.min(added, n - 1)] ?? 'a', real, rnd) + real.slice(added),
+    ],
     ['other-generation', other],
     ['unknown', unknownLike(real, rnd)],
     ['whitespace', ` ${real} `],
@@ -127,7 +130,9 @@ export function nearMisses(real: string, seed: number, other?: string): NearMiss
 /** A value of the same length and alphabet as `real`, every character drawn anew: well-formed, unknown. */
 function unknownLike(real: string, rnd: () => number): string | undefined {
   for (let tries = 0; tries < 8; tries++) {
-    const v = [...real].map((c) => (/[0-9a-zA-Z]/.test(c) ? alphabetOf(c, real)[Math.floor(rnd() * alphabetOf(c, real).length)]! : c)).join('');
+    const v = [...real]
+      .map((c) => (/[0-9a-zA-Z]/.test(c) ? alphabetOf(c, real)[Math.floor(rnd() * alphabetOf(c, real).length)]! : c))
+      .join('');
     if (v !== real) return v;
   }
   return undefined;

@@ -23,7 +23,15 @@ export interface WrongCredential {
 }
 
 /** The kinds one rotating probe draws from: near misses that must be refused (one rule, AUTH-08 or NAUTH-07). */
-export const ROTATION: readonly WrongKind[] = ['first-changed', 'middle-changed', 'last-changed', 'case-changed', 'char-cut', 'char-added', 'unknown'];
+export const ROTATION: readonly WrongKind[] = [
+  'first-changed',
+  'middle-changed',
+  'last-changed',
+  'case-changed',
+  'char-cut',
+  'char-added',
+  'unknown',
+];
 
 export interface WrongCredentialPlan {
   /** Every kind (the one endpoint of its family or node kind), or one rotating kind. */
@@ -34,21 +42,41 @@ export interface WrongCredentialPlan {
   other?: string;
 }
 
-export function wrongCredentials(form: FormId, real: string, seed: number, plan: WrongCredentialPlan): WrongCredential[] {
+export function wrongCredentials(
+  form: FormId,
+  real: string,
+  seed: number,
+  plan: WrongCredentialPlan,
+): WrongCredential[] {
   // Whitespace around a header value is not part of it (RFC 9110 5.5): only a query carries it.
   const query = AUTH_FORMS[form].transport === 'query';
   const misses = nearMisses(real, seed, plan.other).filter((m) => query || m.kind !== 'whitespace');
   const wrong = misses.find((m) => m.kind === 'last-changed')?.value;
   const all: WrongCredential[] = [
-    ...misses.map((m): WrongCredential => ({ kind: m.kind, expect: NEAR_MISS_EXPECT[m.kind], values: [m.value], label: NEAR_MISS_LABEL[m.kind] })),
+    ...misses.map((m): WrongCredential => ({
+      kind: m.kind,
+      expect: NEAR_MISS_EXPECT[m.kind],
+      values: [m.value],
+      label: NEAR_MISS_LABEL[m.kind],
+    })),
     { kind: 'empty', expect: 'refuse', values: [''], label: 'an empty value' },
   ];
   if (query && wrong) {
     // Which of two values wins is the target's choice, and the description is silent on it: a
     // service where the last value wins (a common framework default) serves the wrong-first form
     // with the real key in the request, which is no unknown key getting data. Both are observed.
-    all.push({ kind: 'dup-wrong-first', expect: 'observe', values: [wrong, real], label: 'twice: a wrong value first, then the right one' });
-    all.push({ kind: 'dup-right-first', expect: 'observe', values: [real, wrong], label: 'twice: the right value first, then a wrong one' });
+    all.push({
+      kind: 'dup-wrong-first',
+      expect: 'observe',
+      values: [wrong, real],
+      label: 'twice: a wrong value first, then the right one',
+    });
+    all.push({
+      kind: 'dup-right-first',
+      expect: 'observe',
+      values: [real, wrong],
+      label: 'twice: the right value first, then a wrong one',
+    });
   }
   if (plan.full) return all;
   const kind = rotatingKind(
@@ -56,7 +84,9 @@ export function wrongCredentials(form: FormId, real: string, seed: number, plan:
     seed,
     plan.index,
   );
-  return all.filter((w) => w.kind === 'empty' || w.kind === kind).map((w) => (w.kind === kind ? { ...w, rotating: true } : w));
+  return all
+    .filter((w) => w.kind === 'empty' || w.kind === kind)
+    .map((w) => (w.kind === kind ? { ...w, rotating: true } : w));
 }
 
 /** The check id part naming a wrong credential: its kind, or `rotating` (see WrongCredential). */

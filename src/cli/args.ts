@@ -45,7 +45,11 @@ export interface CommandDef<F extends FlagTable = FlagTable> {
   readonly exit?: readonly string[];
 }
 
-type Scalar<D extends FlagDef> = D extends { type: 'boolean' } ? boolean : D extends { integer: readonly [number, number] } ? number : string;
+type Scalar<D extends FlagDef> = D extends { type: 'boolean' }
+  ? boolean
+  : D extends { integer: readonly [number, number] }
+    ? number
+    : string;
 
 /** Booleans are always set (false when absent), repeated flags are arrays, flags with a default are set. */
 export type FlagValues<F extends FlagTable> = {
@@ -98,7 +102,8 @@ export function flagRows(c: CommandDef): { left: string; right: string }[] {
   return rows;
 }
 
-export const usageLine = (c: CommandDef): string => `${c.invocation} [options]${c.positionals ? ` ${c.positionals.value}` : ''}`;
+export const usageLine = (c: CommandDef): string =>
+  `${c.invocation} [options]${c.positionals ? ` ${c.positionals.value}` : ''}`;
 
 /** Words wrapped into lines of at most `width` characters. */
 function wrap(text: string, width = 100): string {
@@ -117,15 +122,10 @@ function wrap(text: string, width = 100): string {
 export function helpText(c: CommandDef): string {
   const rows = flagRows(c);
   const width = Math.min(34, Math.max(...rows.map((r) => r.left.length)) + 2);
-  const table = rows.map((r) => (r.left.length + 2 > width ? `  ${r.left}\n  ${' '.repeat(width)}${r.right}` : `  ${r.left.padEnd(width)}${r.right}`));
-  const parts = [
-    `Usage: ${usageLine(c)}`,
-    '',
-    wrap(c.summary),
-    '',
-    'Options:',
-    ...table,
-  ];
+  const table = rows.map((r) =>
+    r.left.length + 2 > width ? `  ${r.left}\n  ${' '.repeat(width)}${r.right}` : `  ${r.left.padEnd(width)}${r.right}`,
+  );
+  const parts = [`Usage: ${usageLine(c)}`, '', wrap(c.summary), '', 'Options:', ...table];
   if (c.examples?.length) parts.push('', 'Examples:', ...c.examples.map((e) => `  ${e}`));
   if (c.exit?.length) parts.push('', 'Exit status:', ...c.exit.map((e) => `  ${e}`));
   return `${parts.join('\n')}\n`;
@@ -144,7 +144,8 @@ function usageMessage(e: NodeJS.ErrnoException, c: CommandDef): string {
     }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (/does not take an argument/.test(msg)) return `${opt}: takes no value`;
-      if (/ambiguous/.test(msg)) return `${opt}: needs a value${def ? ` ${placeholder(def)}` : ''} (for one starting with "-", write ${opt}=-...)`;
+      if (/ambiguous/.test(msg))
+        return `${opt}: needs a value${def ? ` ${placeholder(def)}` : ''} (for one starting with "-", write ${opt}=-...)`;
       return `${opt}: needs a value${def ? ` ${placeholder(def)}` : ''}`;
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL': {
       const arg = /'([^']*)'/.exec(msg)?.[1] ?? '';
@@ -160,7 +161,8 @@ const shown = (v: string) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}..
 /** Checks and converts one value; a problem names the flag. */
 function convert(name: string, d: FlagDef, raw: string): string | number {
   const flag = flagName(name);
-  if (raw.trim() === '' && !d.allowEmpty) throw new UsageError(`${flag}: is empty${d.value ? `; expected ${d.value}` : ''}`);
+  if (raw.trim() === '' && !d.allowEmpty)
+    throw new UsageError(`${flag}: is empty${d.value ? `; expected ${d.value}` : ''}`);
   if (d.choices && !d.choices.includes(raw)) {
     const list = d.choices.length === 2 ? d.choices.join(' or ') : `one of ${d.choices.join(', ')}`;
     throw new UsageError(`${flag}: must be ${list}, not ${shown(raw)}${didYouMean(raw, d.choices)}`);
@@ -168,7 +170,8 @@ function convert(name: string, d: FlagDef, raw: string): string | number {
   if (d.integer) {
     const [min, max] = d.integer;
     const n = Number(raw);
-    if (!/^\s*-?\d+\s*$/.test(raw) || n < min || n > max) throw new UsageError(`${flag}: expected a whole number from ${min} to ${max}, not ${shown(raw)}`);
+    if (!/^\s*-?\d+\s*$/.test(raw) || n < min || n > max)
+      throw new UsageError(`${flag}: expected a whole number from ${min} to ${max}, not ${shown(raw)}`);
     return n;
   }
   if (d.path) return isAbsolute(raw) ? raw : resolve(userCwd(), raw);
@@ -181,7 +184,10 @@ export type CommandLine<F extends FlagTable> = Parsed<F> | { readonly show: 'hel
 export function parseCommand<F extends FlagTable>(c: CommandDef<F>, argv: readonly string[]): CommandLine<F> {
   const all = { ...c.flags, ...BUILT_IN };
   const options = Object.fromEntries(
-    Object.entries(all).map(([n, d]) => [n, { type: d.type, ...(d.multiple && { multiple: true }), ...(d.short && { short: d.short }) }]),
+    Object.entries(all).map(([n, d]) => [
+      n,
+      { type: d.type, ...(d.multiple && { multiple: true }), ...(d.short && { short: d.short }) },
+    ]),
   );
   let p;
   try {
@@ -197,17 +203,28 @@ export function parseCommand<F extends FlagTable>(c: CommandDef<F>, argv: readon
     const v = raw[name];
     if (d.type === 'boolean') values[name] = v === true;
     else if (d.multiple) {
-      const given = ((v as string[] | undefined) ?? []).flatMap((s) => (d.list ? s.split(',').map((x) => x.trim()).filter(Boolean) : [s]));
+      const given = ((v as string[] | undefined) ?? []).flatMap((s) =>
+        d.list
+          ? s
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean)
+          : [s],
+      );
       if (v !== undefined && d.list && given.length === 0) throw new UsageError(`${flagName(name)}: is empty`);
       values[name] = given.map((s) => convert(name, d, s));
     } else if (v !== undefined) values[name] = convert(name, d, v as string);
-    else if (d.default !== undefined) values[name] = d.integer ? Number(d.default) : d.path ? resolve(d.default) : d.default;
+    else if (d.default !== undefined)
+      values[name] = d.integer ? Number(d.default) : d.path ? resolve(d.default) : d.default;
   }
   return { values: values as FlagValues<F>, positionals: p.positionals };
 }
 
 /** For a command's main(): prints help or version and exits 0, or returns the parsed flags. */
-export function commandLine<F extends FlagTable>(c: CommandDef<F>, argv: readonly string[] = process.argv.slice(2)): Parsed<F> {
+export function commandLine<F extends FlagTable>(
+  c: CommandDef<F>,
+  argv: readonly string[] = process.argv.slice(2),
+): Parsed<F> {
   // `... --list-faults | head` closes the pipe early: that ends the output, it is not a crash.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);

@@ -5,8 +5,7 @@ export class UsageError extends Error {}
 
 /** Exit 2: the run could not start. */
 export function exitWith(prefix: string, e: unknown, redact: (s: string) => string = (s) => s): never {
-  const lines =
-    e instanceof TargetError ? e.problems : [e instanceof Error ? e.message.split('\n')[0]! : String(e)];
+  const lines = e instanceof TargetError ? e.problems : [e instanceof Error ? e.message.split('\n')[0]! : String(e)];
   for (const line of lines) process.stderr.write(`${prefix}: ${redact(line)}\n`);
   process.exit(2);
 }

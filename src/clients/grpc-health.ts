@@ -4,26 +4,47 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { callError, channelCredentials, GrpcCallError, metadataOf, recordGrpcCall, type GrpcCallOptions, type GrpcOutcome } from './grpc-reflection.js';
+import {
+  callError,
+  channelCredentials,
+  GrpcCallError,
+  metadataOf,
+  recordGrpcCall,
+  type GrpcCallOptions,
+  type GrpcOutcome,
+} from './grpc-reflection.js';
 
 export const HEALTH_PROTO = fileURLToPath(new URL('./proto/health.proto', import.meta.url));
 export const HEALTH_SERVICE = 'grpc.health.v1.Health';
 const CHECK_PATH = `${HEALTH_SERVICE}/Check`;
 
 type HealthStub = grpc.Client & {
-  Check(request: { service: string }, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (err: grpc.ServiceError | null, res?: { status?: string }) => void): grpc.ClientUnaryCall;
+  Check(
+    request: { service: string },
+    metadata: grpc.Metadata,
+    options: grpc.CallOptions,
+    callback: (err: grpc.ServiceError | null, res?: { status?: string }) => void,
+  ): grpc.ClientUnaryCall;
 };
 
 let ctor: (new (address: string, credentials: grpc.ChannelCredentials) => HealthStub) | undefined;
 
 /** The loaded health service definition (the reference registers it from here too). */
 export function healthDefinition(): protoLoader.PackageDefinition {
-  return protoLoader.loadSync(HEALTH_PROTO, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
+  return protoLoader.loadSync(HEALTH_PROTO, {
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
 }
 
 function healthClient() {
   if (!ctor) {
-    const pkg = grpc.loadPackageDefinition(healthDefinition()) as unknown as { grpc: { health: { v1: { Health: typeof ctor } } } };
+    const pkg = grpc.loadPackageDefinition(healthDefinition()) as unknown as {
+      grpc: { health: { v1: { Health: typeof ctor } } };
+    };
     ctor = pkg.grpc.health.v1.Health;
   }
   return ctor!;
@@ -49,7 +70,13 @@ export function checkHealth(o: GrpcCallOptions): Promise<string> {
       else resolve(status ?? 'UNKNOWN');
     };
     // The call deadline ends the call; this guard only covers a call that never settles at all.
-    const guard = setTimeout(() => finish({ error: new GrpcCallError(`${where}: no answer within ${o.deadlineMs} ms`, grpc.status.DEADLINE_EXCEEDED) }), o.deadlineMs + 1000);
+    const guard = setTimeout(
+      () =>
+        finish({
+          error: new GrpcCallError(`${where}: no answer within ${o.deadlineMs} ms`, grpc.status.DEADLINE_EXCEEDED),
+        }),
+      o.deadlineMs + 1000,
+    );
     client.Check({ service: '' }, metadataOf(o.metadata), { deadline: sentAt + o.deadlineMs }, (err, res) => {
       if (err) return finish(callError(where, err, o.address));
       const status = res?.status ?? 'UNKNOWN';

@@ -81,7 +81,10 @@ interface ReflectionResponse {
 }
 
 type ReflectionStub = grpc.Client & {
-  [REFLECTION_METHOD](metadata: grpc.Metadata, options: grpc.CallOptions): grpc.ClientDuplexStream<object, ReflectionResponse>;
+  [REFLECTION_METHOD](
+    metadata: grpc.Metadata,
+    options: grpc.CallOptions,
+  ): grpc.ClientDuplexStream<object, ReflectionResponse>;
 };
 type ReflectionCtor = new (address: string, credentials: grpc.ChannelCredentials) => ReflectionStub;
 
@@ -90,8 +93,16 @@ const ctorCache = new Map<ReflectionVersion, ReflectionCtor>();
 function reflectionClient(version: ReflectionVersion): ReflectionCtor {
   let ctor = ctorCache.get(version);
   if (!ctor) {
-    const def = protoLoader.loadSync(reflectionProtoPath(version), { keepCase: true, longs: String, enums: String, defaults: false, oneofs: true });
-    const pkg = grpc.loadPackageDefinition(def) as unknown as { grpc: { reflection: Record<ReflectionVersion, { ServerReflection: ReflectionCtor }> } };
+    const def = protoLoader.loadSync(reflectionProtoPath(version), {
+      keepCase: true,
+      longs: String,
+      enums: String,
+      defaults: false,
+      oneofs: true,
+    });
+    const pkg = grpc.loadPackageDefinition(def) as unknown as {
+      grpc: { reflection: Record<ReflectionVersion, { ServerReflection: ReflectionCtor }> };
+    };
     ctor = pkg.grpc.reflection[version].ServerReflection;
     ctorCache.set(version, ctor);
   }
@@ -124,9 +135,17 @@ export function callError(where: string, err: grpc.ServiceError, address: string
   const details = oneLine(err.details || err.message || '');
   // UNAVAILABLE before any answer may be our side of the wire (refused, DNS, TLS): then its cause line.
   // (grpc-js says so with these words; a proxy's UNAVAILABLE answer is the target's, and stays one.)
-  const ours = err.code === grpc.status.UNAVAILABLE && /No connection established|Name resolution failed|DNS resolution failed/i.test(err.details ?? '');
+  const ours =
+    err.code === grpc.status.UNAVAILABLE &&
+    /No connection established|Name resolution failed|DNS resolution failed/i.test(err.details ?? '');
   const cause = ours ? causeOfFailure(err.details, address) : undefined;
-  return { error: new GrpcCallError(cause?.line ?? `${where}: ${statusName(err.code)}${details ? `: ${details}` : ''}`, err.code), status: { code: err.code, details } };
+  return {
+    error: new GrpcCallError(
+      cause?.line ?? `${where}: ${statusName(err.code)}${details ? `: ${details}` : ''}`,
+      err.code,
+    ),
+    status: { code: err.code, details },
+  };
 }
 
 /** One ServerReflectionInfo stream: send list_services, read the first answer, half-close. */
@@ -145,28 +164,49 @@ function listOnce(version: ReflectionVersion, o: ListServicesOptions, deadline: 
     };
     // The call deadline ends the stream; this guard only covers a stream that never settles at all.
     const guard = setTimeout(
-      () => finish({ error: new GrpcCallError(`${where}: no answer within ${o.deadlineMs} ms`, grpc.status.DEADLINE_EXCEEDED) }),
+      () =>
+        finish({
+          error: new GrpcCallError(`${where}: no answer within ${o.deadlineMs} ms`, grpc.status.DEADLINE_EXCEEDED),
+        }),
       Math.max(0, deadline - Date.now()) + 1000,
     );
     const call = client[REFLECTION_METHOD](metadataOf(o.metadata), { deadline });
     call.on('data', (resp: ReflectionResponse) => {
       if (resp.list_services_response) {
         const names = (resp.list_services_response.service ?? []).map((s) => s.name ?? '').filter(Boolean);
-        finish({ services: names, responseBody: JSON.stringify({ list_services_response: { service: names.map((name) => ({ name })) } }), status: { code: grpc.status.OK, details: '' } });
+        finish({
+          services: names,
+          responseBody: JSON.stringify({ list_services_response: { service: names.map((name) => ({ name })) } }),
+          status: { code: grpc.status.OK, details: '' },
+        });
       } else {
         const e = resp.error_response;
-        finish({ error: new GrpcCallError(`${where}: error response ${e?.error_code ?? '?'}: ${oneLine(e?.error_message ?? '')}`, e?.error_code, true) });
+        finish({
+          error: new GrpcCallError(
+            `${where}: error response ${e?.error_code ?? '?'}: ${oneLine(e?.error_message ?? '')}`,
+            e?.error_code,
+            true,
+          ),
+        });
       }
     });
     call.on('error', (err: grpc.ServiceError) => finish(callError(where, err, o.address)));
-    call.on('end', () => finish({ error: new GrpcCallError(`${where}: stream ended without a list_services answer`, undefined) }));
+    call.on('end', () =>
+      finish({ error: new GrpcCallError(`${where}: stream ended without a list_services answer`, undefined) }),
+    );
     call.write({ host: '', list_services: '' });
     call.end();
   });
 }
 
 /** Records one call as an exchange: method GRPC, the status as grpc-status / grpc-message. */
-export function recordGrpcCall(o: GrpcCallOptions, path: string, requestBody: string, sentAt: number, out: GrpcOutcome): Exchange | undefined {
+export function recordGrpcCall(
+  o: GrpcCallOptions,
+  path: string,
+  requestBody: string,
+  sentAt: number,
+  out: GrpcOutcome,
+): Exchange | undefined {
   if (!o.recorder) return undefined;
   const responseHeaders: Record<string, string> = {};
   if (out.status) {
@@ -197,7 +237,13 @@ export async function listServicesByReflection(o: ListServicesOptions): Promise<
   if (known) {
     // Not tried again; still one recorded exchange, so the check's evidence is this call's.
     const error = new GrpcCallError(known.line, grpc.status.UNAVAILABLE);
-    recordGrpcCall(o, `${REFLECTION_SERVICES[versions[0] ?? 'v1']}/${REFLECTION_METHOD}`, JSON.stringify({ list_services: '' }), Date.now(), { error });
+    recordGrpcCall(
+      o,
+      `${REFLECTION_SERVICES[versions[0] ?? 'v1']}/${REFLECTION_METHOD}`,
+      JSON.stringify({ list_services: '' }),
+      Date.now(),
+      { error },
+    );
     throw error;
   }
   const deadline = Date.now() + o.deadlineMs;
@@ -206,15 +252,30 @@ export async function listServicesByReflection(o: ListServicesOptions): Promise<
   for (const version of versions) {
     const sentAt = Date.now();
     const out = await listOnce(version, o, deadline);
-    recordGrpcCall(o, `${REFLECTION_SERVICES[version]}/${REFLECTION_METHOD}`, JSON.stringify({ list_services: '' }), sentAt, out);
+    recordGrpcCall(
+      o,
+      `${REFLECTION_SERVICES[version]}/${REFLECTION_METHOD}`,
+      JSON.stringify({ list_services: '' }),
+      sentAt,
+      out,
+    );
     if (out.services) return out.services;
     last = out.error;
     tried.push(version);
     if (last?.code !== grpc.status.UNIMPLEMENTED || last.inBand) break;
   }
   // Every version ended UNIMPLEMENTED: say so once, naming them all.
-  if (last && tried.length > 1 && tried.length === versions.length && last.code === grpc.status.UNIMPLEMENTED && !last.inBand) {
-    throw new GrpcCallError(`gRPC reflection at ${o.address}: UNIMPLEMENTED for ${tried.join(' and ')} (no reflection service)`, last.code);
+  if (
+    last &&
+    tried.length > 1 &&
+    tried.length === versions.length &&
+    last.code === grpc.status.UNIMPLEMENTED &&
+    !last.inBand
+  ) {
+    throw new GrpcCallError(
+      `gRPC reflection at ${o.address}: UNIMPLEMENTED for ${tried.join(' and ')} (no reflection service)`,
+      last.code,
+    );
   }
   throw last ?? new GrpcCallError(`gRPC reflection at ${o.address}: no reflection version to try`, undefined);
 }

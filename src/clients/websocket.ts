@@ -87,7 +87,11 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       resolve(result);
     };
     const timer = setTimeout(() => {
-      const stage = !result.upgraded ? 'no upgrade answer' : result.pongMs === undefined ? 'no pong' : 'no reply to the message';
+      const stage = !result.upgraded
+        ? 'no upgrade answer'
+        : result.pongMs === undefined
+          ? 'no pong'
+          : 'no reply to the message';
       finish(`timeout: ${stage} within ${o.timeoutMs} ms`);
     }, o.timeoutMs);
 

@@ -33,7 +33,15 @@ export interface MergeOutcome {
 /** Whether parsed JSON is a chainprobe results file (of any run: npm start, a fleet, k6, a merge). */
 export function isResultsFile(v: unknown): v is ResultsFile {
   const r = v as ResultsFile;
-  return !!r && typeof r === 'object' && r.tool?.name === 'chainprobe' && Array.isArray(r.checks) && !!r.summary && typeof r.target === 'string' && r.checks.every((c) => c && typeof c.rule === 'string' && (VERDICTS as readonly string[]).includes(c.verdict));
+  return (
+    !!r &&
+    typeof r === 'object' &&
+    r.tool?.name === 'chainprobe' &&
+    Array.isArray(r.checks) &&
+    !!r.summary &&
+    typeof r.target === 'string' &&
+    r.checks.every((c) => c && typeof c.rule === 'string' && (VERDICTS as readonly string[]).includes(c.verdict))
+  );
 }
 
 /** A run's identity: what it is, not where it was found. */
@@ -66,10 +74,28 @@ function attributed(r: ResultsFile): CheckResult[] {
 /** The nodes a run knows of: its fleet section's, or the one horizon node its probes ran on. */
 function nodesOfRun(r: ResultsFile): FleetNodeInfo[] {
   const fleet = fleetOf(r);
-  if (fleet) return fleet.nodes.map(({ target, kind, name, requestsSent, limiter, sameTokenAs }) => ({ target, kind, name, requestsSent, ...(kind === 'horizon' && { limiter }), ...(sameTokenAs && { sameTokenAs }) }));
+  if (fleet)
+    return fleet.nodes.map(({ target, kind, name, requestsSent, limiter, sameTokenAs }) => ({
+      target,
+      kind,
+      name,
+      requestsSent,
+      ...(kind === 'horizon' && { limiter }),
+      ...(sameTokenAs && { sameTokenAs }),
+    }));
   const name = probedNode(r);
   const limiter = r.limiter as LimiterEstimates | null;
-  return name && limiter ? [{ target: r.target, kind: 'horizon', name, requestsSent: { contracts: null, probes: limiter.requestsSent }, limiter }] : [];
+  return name && limiter
+    ? [
+        {
+          target: r.target,
+          kind: 'horizon',
+          name,
+          requestsSent: { contracts: null, probes: limiter.requestsSent },
+          limiter,
+        },
+      ]
+    : [];
 }
 
 function targetsOfRun(r: ResultsFile): { name: string; requestsSent: number | null }[] {
@@ -93,18 +119,36 @@ export function mergeResults(inputs: readonly MergeInput[], now = new Date()): M
       continue;
     }
     seen.set(digest, source);
-    runs.push({ source, target: r.target, startedAt: r.startedAt, finishedAt: r.finishedAt, checks: r.checks.length, ...(typeof r.engine === 'string' && { engine: r.engine }) });
+    runs.push({
+      source,
+      target: r.target,
+      startedAt: r.startedAt,
+      finishedAt: r.finishedAt,
+      checks: r.checks.length,
+      ...(typeof r.engine === 'string' && { engine: r.engine }),
+    });
     checks.push(...attributed(r));
     for (const t of targetsOfRun(r)) {
       const before = targets.get(t.name);
-      targets.set(t.name, before === undefined ? t.requestsSent : before === null || t.requestsSent === null ? null : before + t.requestsSent);
+      targets.set(
+        t.name,
+        before === undefined
+          ? t.requestsSent
+          : before === null || t.requestsSent === null
+            ? null
+            : before + t.requestsSent,
+      );
     }
     // A node met in two runs (two CI runs of one deployment) keeps the later run's estimates.
     for (const n of nodesOfRun(r)) nodes.set(`${n.target}\u0000${n.kind}\u0000${n.name}`, n);
   }
   const times = runs.flatMap((r) => [Date.parse(r.startedAt), Date.parse(r.finishedAt)]).filter(Number.isFinite);
   const horizons = [...nodes.values()].filter((n) => n.kind === 'horizon' && !n.sameTokenAs);
-  const fleet = rollupFleet({ checks, targets: [...targets].map(([name, requestsSent]) => ({ name, requestsSent })), nodes: [...nodes.values()] });
+  const fleet = rollupFleet({
+    checks,
+    targets: [...targets].map(([name, requestsSent]) => ({ name, requestsSent })),
+    nodes: [...nodes.values()],
+  });
   const results = buildResults({
     target: [...targets.keys()].join(', '),
     startedAt: times.length ? new Date(Math.min(...times)) : now,
@@ -112,11 +156,16 @@ export function mergeResults(inputs: readonly MergeInput[], now = new Date()): M
     checks,
     limiter: horizons.length === 1 ? (horizons[0]!.limiter ?? null) : null,
     extra: {
-      merged: { runs, duplicates, note: duplicates.length ? `${duplicates.length} input(s) repeat a run already merged and were counted once` : 'no input repeated another' },
+      merged: {
+        runs,
+        duplicates,
+        note: duplicates.length
+          ? `${duplicates.length} input(s) repeat a run already merged and were counted once`
+          : 'no input repeated another',
+      },
       interrupted: inputs.some((i) => i.results.interrupted === true),
       fleet,
     },
   });
   return { results, runs, duplicates };
 }
-

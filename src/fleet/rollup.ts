@@ -41,7 +41,10 @@ export interface FleetSection {
 
 export const nodeId = (n: { target: string; name: string }): string => `${n.target}/${n.name}`;
 
-function tally(checks: readonly CheckResult[], allRules: boolean): { summary: Summary; rules: Record<string, Verdict> } {
+function tally(
+  checks: readonly CheckResult[],
+  allRules: boolean,
+): { summary: Summary; rules: Record<string, Verdict> } {
   const summary = emptySummary();
   const byRule = new Map<string, Verdict[]>();
   for (const c of checks) {
@@ -59,13 +62,23 @@ export function rollupFleet(input: {
   targets: readonly { name: string; requestsSent: number | null }[];
   nodes: readonly FleetNodeInfo[];
 }): FleetSection {
-  const targets = input.targets.map((t) => ({ ...t, ...tally(input.checks.filter((c) => c.target === t.name), true) }));
+  const targets = input.targets.map((t) => ({
+    ...t,
+    ...tally(
+      input.checks.filter((c) => c.target === t.name),
+      true,
+    ),
+  }));
   const nodes = input.nodes.map((n) => ({
     ...n,
-    ...tally(input.checks.filter((c) => c.target === n.target && c.node === n.name && c.nodeKind === n.kind), false),
+    ...tally(
+      input.checks.filter((c) => c.target === n.target && c.node === n.name && c.nodeKind === n.kind),
+      false,
+    ),
   }));
   const shared = new Map<string, string[]>();
-  for (const n of input.nodes) if (n.sameTokenAs) shared.set(n.sameTokenAs, [...(shared.get(n.sameTokenAs) ?? []), nodeId(n)]);
+  for (const n of input.nodes)
+    if (n.sameTokenAs) shared.set(n.sameTokenAs, [...(shared.get(n.sameTokenAs) ?? []), nodeId(n)]);
   return { targets, nodes, sharedTokens: [...shared].map(([probed, alsoListedAs]) => ({ probed, alsoListedAs })) };
 }
 

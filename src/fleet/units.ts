@@ -15,11 +15,18 @@ const NODE_SECTIONS = new Set(['NAUTH', 'NODE']);
 const PROBE_SECTIONS = new Set(['RL']);
 
 /** Contract rules each node kind serves (schema $defs.<kind>Node x-rules, node sections only). */
-const kindRules = (kind: NodeKind): readonly string[] => (targetSchema.$defs[`${kind}Node`]?.['x-rules'] ?? []).filter((id) => NODE_SECTIONS.has(id.split('-')[0]!));
-export const KIND_RULES: Record<NodeKind, readonly string[]> = { blockRest: kindRules('blockRest'), chainB: kindRules('chainB'), horizon: kindRules('horizon') };
+const kindRules = (kind: NodeKind): readonly string[] =>
+  (targetSchema.$defs[`${kind}Node`]?.['x-rules'] ?? []).filter((id) => NODE_SECTIONS.has(id.split('-')[0]!));
+export const KIND_RULES: Record<NodeKind, readonly string[]> = {
+  blockRest: kindRules('blockRest'),
+  chainB: kindRules('chainB'),
+  horizon: kindRules('horizon'),
+};
 
 /** Contract rules outside the node sections: the API unit's. */
-export const API_RULES: readonly string[] = RULES.filter((r) => !NODE_SECTIONS.has(r.section) && !PROBE_SECTIONS.has(r.section)).map((r) => r.id);
+export const API_RULES: readonly string[] = RULES.filter(
+  (r) => !NODE_SECTIONS.has(r.section) && !PROBE_SECTIONS.has(r.section),
+).map((r) => r.id);
 
 export interface FleetNodeRef {
   kind: NodeKind;
@@ -49,7 +56,12 @@ export function unitsOf(deployment: ResolvedTarget, index: number): Unit[] {
     {
       key: `${base}-api`,
       deployment,
-      view: { name, ...(deployment.api && { api: deployment.api }), nodes: firstBlockRest ? { blockRest: firstBlockRest } : {}, limits },
+      view: {
+        name,
+        ...(deployment.api && { api: deployment.api }),
+        nodes: firstBlockRest ? { blockRest: firstBlockRest } : {},
+        limits,
+      },
       rules: API_RULES,
     },
   ];

@@ -51,7 +51,12 @@ let sharedTls: unknown;
 function dispatcher(): Dispatcher {
   if (shared && sharedTls !== currentTls()) void closeHttp();
   sharedTls = currentTls();
-  return (shared ??= new Agent({ keepAliveTimeout: 4_000, connections: 16, pipelining: 1, connect: tlsConnectOptions() }));
+  return (shared ??= new Agent({
+    keepAliveTimeout: 4_000,
+    connections: 16,
+    pipelining: 1,
+    connect: tlsConnectOptions(),
+  }));
 }
 
 function causeOf(e: unknown): string {
@@ -74,7 +79,8 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const failure = (e: unknown, partial?: HttpFailure['partial']): HttpFailure => {
     if (e instanceof HttpFailure) return e;
     if (req.signal?.aborted) return new HttpFailure('aborted', 'aborted: the run was interrupted', partial);
-    if (timer.signal.aborted) return new HttpFailure('timeout', `timeout: no complete answer within ${req.timeoutMs} ms`, partial);
+    if (timer.signal.aborted)
+      return new HttpFailure('timeout', `timeout: no complete answer within ${req.timeoutMs} ms`, partial);
     // Before any answer, a connection cause (refused, DNS, TLS) is the whole story: its one line.
     const cause = partial ? undefined : causeOfFailure(e, whereOf(req.url));
     return new HttpFailure('network', cause?.line ?? `network: ${causeOf(e)}`, partial);
@@ -109,7 +115,14 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     } catch (e) {
       throw failure(e, { status: res.statusCode, headers });
     }
-    return { status: res.statusCode, headers, body: Buffer.concat(chunks).toString('utf8'), bytes, sentAt, receivedAt: Date.now() };
+    return {
+      status: res.statusCode,
+      headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+      bytes,
+      sentAt,
+      receivedAt: Date.now(),
+    };
   } finally {
     clearTimeout(timeout);
     req.signal?.removeEventListener('abort', onOuterAbort);

@@ -4,7 +4,15 @@
 // line back out of a check's message, so a run with 60 checks that could not reach one host prints
 // one line first, not 60. Causes are the client's side of the wire: never an answer of the target.
 
-export type CauseKind = 'refused' | 'dns' | 'unreachable' | 'connect-timeout' | 'tls-untrusted' | 'tls-altname' | 'tls-expired' | 'tls-handshake';
+export type CauseKind =
+  | 'refused'
+  | 'dns'
+  | 'unreachable'
+  | 'connect-timeout'
+  | 'tls-untrusted'
+  | 'tls-altname'
+  | 'tls-expired'
+  | 'tls-handshake';
 
 export interface ConnectionCause {
   kind: CauseKind;
@@ -46,14 +54,30 @@ const CAUSES: readonly CauseDef[] = [
   },
   {
     kind: 'tls-untrusted',
-    codes: ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE'],
+    codes: [
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'SELF_SIGNED_CERT_IN_CHAIN',
+      'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+      'UNABLE_TO_GET_ISSUER_CERT',
+      'CERT_UNTRUSTED',
+      'CERT_SIGNATURE_FAILURE',
+    ],
     text: /unable to verify the first certificate|self[- ]signed certificate|unable to get (?:local )?issuer certificate|certificate signature failure/i,
     render: (w, d) => `TLS: certificate of ${w} not trusted (${d}); ${TRUST_HINT}`,
     parse: /TLS: certificate of (\S+) not trusted \([^()]*\); give the CA with --ca or NODE_EXTRA_CA_CERTS/,
   },
   {
     kind: 'tls-handshake',
-    codes: ['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA', 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE'],
+    codes: [
+      'EPROTO',
+      'ERR_SSL_WRONG_VERSION_NUMBER',
+      'ERR_SSL_PACKET_LENGTH_TOO_LONG',
+      'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+      'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
+      'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
+      'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
+    ],
     text: /wrong version number|packet length too long|SSL routines|alert (?:certificate required|handshake failure|bad certificate|unknown ca)|before secure TLS connection was established/i,
     render: (w, d) => `TLS: handshake with ${w} failed (${d})`,
     parse: /TLS: handshake with (\S+) failed \([^()]*\)/,
@@ -109,7 +133,8 @@ function codesAndText(e: unknown): { codes: string[]; text: string } {
 
 /** The reason in words, one line, without the parentheses the line format uses as its frame. */
 function detailOf(kind: CauseKind, code: string | undefined, text: string): string {
-  const first = text.split(' | ').find((t) => t.trim() && !/^(fetch failed|No connection established\.?)$/.test(t.trim())) ?? text;
+  const first =
+    text.split(' | ').find((t) => t.trim() && !/^(fetch failed|No connection established\.?)$/.test(t.trim())) ?? text;
   // grpc-js appends "(<ISO time>)": dropped, or every call would be its own cause. Node 24 adds a
   // hint about --use-system-ca to certificate errors: our hint (--ca) replaces it.
   let d = first
@@ -119,8 +144,9 @@ function detailOf(kind: CauseKind, code: string | undefined, text: string): stri
     .replace(/;\s*if the root CA is installed locally[^;)]*/i, '')
     .replace(/\s+/g, ' ')
     .trim();
-  if (kind === 'dns') d = code ?? (/(ENOTFOUND|EAI_[A-Z]+)/.exec(text)?.[1] ?? d);
-  if (kind === 'tls-handshake' && /wrong version number|packet length too long/i.test(text)) d = 'the port does not speak TLS (wrong version number)';
+  if (kind === 'dns') d = code ?? /(ENOTFOUND|EAI_[A-Z]+)/.exec(text)?.[1] ?? d;
+  if (kind === 'tls-handshake' && /wrong version number|packet length too long/i.test(text))
+    d = 'the port does not speak TLS (wrong version number)';
   return d.replace(/[()]/g, '').replace(/\s+/g, ' ').slice(0, 160).trim() || (code ?? 'unknown');
 }
 
@@ -129,7 +155,10 @@ export function whereOf(urlOrAddress: string): string {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(urlOrAddress)) return urlOrAddress;
   try {
     const u = new URL(urlOrAddress);
-    const port = u.port || ({ 'https:': '443', 'wss:': '443', 'http:': '80', 'ws:': '80' } as Record<string, string>)[u.protocol] || '';
+    const port =
+      u.port ||
+      ({ 'https:': '443', 'wss:': '443', 'http:': '80', 'ws:': '80' } as Record<string, string>)[u.protocol] ||
+      '';
     return `${u.hostname.includes(':') ? `[${u.hostname.replace(/^\[|\]$/g, '')}]` : u.hostname}:${port}`;
   } catch {
     return urlOrAddress;
@@ -154,7 +183,8 @@ export function parseCauses(text: string | undefined): ConnectionCause[] {
   if (!text) return [];
   const found: { at: number; cause: ConnectionCause }[] = [];
   for (const def of CAUSES) {
-    for (const m of text.matchAll(new RegExp(def.parse.source, 'g'))) found.push({ at: m.index ?? 0, cause: { kind: def.kind, where: m[1]!, line: m[0] } });
+    for (const m of text.matchAll(new RegExp(def.parse.source, 'g')))
+      found.push({ at: m.index ?? 0, cause: { kind: def.kind, where: m[1]!, line: m[0] } });
   }
   return found.sort((a, b) => a.at - b.at).map((f) => f.cause);
 }
@@ -191,7 +221,8 @@ export function exportCauses(): string {
 export function importCauses(text: string | undefined): void {
   if (!text) return;
   try {
-    for (const c of JSON.parse(text) as ConnectionCause[]) if (c && typeof c.where === 'string' && typeof c.line === 'string') noteCause(c, Infinity);
+    for (const c of JSON.parse(text) as ConnectionCause[])
+      if (c && typeof c.where === 'string' && typeof c.line === 'string') noteCause(c, Infinity);
   } catch {
     // not ours: nothing known
   }
@@ -244,7 +275,13 @@ export function groupCauses(checks: readonly CheckLike[]): CauseGroup[] {
     const causes = parseCauses(c.message);
     const fromEvidence = typeof c.evidence?.cause === 'string' ? parseCauses(c.evidence.cause) : [];
     for (const cause of new Map([...fromEvidence, ...causes].map((x) => [x.line, x])).values()) {
-      const g = groups.get(cause.line) ?? { line: cause.line, kind: cause.kind, where: cause.where, checks: 0, rules: [] };
+      const g = groups.get(cause.line) ?? {
+        line: cause.line,
+        kind: cause.kind,
+        where: cause.where,
+        checks: 0,
+        rules: [],
+      };
       g.checks++;
       if (!g.rules.includes(c.rule)) g.rules.push(c.rule);
       groups.set(cause.line, g);
@@ -260,5 +297,9 @@ export function groupLine(g: CauseGroup): string {
 
 /** Whether a check's error is covered by a group (the terminal lists it there, not again). */
 export function coveredByCause(c: CheckLike): boolean {
-  return c.verdict === 'error' && (parseCause(typeof c.evidence?.cause === 'string' ? c.evidence.cause : undefined) ?? parseCause(c.message)) !== undefined;
+  return (
+    c.verdict === 'error' &&
+    (parseCause(typeof c.evidence?.cause === 'string' ? c.evidence.cause : undefined) ?? parseCause(c.message)) !==
+      undefined
+  );
 }

@@ -22,7 +22,12 @@ function fromUrl(url: string | undefined): Address | undefined {
     const u = new URL(url);
     const tls = u.protocol === 'https:' || u.protocol === 'wss:';
     const where = whereOf(url);
-    return { where, host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(where.slice(where.lastIndexOf(':') + 1)), tls };
+    return {
+      where,
+      host: u.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(where.slice(where.lastIndexOf(':') + 1)),
+      tls,
+    };
   } catch {
     return undefined;
   }
@@ -30,11 +35,23 @@ function fromUrl(url: string | undefined): Address | undefined {
 
 /** Every distinct address a run of this target may connect to. */
 export function addressesOf(t: ResolvedTarget): Address[] {
-  const list: (Address | undefined)[] = [fromUrl(t.api?.baseUrl), fromUrl(t.api?.legacyBaseUrl), fromUrl(t.nodes.blockRest?.endpoint), fromUrl(t.nodes.chainB?.endpoint), fromUrl(t.nodes.chainB?.websocketUrl), fromUrl(t.nodes.horizon?.endpoint)];
+  const list: (Address | undefined)[] = [
+    fromUrl(t.api?.baseUrl),
+    fromUrl(t.api?.legacyBaseUrl),
+    fromUrl(t.nodes.blockRest?.endpoint),
+    fromUrl(t.nodes.chainB?.endpoint),
+    fromUrl(t.nodes.chainB?.websocketUrl),
+    fromUrl(t.nodes.horizon?.endpoint),
+  ];
   const g = t.nodes.chainB?.grpcAddress;
   if (g) {
     const i = g.lastIndexOf(':');
-    list.push({ where: g, host: g.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(g.slice(i + 1)), tls: t.nodes.chainB!.grpcTls });
+    list.push({
+      where: g,
+      host: g.slice(0, i).replace(/^\[|\]$/g, ''),
+      port: Number(g.slice(i + 1)),
+      tls: t.nodes.chainB!.grpcTls,
+    });
   }
   const seen = new Map<string, Address>();
   for (const a of list) if (a && !seen.has(`${a.where}|${a.tls}`)) seen.set(`${a.where}|${a.tls}`, a);
@@ -51,10 +68,22 @@ function tryAddress(a: Address, timeoutMs: number): Promise<ConnectionCause | un
       socket.destroy();
       resolve(cause);
     };
-    const timer = setTimeout(() => done(classify({ code: 'ETIMEDOUT', message: 'connect ETIMEDOUT' }, a.where)), timeoutMs);
+    const timer = setTimeout(
+      () => done(classify({ code: 'ETIMEDOUT', message: 'connect ETIMEDOUT' }, a.where)),
+      timeoutMs,
+    );
     const servername = /^[\d.]+$|:/.test(a.host) ? undefined : a.host;
     socket = a.tls
-      ? tlsConnect({ host: a.host, port: a.port, ...(servername && { servername }), ALPNProtocols: ['h2', 'http/1.1'], ...tlsConnectOptions() }, () => done(undefined))
+      ? tlsConnect(
+          {
+            host: a.host,
+            port: a.port,
+            ...(servername && { servername }),
+            ALPNProtocols: ['h2', 'http/1.1'],
+            ...tlsConnectOptions(),
+          },
+          () => done(undefined),
+        )
       : netConnect({ host: a.host, port: a.port }, () => done(undefined));
     // An error that is not a connection cause (a reset after the handshake...) is left to the checks.
     socket.on('error', (e) => done(classify(e, a.where)));
@@ -62,7 +91,10 @@ function tryAddress(a: Address, timeoutMs: number): Promise<ConnectionCause | un
 }
 
 /** The causes found, by address (`where`); each is also noted for this process's clients. */
-export async function preflight(t: ResolvedTarget, timeoutMs: number): Promise<{ addresses: Address[]; causes: ConnectionCause[] }> {
+export async function preflight(
+  t: ResolvedTarget,
+  timeoutMs: number,
+): Promise<{ addresses: Address[]; causes: ConnectionCause[] }> {
   const addresses = addressesOf(t);
   const found = await Promise.all(addresses.map((a) => tryAddress(a, timeoutMs)));
   const causes = found.filter((c): c is ConnectionCause => c !== undefined);

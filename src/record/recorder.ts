@@ -39,7 +39,9 @@ export interface Exchange {
 
 function excerpt(s: string | undefined): string | undefined {
   if (s === undefined) return undefined;
-  return s.length > BODY_EXCERPT_CHARS ? `${s.slice(0, BODY_EXCERPT_CHARS)}…(${s.length - BODY_EXCERPT_CHARS} more chars)` : s;
+  return s.length > BODY_EXCERPT_CHARS
+    ? `${s.slice(0, BODY_EXCERPT_CHARS)}…(${s.length - BODY_EXCERPT_CHARS} more chars)`
+    : s;
 }
 
 export class Recorder {
@@ -81,7 +83,10 @@ export function curlOf(ex: Exchange): string {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   // A masked value is at most 4 kept characters plus the suffix (raw or percent-encoded in URLs);
   // only that part becomes the variable, not the URL or header text before it.
-  const varFor = (v: string) => (v.includes('(redacted)') ? v.replace(/[^\s=&?/:;,"']{0,4}(?:…|%E2%80%A6)\(redacted\)/gi, '$CHAINPROBE_CREDENTIAL') : v);
+  const varFor = (v: string) =>
+    v.includes('(redacted)')
+      ? v.replace(/[^\s=&?/:;,"']{0,4}(?:…|%E2%80%A6)\(redacted\)/gi, '$CHAINPROBE_CREDENTIAL')
+      : v;
   const parts = ['curl', '-sS', '-i'];
   if (ex.method === 'HEAD') parts.push('-I');
   else if (ex.method !== 'GET') parts.push('-X', ex.method);

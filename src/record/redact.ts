@@ -43,7 +43,9 @@ export class Redactor {
     }
     // Longest first, so a secret that contains another is replaced whole.
     const spellings = [...this.masks.keys()].sort((a, b) => b.length - a.length);
-    this.pattern = spellings.length ? new RegExp(spellings.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g') : undefined;
+    this.pattern = spellings.length
+      ? new RegExp(spellings.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g')
+      : undefined;
   }
 
   /** A redactor that also knows these extra values (e.g. a generated unknown key). */
@@ -60,7 +62,9 @@ export class Redactor {
     let out = this.text(u);
     for (const name of CREDENTIAL_QUERY_PARAMS) {
       out = out.replace(new RegExp(`([?&]${name}=)([^&#]*)`, 'gi'), (_m, head: string, value: string) =>
-        value.endsWith(encodeURIComponent(REDACTED_SUFFIX)) || value.includes(REDACTED_SUFFIX) ? `${head}${value}` : `${head}${maskSecret(decodeURIComponentSafe(value))}`,
+        value.endsWith(encodeURIComponent(REDACTED_SUFFIX)) || value.includes(REDACTED_SUFFIX)
+          ? `${head}${value}`
+          : `${head}${maskSecret(decodeURIComponentSafe(value))}`,
       );
     }
     return out;
@@ -89,7 +93,10 @@ export class Redactor {
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) {
         const lower = k.toLowerCase();
-        out[k] = typeof x === 'string' && (credentialHeaderSet.has(lower) || lower === 'apikey' || lower === 'token') ? maskSecret(x) : this.value(x);
+        out[k] =
+          typeof x === 'string' && (credentialHeaderSet.has(lower) || lower === 'apikey' || lower === 'token')
+            ? maskSecret(x)
+            : this.value(x);
       }
       return out as T;
     }

@@ -15,7 +15,9 @@ const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
 export function dottedPath(segs: readonly string[]): string {
   if (segs.length === 0) return '(root)';
   return segs
-    .map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : PLAIN_KEY.test(seg) ? (i === 0 ? seg : `.${seg}`) : `[${JSON.stringify(seg)}]`))
+    .map((seg, i) =>
+      /^\d+$/.test(seg) ? `[${seg}]` : PLAIN_KEY.test(seg) ? (i === 0 ? seg : `.${seg}`) : `[${JSON.stringify(seg)}]`,
+    )
     .join('');
 }
 

@@ -96,7 +96,8 @@ export function strictViewOf(schema: unknown): unknown {
     const out: Json = { ...node };
     if (typeof out.$id === 'string') out.$id = toStrictId(out.$id);
     if (typeof out.$ref === 'string' && out.$ref.startsWith(SCHEMA_BASE)) out.$ref = toStrictId(out.$ref);
-    if (!branch && (isObject(out.properties) || out.type === 'object') && out.unevaluatedProperties === undefined) out.unevaluatedProperties = false;
+    if (!branch && (isObject(out.properties) || out.type === 'object') && out.unevaluatedProperties === undefined)
+      out.unevaluatedProperties = false;
     return out;
   });
 }
@@ -128,7 +129,9 @@ function load(): Loaded {
   const ajv = createAjv({ verbose: true });
   ajv.addVocabulary(['x-source', 'x-rules', 'x-expected', 'x-secret']);
   const byId = new Map<string, Json>();
-  for (const file of readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json')).sort()) {
+  for (const file of readdirSync(SCHEMA_DIR)
+    .filter((f) => f.endsWith('.schema.json'))
+    .sort()) {
     const schema = JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as Json;
     const expectedId = SCHEMA_BASE + file;
     if (schema.$id !== expectedId) throw new Error(`schemas/${file}: $id must be ${expectedId}`);
@@ -136,7 +139,10 @@ function load(): Loaded {
     ajv.addSchema(schema);
     ajv.addSchema(strictViewOf(schema) as Json);
   }
-  const names = new Set<string>([...Object.values(SCHEMA), ...[...byId.keys()].map((id) => id.slice(SCHEMA_BASE.length, -'.schema.json'.length))]);
+  const names = new Set<string>([
+    ...Object.values(SCHEMA),
+    ...[...byId.keys()].map((id) => id.slice(SCHEMA_BASE.length, -'.schema.json'.length)),
+  ]);
   const cached = (base: string) => {
     const cache = new Map<string, ValidateFunction>();
     return (name: string): ValidateFunction => {
@@ -216,10 +222,14 @@ function problemsOf(errors: ErrorObject[], root: unknown, name: string): SchemaP
     if (seen.has(key)) continue;
     seen.add(key);
     const actual = missing !== undefined ? 'missing' : describeValue(valueAt(root, segs));
-    const message = missing !== undefined ? `${path}: required field is missing` : `${path}: expected ${expected}, got ${actual}`;
+    const message =
+      missing !== undefined ? `${path}: required field is missing` : `${path}: expected ${expected}, got ${actual}`;
     const { along, source } = annotationsAt(name, segs);
     // A missing field also breaks the rules of the record that requires it.
-    const holder = missing !== undefined && isObject(e.parentSchema) && Array.isArray(e.parentSchema['x-rules']) ? e.parentSchema['x-rules'].map(String) : [];
+    const holder =
+      missing !== undefined && isObject(e.parentSchema) && Array.isArray(e.parentSchema['x-rules'])
+        ? e.parentSchema['x-rules'].map(String)
+        : [];
     out.push({ path, expected, actual, message, rules: [...new Set([...holder, ...along])], source });
   }
   return out;
@@ -289,7 +299,8 @@ function layers(at: At, depth = 0): At[] {
     const target = resolveRef(ref, at.base);
     if (target) out.push(...layers(target, depth + 1));
   }
-  for (const branch of Array.isArray(at.node.allOf) ? at.node.allOf : []) if (isObject(branch)) out.push(...layers({ node: branch, base: at.base }, depth + 1));
+  for (const branch of Array.isArray(at.node.allOf) ? at.node.allOf : [])
+    if (isObject(branch)) out.push(...layers({ node: branch, base: at.base }, depth + 1));
   return out;
 }
 
@@ -307,7 +318,8 @@ function ownAnnotations(at: At): SchemaAnnotations | undefined {
     const rules = layer.node['x-rules'];
     const source = layer.node['x-source'];
     if (Array.isArray(rules) && typeof source === 'string') {
-      const title = (layers(at).find((l) => typeof l.node.title === 'string')?.node.title as string | undefined) ?? undefined;
+      const title =
+        (layers(at).find((l) => typeof l.node.title === 'string')?.node.title as string | undefined) ?? undefined;
       const description = typeof at.node.description === 'string' ? at.node.description : undefined;
       return { ...(title && { title }), ...(description && { description }), source, rules: rules.map(String) };
     }

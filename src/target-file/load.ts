@@ -28,7 +28,9 @@ export function substituteEnv(value: unknown, env: Env, path = '', problems: str
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
       const v = env[name];
       if (v === undefined || v === '') {
-        problems.push(`${path || '(root)'}: environment variable ${name} ${v === undefined ? 'is not set' : 'is empty'}`);
+        problems.push(
+          `${path || '(root)'}: environment variable ${name} ${v === undefined ? 'is not set' : 'is empty'}`,
+        );
         return '';
       }
       return v;
@@ -117,10 +119,14 @@ export function describeErrors(errors: ErrorObject[]): string[] {
         break;
       case 'required':
         if (meant.has(`${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`)) break;
-        lines.add(`${at === '(root)' ? '' : `${at}.`}${(e.params as { missingProperty: string }).missingProperty}: is required`);
+        lines.add(
+          `${at === '(root)' ? '' : `${at}.`}${(e.params as { missingProperty: string }).missingProperty}: is required`,
+        );
         break;
       case 'pattern':
-        lines.add(`${at}: ${PATTERN_WORDS[at.split('.').pop()!] ?? (/url|endpoint/i.test(at) ? 'must be an absolute http(s) URL' : `must match ${(e.params as { pattern: string }).pattern}`)}`);
+        lines.add(
+          `${at}: ${PATTERN_WORDS[at.split('.').pop()!] ?? (/url|endpoint/i.test(at) ? 'must be an absolute http(s) URL' : `must match ${(e.params as { pattern: string }).pattern}`)}`,
+        );
         break;
       case 'format':
         lines.add(`${at}: must be a ${(e.params as { format: string }).format}`);
@@ -214,14 +220,25 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
       };
     }),
   };
-  for (const kind of NODE_KINDS) if (lists[kind][0]) (resolved.nodes as Record<NodeKind, unknown>)[kind] = lists[kind][0];
+  for (const kind of NODE_KINDS)
+    if (lists[kind][0]) (resolved.nodes as Record<NodeKind, unknown>)[kind] = lists[kind][0];
   if (NODE_KINDS.some((kind) => Array.isArray(nodes[kind]))) {
-    const named = <T extends { name?: string }>(list: T[], kind: NodeKind) => list.map((n) => ({ ...n, name: n.name ?? kind }));
-    resolved.fleet = { blockRest: named(lists.blockRest, 'blockRest'), chainB: named(lists.chainB, 'chainB'), horizon: named(lists.horizon, 'horizon') };
+    const named = <T extends { name?: string }>(list: T[], kind: NodeKind) =>
+      list.map((n) => ({ ...n, name: n.name ?? kind }));
+    resolved.fleet = {
+      blockRest: named(lists.blockRest, 'blockRest'),
+      chainB: named(lists.chainB, 'chainB'),
+      horizon: named(lists.horizon, 'horizon'),
+    };
   }
   if (file.tls) {
     const ca = file.tls.ca === undefined ? [] : typeof file.tls.ca === 'string' ? [file.tls.ca] : [...file.tls.ca];
-    resolved.tls = { ca, insecure: file.tls.insecure ?? false, ...(file.tls.cert && { cert: file.tls.cert }), ...(file.tls.key && { key: file.tls.key }) };
+    resolved.tls = {
+      ca,
+      insecure: file.tls.insecure ?? false,
+      ...(file.tls.cert && { cert: file.tls.cert }),
+      ...(file.tls.key && { key: file.tls.key }),
+    };
   }
   return resolved;
 }
@@ -241,7 +258,8 @@ function urlValues(file: unknown): [string, unknown][] {
   const walk = (v: unknown, keys: string[], path: string) => {
     if (Array.isArray(v)) v.forEach((item, i) => walk(item, keys, `${path}[${i}]`));
     else if (keys.length === 0) out.push([path, v]);
-    else if (v && typeof v === 'object') walk((v as Record<string, unknown>)[keys[0]!], keys.slice(1), path ? `${path}.${keys[0]}` : keys[0]!);
+    else if (v && typeof v === 'object')
+      walk((v as Record<string, unknown>)[keys[0]!], keys.slice(1), path ? `${path}.${keys[0]}` : keys[0]!);
   };
   for (const keys of URL_FIELDS) walk(file, keys, '');
   return out;
@@ -257,14 +275,22 @@ function duplicateNames(file: TargetFile): string[] {
     list.forEach((n, i) => {
       const seen = first.get(n.name!);
       if (seen === undefined) first.set(n.name!, i);
-      else problems.push(`nodes.${kind}[${i}].name: the same name as nodes.${kind}[${seen}] (names must be unique within nodes.${kind})`);
+      else
+        problems.push(
+          `nodes.${kind}[${i}].name: the same name as nodes.${kind}[${seen}] (names must be unique within nodes.${kind})`,
+        );
     });
   }
   return problems;
 }
 
 /** Parses, substitutes and validates an in-memory target; throws TargetError listing every problem. */
-export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName = 'target', baseDir = process.cwd()): ResolvedTarget {
+export function resolveTarget(
+  raw: unknown,
+  env: Env = process.env,
+  fallbackName = 'target',
+  baseDir = process.cwd(),
+): ResolvedTarget {
   const unset: string[] = [];
   const substituted = substituteEnv(raw, env, '', unset);
   // A field whose variable is unset is reported once, as the unset variable; a variable used in
@@ -276,11 +302,18 @@ export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName
     fieldsByCause.set(cause, [...(fieldsByCause.get(cause) ?? []), p.slice(0, p.indexOf(':'))]);
   }
   const problems = [...fieldsByCause].map(([cause, fields]) => `${fields.join(', ')}: ${cause}`);
-  problems.push(...describeErrors(validateTarget(substituted)).filter((line) => !unsetAt.has(line.slice(0, line.indexOf(':')))));
+  problems.push(
+    ...describeErrors(validateTarget(substituted)).filter((line) => !unsetAt.has(line.slice(0, line.indexOf(':')))),
+  );
   if (problems.length) throw new TargetError(problems);
   // The schema's URL pattern lets through a few strings URL cannot parse (a port above 65535, ...).
   const unparsable = urlValues(substituted).filter(([, v]) => typeof v === 'string' && !URL.canParse(v));
-  if (unparsable.length) throw new TargetError(unparsable.map(([path]) => `${path}: must be an absolute ${path.endsWith('websocketUrl') ? 'ws(s)' : 'http(s)'} URL`));
+  if (unparsable.length)
+    throw new TargetError(
+      unparsable.map(
+        ([path]) => `${path}: must be an absolute ${path.endsWith('websocketUrl') ? 'ws(s)' : 'http(s)'} URL`,
+      ),
+    );
   const duplicates = duplicateNames(substituted as TargetFile);
   if (duplicates.length) throw new TargetError(duplicates);
   const resolved = withDefaults(substituted as TargetFile, fallbackName);
@@ -293,7 +326,12 @@ export function resolveTarget(raw: unknown, env: Env = process.env, fallbackName
   return resolved;
 }
 
-const READ_ERRORS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a folder', ENOTDIR: 'a part of the path is a file' };
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'it is a folder',
+  ENOTDIR: 'a part of the path is a file',
+};
 
 export function loadTargetFile(path: string, env: Env = process.env): ResolvedTarget {
   let text: string;
@@ -311,7 +349,10 @@ export function loadTargetFile(path: string, env: Env = process.env): ResolvedTa
     const reason = (e as Error).message.split('\n')[0]!.replace(/,\s*(?:\.\.\.)?".*$/s, '');
     throw new TargetError([`${path}: not valid JSON (${reason})`]);
   }
-  const base = path.split('/').pop()!.replace(/\.json$/, '');
+  const base = path
+    .split('/')
+    .pop()!
+    .replace(/\.json$/, '');
   return resolveTarget(raw, env, base, dirname(resolve(path)));
 }
 

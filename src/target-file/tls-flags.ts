@@ -4,7 +4,12 @@ import { checkTlsSettings } from '../tls/trust.js';
 import { TargetError } from './load.js';
 import type { ResolvedTarget } from './types.js';
 
-export function withTlsFlags(target: ResolvedTarget, ca: readonly string[], insecure: boolean, cwd = process.env.INIT_CWD || process.cwd()): ResolvedTarget {
+export function withTlsFlags(
+  target: ResolvedTarget,
+  ca: readonly string[],
+  insecure: boolean,
+  cwd = process.env.INIT_CWD || process.cwd(),
+): ResolvedTarget {
   if (ca.length === 0 && !insecure) return target;
   const checked = checkTlsSettings({ ca: [...ca], insecure }, cwd, { ca: '--ca', cert: '--cert', key: '--key' });
   if (checked.problems.length) throw new TargetError(checked.problems);

@@ -110,6 +110,10 @@ export const DEFAULT_HOURLY_LIMIT: Record<Customer, number> = { dedicated: 3600,
 
 /** Every credential value the target holds: the redactor's list. */
 export function secretsOf(target: ResolvedTarget): string[] {
-  const s = [target.api?.apiKey, target.api?.legacyApiKey, ...NODE_KINDS.flatMap((kind) => nodesOf(target, kind).map((n) => n.token))];
+  const s = [
+    target.api?.apiKey,
+    target.api?.legacyApiKey,
+    ...NODE_KINDS.flatMap((kind) => nodesOf(target, kind).map((n) => n.token)),
+  ];
   return s.filter((v): v is string => typeof v === 'string' && v.length > 0);
 }

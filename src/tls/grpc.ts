@@ -8,5 +8,8 @@ const skipIdentity = (): undefined => undefined;
 
 export function grpcCredentials(useTls: boolean): grpc.ChannelCredentials {
   if (!useTls) return grpc.credentials.createInsecure();
-  return grpc.credentials.createFromSecureContext(secureContext(), insecure() ? { rejectUnauthorized: false, checkServerIdentity: skipIdentity } : {});
+  return grpc.credentials.createFromSecureContext(
+    secureContext(),
+    insecure() ? { rejectUnauthorized: false, checkServerIdentity: skipIdentity } : {},
+  );
 }

@@ -26,18 +26,29 @@ function readPem(path: string, label: string, problems: string[]): string | unde
  * before any request: unreadable, not a PEM certificate, a key that does not parse or does not
  * match the certificate. Messages never quote file contents.
  */
-export function checkTlsSettings(s: TlsSettings, baseDir: string, labels: { ca: string; cert: string; key: string }): { settings: TlsSettings; problems: string[] } {
+export function checkTlsSettings(
+  s: TlsSettings,
+  baseDir: string,
+  labels: { ca: string; cert: string; key: string },
+): { settings: TlsSettings; problems: string[] } {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
-  const settings: TlsSettings = { ca: s.ca.map(abs), insecure: s.insecure, ...(s.cert && { cert: abs(s.cert) }), ...(s.key && { key: abs(s.key) }) };
+  const settings: TlsSettings = {
+    ca: s.ca.map(abs),
+    insecure: s.insecure,
+    ...(s.cert && { cert: abs(s.cert) }),
+    ...(s.key && { key: abs(s.key) }),
+  };
   const problems: string[] = [];
   for (const path of settings.ca) {
     const text = readPem(path, labels.ca, problems);
-    if (text !== undefined && !PEM_CERT.test(text)) problems.push(`${labels.ca} ${path}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    if (text !== undefined && !PEM_CERT.test(text))
+      problems.push(`${labels.ca} ${path}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   }
   if (settings.cert && settings.key) {
     const cert = readPem(settings.cert, labels.cert, problems);
     const key = readPem(settings.key, labels.key, problems);
-    if (cert !== undefined && !PEM_CERT.test(cert)) problems.push(`${labels.cert} ${settings.cert}: holds no PEM certificate`);
+    if (cert !== undefined && !PEM_CERT.test(cert))
+      problems.push(`${labels.cert} ${settings.cert}: holds no PEM certificate`);
     if (key !== undefined) {
       let keyOk = true;
       try {
@@ -103,7 +114,8 @@ export function trustedRoots(env: NodeJS.ProcessEnv = process.env): string[] {
 /** One SecureContext per process: explicit roots, and the client certificate when given. */
 export function secureContext(): tls.SecureContext {
   if (!context) {
-    const cert = current?.cert && current.key ? { cert: readFileSync(current.cert), key: readFileSync(current.key) } : {};
+    const cert =
+      current?.cert && current.key ? { cert: readFileSync(current.cert), key: readFileSync(current.key) } : {};
     context = tls.createSecureContext({ ca: trustedRoots(), ...cert });
   }
   return context;

@@ -33,7 +33,10 @@ test('an output folder that cannot be written: exit 2, one line naming it, and n
       [join(file, 'reports'), `${file} is a file, not a folder`],
       [file, 'is a file, not a folder'],
     ] as const) {
-      const r = await runCli(['--node', 'horizon', '--endpoint', endpoint, '--token-env', 'TOK', '--out', out], { env: { TOK: TOKEN }, killAfterMs: 60_000 });
+      const r = await runCli(['--node', 'horizon', '--endpoint', endpoint, '--token-env', 'TOK', '--out', out], {
+        env: { TOK: TOKEN },
+        killAfterMs: 60_000,
+      });
       assert.equal(r.code, 2, r.stderr);
       assert.equal(r.stderr, `chainprobe: --out ${out}: ${says}\n`);
       assert.deepEqual(stackTraceLines(r.stderr), []);
@@ -49,13 +52,34 @@ test('--node chainB with --websocket-url, --grpc-address and --grpc-insecure rea
   const ref = await startReference();
   const out = mkdtempSync(join(tmpdir(), 'chainprobe-cli-'));
   try {
-    const b = ref.target.nodes!.chainB as { endpoint: string; token: string; websocketUrl: string; grpcAddress: string };
+    const b = ref.target.nodes!.chainB as {
+      endpoint: string;
+      token: string;
+      websocketUrl: string;
+      grpcAddress: string;
+    };
     const r = await runCli(
-      ['--node', 'chainB', '--endpoint', b.endpoint, '--token-env', 'TOK', '--websocket-url', b.websocketUrl, '--grpc-address', b.grpcAddress, '--grpc-insecure', '--out', out],
+      [
+        '--node',
+        'chainB',
+        '--endpoint',
+        b.endpoint,
+        '--token-env',
+        'TOK',
+        '--websocket-url',
+        b.websocketUrl,
+        '--grpc-address',
+        b.grpcAddress,
+        '--grpc-insecure',
+        '--out',
+        out,
+      ],
       { env: { TOK: b.token }, killAfterMs: 180_000 },
     );
     const res = results(out);
-    const bad = res.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => `${c.rule} ${c.verdict}: ${c.message}`);
+    const bad = res.checks
+      .filter((c) => c.verdict === 'fail' || c.verdict === 'error')
+      .map((c) => `${c.rule} ${c.verdict}: ${c.message}`);
     assert.deepEqual(bad, []);
     assert.equal(r.code, 0, r.stderr);
     for (const rule of ['NAUTH-05', 'NAUTH-06', 'NODE-02', 'NODE-06']) assert.equal(res.rules[rule], 'pass', rule);
@@ -70,7 +94,10 @@ test('--node horizon against a shared-plan node without --customer: RL-09 names 
   const out = mkdtempSync(join(tmpdir(), 'chainprobe-cli-'));
   try {
     const h = ref.target.nodes!.horizon as { endpoint: string; token: string };
-    const r = await runCli(['--node', 'horizon', '--endpoint', h.endpoint, '--token-env', 'TOK', '--only', 'RL-09', '--out', out], { env: { TOK: h.token }, killAfterMs: 240_000 });
+    const r = await runCli(
+      ['--node', 'horizon', '--endpoint', h.endpoint, '--token-env', 'TOK', '--only', 'RL-09', '--out', out],
+      { env: { TOK: h.token }, killAfterMs: 240_000 },
+    );
     const rl09 = results(out).checks.find((c) => c.rule === 'RL-09');
     assert.equal(rl09?.verdict, 'pass', rl09?.message);
     assert.match(rl09!.message, /\(2000\/h, .*the shared plan \(2000\/h\)/);
@@ -85,7 +112,8 @@ test('--node horizon against a shared-plan node without --customer: RL-09 names 
 test('--fail-on-drift: exit 1 when an observation changed since --baseline, 0 when none did', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-cli-'));
   try {
-    const run = (out: string, ...extra: string[]) => runCli(['--only', 'NFT-13', '--out', join(dir, out), ...extra], { killAfterMs: 180_000 });
+    const run = (out: string, ...extra: string[]) =>
+      runCli(['--only', 'NFT-13', '--out', join(dir, out), ...extra], { killAfterMs: 180_000 });
     const first = await run('first');
     assert.equal(first.code, 0, first.stderr);
     const baseline = join(dir, 'first', 'results.json');
@@ -120,13 +148,37 @@ test('a relative --target is taken from the folder npm was run from, and a missi
 
 test('a flag with a bad value names the flag, not a target-file path; an empty variable says it is empty; a token given as --token-env is not echoed', async () => {
   const cases: [string[], Record<string, string>, string][] = [
-    [['--node', 'horizon', '--endpoint', 'node-c.example', '--token-env', 'TOK'], { TOK: TOKEN }, 'chainprobe: --endpoint: must be an absolute http(s) URL\n'],
-    [['--node', 'chainB', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'TOK', '--grpc-address', '127.0.0.1'], { TOK: TOKEN }, 'chainprobe: --grpc-address: must be host:port\n'],
-    [['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'TOK'], { TOK: '' }, 'chainprobe: --token-env: environment variable TOK is empty\n'],
-    [['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'TOK', '--customer', 'premium'], { TOK: TOKEN }, 'chainprobe: --customer: must be dedicated or shared, not "premium"\n'],
+    [
+      ['--node', 'horizon', '--endpoint', 'node-c.example', '--token-env', 'TOK'],
+      { TOK: TOKEN },
+      'chainprobe: --endpoint: must be an absolute http(s) URL\n',
+    ],
+    [
+      ['--node', 'chainB', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'TOK', '--grpc-address', '127.0.0.1'],
+      { TOK: TOKEN },
+      'chainprobe: --grpc-address: must be host:port\n',
+    ],
+    [
+      ['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'TOK'],
+      { TOK: '' },
+      'chainprobe: --token-env: environment variable TOK is empty\n',
+    ],
+    [
+      ['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'TOK', '--customer', 'premium'],
+      { TOK: TOKEN },
+      'chainprobe: --customer: must be dedicated or shared, not "premium"\n',
+    ],
     [['--only', ''], {}, 'chainprobe: --only: is empty; expected <selectors>\n'],
-    [['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'a1b2c3d4e5f6-node-token'], {}, 'chainprobe: --token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); what was given is not one, and is not shown in case it is the token itself\n'],
-    [['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'MY_NODE_TOKEN'], {}, 'chainprobe: --token-env: environment variable MY_NODE_TOKEN is not set\n'],
+    [
+      ['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'a1b2c3d4e5f6-node-token'],
+      {},
+      'chainprobe: --token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); what was given is not one, and is not shown in case it is the token itself\n',
+    ],
+    [
+      ['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'MY_NODE_TOKEN'],
+      {},
+      'chainprobe: --token-env: environment variable MY_NODE_TOKEN is not set\n',
+    ],
   ];
   for (const [argv, env, line] of cases) {
     const r = await runCli(argv, { env, killAfterMs: 60_000 });

@@ -11,11 +11,24 @@ import { runAgainstReference } from './harness.js';
 
 test('another seed moves the near misses, not the checks: no drift between the two runs', async () => {
   const runs = [];
-  for (const seed of [11, 12]) runs.push(await runAgainstReference({ only: 'auth,node', seed, contracts: { workers: 1 } }));
-  const [a, b] = runs.map((r) => buildResults({ target: 'reference', startedAt: new Date(0), finishedAt: new Date(1), checks: r.checks, limiter: null }));
-  const kinds = (checks: CheckResult[]) => checks.filter((c) => c.id.includes('[rotating:')).map((c) => `${c.id} ${authProbeOf(c)?.probe}`);
+  for (const seed of [11, 12])
+    runs.push(await runAgainstReference({ only: 'auth,node', seed, contracts: { workers: 1 } }));
+  const [a, b] = runs.map((r) =>
+    buildResults({
+      target: 'reference',
+      startedAt: new Date(0),
+      finishedAt: new Date(1),
+      checks: r.checks,
+      limiter: null,
+    }),
+  );
+  const kinds = (checks: CheckResult[]) =>
+    checks.filter((c) => c.id.includes('[rotating:')).map((c) => `${c.id} ${authProbeOf(c)?.probe}`);
   assert.ok(a && b);
   assert.notDeepEqual(kinds(a.checks), kinds(b.checks), 'the rotating kinds did not move with the seed');
   const drift = diffBaseline(a, b);
-  assert.deepEqual(drift.items.map((i) => i.text), []);
+  assert.deepEqual(
+    drift.items.map((i) => i.text),
+    [],
+  );
 });

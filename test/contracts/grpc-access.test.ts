@@ -13,7 +13,9 @@ import { runAgainstReference } from './harness.js';
 /** A grpc-js server with no service at all: every method ends UNIMPLEMENTED, token or not. */
 async function bareServer(): Promise<{ address: string; close(): void }> {
   const server = new grpc.Server();
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
 }
 
@@ -26,7 +28,15 @@ async function authProxyServer(token: string): Promise<{ address: string; close(
   const server: Http2Server = createServer();
   server.on('stream', (stream, headers) => {
     const ok = headers['x-auth-token'] === token;
-    stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': String(ok ? grpc.status.UNIMPLEMENTED : grpc.status.UNAUTHENTICATED), 'grpc-message': ok ? 'unknown service' : 'token required' }, { endStream: true });
+    stream.respond(
+      {
+        ':status': 200,
+        'content-type': 'application/grpc',
+        'grpc-status': String(ok ? grpc.status.UNIMPLEMENTED : grpc.status.UNAUTHENTICATED),
+        'grpc-message': ok ? 'unknown service' : 'token required',
+      },
+      { endStream: true },
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { address: `127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
@@ -35,7 +45,11 @@ async function authProxyServer(token: string): Promise<{ address: string; close(
 async function grpcVerdicts(address: string): Promise<Record<string, string[]>> {
   const run = await runAgainstReference({
     only: 'NAUTH-06,NODE-06',
-    edit: (t) => ({ ...t, nodes: { ...t.nodes, chainB: { ...t.nodes.chainB!, grpcAddress: address } }, limits: { ...t.limits, timeoutMs: 2_000 } }),
+    edit: (t) => ({
+      ...t,
+      nodes: { ...t.nodes, chainB: { ...t.nodes.chainB!, grpcAddress: address } },
+      limits: { ...t.limits, timeoutMs: 2_000 },
+    }),
     contracts: { workers: 1 },
   });
   const out: Record<string, string[]> = {};
@@ -67,6 +81,8 @@ describe('gRPC without reflection', () => {
     proxy = await authProxyServer(defaultOptions().credentials.chainBToken);
     const v = await grpcVerdicts(proxy.address);
     assert.match(v['NODE-06']![0]!, /^fail: services not listed/);
-    assert.deepEqual(v['NAUTH-06'], ['pass: x-auth-token metadata accepted: reflection ends UNIMPLEMENTED with it and UNAUTHENTICATED without it']);
+    assert.deepEqual(v['NAUTH-06'], [
+      'pass: x-auth-token metadata accepted: reflection ends UNIMPLEMENTED with it and UNAUTHENTICATED without it',
+    ]);
   });
 });

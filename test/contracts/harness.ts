@@ -68,7 +68,15 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
     const outcome = { ...stage, checks: [...stage.checks, ...cover(ctx.selected, stage.checks, stage.gaps)] };
     clearTimeout(timer);
     o.inspect?.(ctx.outDir);
-    return { ...outcome, target, wallMs, requests: statSync(budgetFile).size, served: ref.options.counters.total(), outDir: ctx.outDir, progress };
+    return {
+      ...outcome,
+      target,
+      wallMs,
+      requests: statSync(budgetFile).size,
+      served: ref.options.counters.total(),
+      outDir: ctx.outDir,
+      progress,
+    };
   } finally {
     await ref.close();
     rmSync(workDir, { recursive: true, force: true });
@@ -81,14 +89,17 @@ export function htmlReportFiles(indexHtml: string): { name: string; text: string
   assert.ok(m, 'the HTML report embeds its data as a zip');
   const zip = Buffer.from(m[1]!, 'base64');
   const out: { name: string; text: string }[] = [];
-  for (let at = 0; at + 30 <= zip.length && zip.readUInt32LE(at) === 0x04034b50; ) {
+  for (let at = 0; at + 30 <= zip.length && zip.readUInt32LE(at) === 0x04034b50;) {
     const method = zip.readUInt16LE(at + 8);
     const compressed = zip.readUInt32LE(at + 18);
     const nameLen = zip.readUInt16LE(at + 26);
     const extraLen = zip.readUInt16LE(at + 28);
     const start = at + 30 + nameLen + extraLen;
     const data = zip.subarray(start, start + compressed);
-    out.push({ name: zip.subarray(at + 30, at + 30 + nameLen).toString('utf8'), text: (method === 8 ? inflateRawSync(data) : data).toString('utf8') });
+    out.push({
+      name: zip.subarray(at + 30, at + 30 + nameLen).toString('utf8'),
+      text: (method === 8 ? inflateRawSync(data) : data).toString('utf8'),
+    });
     at = start + compressed;
   }
   return out;

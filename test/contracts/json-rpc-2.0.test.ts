@@ -13,7 +13,11 @@ import { runCli } from '../safety/support/cli.js';
 import { startJsonRpc20, type JsonRpc20Glue } from './support/json-rpc-2.0-server.js';
 
 const API_KEY = 'jsonrpc20-test-key-5f1c9a';
-const NATIVE = { protocol: 'chain-a', networks: ['mainnet', 'sepolia'] as [string, ...string[]], blockNumberMethod: 'eth_blockNumber' };
+const NATIVE = {
+  protocol: 'chain-a',
+  networks: ['mainnet', 'sepolia'] as [string, ...string[]],
+  blockNumberMethod: 'eth_blockNumber',
+};
 
 type Verdicts = ResultsFile['rules'];
 interface NativeRun {
@@ -42,9 +46,12 @@ async function runNative(t: { diagnostic: (m: string) => void }, glue?: JsonRpc2
     const resultsText = readFileSync(join(out, 'results.json'), 'utf8');
     assert.ok(!resultsText.includes(API_KEY), 'the API key appears in results.json');
     const results = JSON.parse(resultsText) as ResultsFile;
-    t.diagnostic(`${target.name}: exit ${run.code} in ${Math.round(run.wallMs)} ms, ${server.received()} requests received`);
+    t.diagnostic(
+      `${target.name}: exit ${run.code} in ${Math.round(run.wallMs)} ms, ${server.received()} requests received`,
+    );
     const rpc = Object.fromEntries(Object.entries(results.rules).filter(([id]) => id.startsWith('RPC-')));
-    const lines = (rule: string) => results.checks.filter((c) => c.rule === rule).map((c) => `${c.verdict}: ${c.message}`);
+    const lines = (rule: string) =>
+      results.checks.filter((c) => c.rule === rule).map((c) => `${c.verdict}: ${c.message}`);
     return { results, code: run.code, rpc, lines };
   } finally {
     await server.close();
@@ -58,13 +65,22 @@ describe('the test server: an API-key gate in front of the library', () => {
     const server = await startJsonRpc20({ apiKey: API_KEY, ...NATIVE });
     try {
       const call = async (headers: Record<string, string>) => {
-        const res = await fetch(`${server.baseUrl}/chain-a/mainnet/native`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' });
+        const res = await fetch(`${server.baseUrl}/chain-a/mainnet/native`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...headers },
+          body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+        });
         return `${res.status} ${(await res.text()).replace(/"0x[0-9a-f]+"/, '"0x…"')}`;
       };
       const ok = '200 {"jsonrpc":"2.0","id":1,"result":"0x…"}';
       assert.equal(await call({ Authorization: `Bearer ${API_KEY}` }), ok);
       assert.equal(await call({ 'X-API-Key': API_KEY }), ok);
-      const refused: Record<string, string>[] = [{}, { Authorization: 'Bearer wrong' }, { 'X-API-Key': 'wrong' }, { Authorization: API_KEY }];
+      const refused: Record<string, string>[] = [
+        {},
+        { Authorization: 'Bearer wrong' },
+        { 'X-API-Key': 'wrong' },
+        { Authorization: API_KEY },
+      ];
       for (const h of refused) assert.equal(await call(h), '401 ', JSON.stringify(h));
     } finally {
       await server.close();
@@ -72,45 +88,69 @@ describe('the test server: an API-key gate in front of the library', () => {
   });
 });
 
-describe('native checks against json-rpc-2.0 (npm) behind node:http with an API-key gate', { concurrency: true }, () => {
-  it('the library as it ships: no fail, and each standard rule judged as it answers', async (t) => {
-    const run = await runNative(t);
-    const failed = run.results.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
-    assert.deepEqual(failed.map((c) => `${c.verdict} ${c.rule} ${c.id}: ${c.message}`), []);
-    assert.equal(run.code, 0);
-    assert.deepEqual(run.rpc, {
-      'RPC-01': 'pass',
-      'RPC-02': 'pass',
-      'RPC-03': 'pass',
-      'RPC-04': 'pass',
-      'RPC-05': 'pass',
-      'RPC-06': 'pass',
-      'RPC-07': 'pass',
-      'RPC-08': 'observed',
-      'RPC-09': 'pass',
-      'RPC-10': 'pass',
-      'RPC-11': 'pass',
-      'RPC-12': 'pass',
+describe(
+  'native checks against json-rpc-2.0 (npm) behind node:http with an API-key gate',
+  { concurrency: true },
+  () => {
+    it('the library as it ships: no fail, and each standard rule judged as it answers', async (t) => {
+      const run = await runNative(t);
+      const failed = run.results.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+      assert.deepEqual(
+        failed.map((c) => `${c.verdict} ${c.rule} ${c.id}: ${c.message}`),
+        [],
+      );
+      assert.equal(run.code, 0);
+      assert.deepEqual(run.rpc, {
+        'RPC-01': 'pass',
+        'RPC-02': 'pass',
+        'RPC-03': 'pass',
+        'RPC-04': 'pass',
+        'RPC-05': 'pass',
+        'RPC-06': 'pass',
+        'RPC-07': 'pass',
+        'RPC-08': 'observed',
+        'RPC-09': 'pass',
+        'RPC-10': 'pass',
+        'RPC-11': 'pass',
+        'RPC-12': 'pass',
+      });
+      // ropsten is optional and not served (404 from the gate): observed beside the two that answer.
+      assert.deepEqual(
+        run.lines('RPC-03').map((l) => l.split(':')[0]),
+        ['pass', 'pass', 'observed'],
+      );
+      // What the library does where the standard leaves room, as the suite words it.
+      assert.deepEqual(run.lines('RPC-09'), [
+        'pass: no Response object (204, empty body)',
+        'pass: no Response object (204, empty body)',
+      ]);
+      assert.match(
+        run.lines('RPC-08').join(),
+        /^observed: batch of 2 valid requests: 200, an array of 2 answer\(s\) \(2 result\(s\)\), ids 81, 82 in request order$/,
+      );
+      assert.deepEqual(run.lines('RPC-10'), ['pass: empty batch: one error -32600 with id null (200)']);
+      assert.deepEqual(run.lines('RPC-11'), ['pass: one error -32600 with id null per element (2, 200)']);
     });
-    // ropsten is optional and not served (404 from the gate): observed beside the two that answer.
-    assert.deepEqual(run.lines('RPC-03').map((l) => l.split(':')[0]), ['pass', 'pass', 'observed']);
-    // What the library does where the standard leaves room, as the suite words it.
-    assert.deepEqual(run.lines('RPC-09'), ['pass: no Response object (204, empty body)', 'pass: no Response object (204, empty body)']);
-    assert.match(run.lines('RPC-08').join(), /^observed: batch of 2 valid requests: 200, an array of 2 answer\(s\) \(2 result\(s\)\), ids 81, 82 in request order$/);
-    assert.deepEqual(run.lines('RPC-10'), ['pass: empty batch: one error -32600 with id null (200)']);
-    assert.deepEqual(run.lines('RPC-11'), ['pass: one error -32600 with id null per element (2, 200)']);
-  });
 
-  it('the same library behind glue that answers notifications with {} and splits batches itself: fail on RPC-09, RPC-10 and RPC-12 only', async (t) => {
-    const run = await runNative(t, { notificationBody: '{}', splitBatches: true });
-    assert.equal(run.code, 1);
-    const failing = Object.entries(run.rpc).filter(([, v]) => v === 'fail').map(([id]) => id);
-    assert.deepEqual(failing, ['RPC-09', 'RPC-10', 'RPC-12']);
-    assert.deepEqual(run.lines('RPC-09'), ['fail: replied to a notification with {} (200)', 'fail: replied to a notification with {} (200)']);
-    assert.deepEqual(run.lines('RPC-10'), ['fail: answered [] to an empty batch (200)']);
-    // `{}` is also a malformed Response object; every other answer stays well formed.
-    assert.deepEqual(run.lines('RPC-12').filter((l) => l.startsWith('fail')), ['fail: response without jsonrpc (+2 more)', 'fail: response without jsonrpc (+2 more)']);
-    // Splitting batches changes nothing else: [1,2] still gets one -32600 per element.
-    assert.deepEqual(run.lines('RPC-11'), ['pass: one error -32600 with id null per element (2, 200)']);
-  });
-});
+    it('the same library behind glue that answers notifications with {} and splits batches itself: fail on RPC-09, RPC-10 and RPC-12 only', async (t) => {
+      const run = await runNative(t, { notificationBody: '{}', splitBatches: true });
+      assert.equal(run.code, 1);
+      const failing = Object.entries(run.rpc)
+        .filter(([, v]) => v === 'fail')
+        .map(([id]) => id);
+      assert.deepEqual(failing, ['RPC-09', 'RPC-10', 'RPC-12']);
+      assert.deepEqual(run.lines('RPC-09'), [
+        'fail: replied to a notification with {} (200)',
+        'fail: replied to a notification with {} (200)',
+      ]);
+      assert.deepEqual(run.lines('RPC-10'), ['fail: answered [] to an empty batch (200)']);
+      // `{}` is also a malformed Response object; every other answer stays well formed.
+      assert.deepEqual(
+        run.lines('RPC-12').filter((l) => l.startsWith('fail')),
+        ['fail: response without jsonrpc (+2 more)', 'fail: response without jsonrpc (+2 more)'],
+      );
+      // Splitting batches changes nothing else: [1,2] still gets one -32600 per element.
+      assert.deepEqual(run.lines('RPC-11'), ['pass: one error -32600 with id null per element (2, 200)']);
+    });
+  },
+);

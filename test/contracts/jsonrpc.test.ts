@@ -4,7 +4,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runAgainstReference } from './harness.js';
-import { batchServed, describeBatch, errorCodeOf, judgeEmptyBatch, judgeInvalidBatch, judgeNotification, judgeResponseObjects, responseObjectProblems, type RpcAnswer } from '../../contracts/jsonrpc.js';
+import {
+  batchServed,
+  describeBatch,
+  errorCodeOf,
+  judgeEmptyBatch,
+  judgeInvalidBatch,
+  judgeNotification,
+  judgeResponseObjects,
+  responseObjectProblems,
+  type RpcAnswer,
+} from '../../contracts/jsonrpc.js';
 
 const answer = (status: number, body: string): RpcAnswer => {
   let json: unknown;
@@ -16,11 +26,20 @@ const answer = (status: number, body: string): RpcAnswer => {
   return { status, body, json };
 };
 const json = (v: unknown, status = 200) => answer(status, JSON.stringify(v));
-const err = (code: unknown, id: unknown = null) => ({ jsonrpc: '2.0', id, error: { code, message: 'Invalid Request' } });
+const err = (code: unknown, id: unknown = null) => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code, message: 'Invalid Request' },
+});
 
 describe('RPC-12: the Response object', () => {
   it('well-formed successes and errors have no problems (ids of every allowed type)', () => {
-    for (const v of [{ jsonrpc: '2.0', id: 1, result: '0x1' }, { jsonrpc: '2.0', id: 'a', result: null }, err(-32600), { ...err(-32601, 5), error: { code: -32601, message: 'x', data: { a: 1 } } }]) {
+    for (const v of [
+      { jsonrpc: '2.0', id: 1, result: '0x1' },
+      { jsonrpc: '2.0', id: 'a', result: null },
+      err(-32600),
+      { ...err(-32601, 5), error: { code: -32601, message: 'x', data: { a: 1 } } },
+    ]) {
       assert.deepEqual(responseObjectProblems(v), [], JSON.stringify(v));
     }
   });
@@ -30,12 +49,18 @@ describe('RPC-12: the Response object', () => {
     [{ jsonrpc: '2.0', result: 1 }, 'success response without id'],
     [{ jsonrpc: '1.0', id: 1, result: 1 }, 'success response: jsonrpc: expected "2.0", got string "1.0"'],
     [{ id: 1, result: 1 }, 'success response without jsonrpc'],
-    [{ jsonrpc: '2.0', id: 1, result: 1, error: { code: 1, message: 'm' } }, 'error response: result: expected no result member in an error response, got number 1'],
+    [
+      { jsonrpc: '2.0', id: 1, result: 1, error: { code: 1, message: 'm' } },
+      'error response: result: expected no result member in an error response, got number 1',
+    ],
     [{ jsonrpc: '2.0', id: 1 }, 'response without result'],
     [err('-32601'), 'error response: error.code: expected integer, got string "-32601"'],
     [err(-32600.5), 'error response: error.code: expected integer, got number -32600.5'],
     [{ jsonrpc: '2.0', id: 1, error: { message: 'm' } }, 'error response without error.code'],
-    [{ jsonrpc: '2.0', id: 1, error: { code: 1, message: 7 } }, 'error response: error.message: expected string, got number 7'],
+    [
+      { jsonrpc: '2.0', id: 1, error: { code: 1, message: 7 } },
+      'error response: error.message: expected string, got number 7',
+    ],
     [{ jsonrpc: '2.0', id: 1, error: 'boom' }, 'error response: error: expected object, got string "boom"'],
     [{ jsonrpc: '2.0', id: { a: 1 }, result: 1 }, 'success response: id: expected number, string or null, got object'],
     [1, '1 where a Response object belongs'],
@@ -45,14 +70,23 @@ describe('RPC-12: the Response object', () => {
   }
 
   it('judges every element of a batch answer, with its index', () => {
-    assert.deepEqual(judgeResponseObjects(json([err(-32600), { jsonrpc: '2.0', error: { code: -32600, message: 'm' } }])), { verdict: 'fail', message: '[1] error response without id' });
-    assert.deepEqual(judgeResponseObjects(json([err(-32600), err(-32600)])), { verdict: 'pass', message: '2 Response object(s) well formed' });
+    assert.deepEqual(
+      judgeResponseObjects(json([err(-32600), { jsonrpc: '2.0', error: { code: -32600, message: 'm' } }])),
+      { verdict: 'fail', message: '[1] error response without id' },
+    );
+    assert.deepEqual(judgeResponseObjects(json([err(-32600), err(-32600)])), {
+      verdict: 'pass',
+      message: '2 Response object(s) well formed',
+    });
   });
 
   it('judges nothing where there is no Response object: empty, not JSON, or a non-2xx answer that is not JSON-RPC', () => {
     assert.equal(judgeResponseObjects(answer(204, '')), undefined);
     assert.equal(judgeResponseObjects(answer(200, 'ok')), undefined);
-    assert.equal(judgeResponseObjects(json({ error: { code: 'unknown_network', message: 'no such network' } }, 404)), undefined);
+    assert.equal(
+      judgeResponseObjects(json({ error: { code: 'unknown_network', message: 'no such network' } }, 404)),
+      undefined,
+    );
     assert.equal(judgeResponseObjects(json(err(-32700), 400))?.verdict, 'pass');
   });
 
@@ -68,17 +102,35 @@ describe('RPC-09: notifications', () => {
     for (const status of [200, 202, 204]) assert.equal(judgeNotification(answer(status, '')).verdict, 'pass');
   });
   it('says what came back instead', () => {
-    assert.deepEqual(judgeNotification(json(err(-32600))), { verdict: 'fail', message: 'replied to a notification with error -32600 (200)' });
-    assert.deepEqual(judgeNotification(json({ jsonrpc: '2.0', result: '0x10' })), { verdict: 'fail', message: 'replied to a notification with a result (id absent) (200)' });
-    assert.deepEqual(judgeNotification(json({ jsonrpc: '2.0', id: null, result: '0x10' })), { verdict: 'fail', message: 'replied to a notification with a result (id null) (200)' });
+    assert.deepEqual(judgeNotification(json(err(-32600))), {
+      verdict: 'fail',
+      message: 'replied to a notification with error -32600 (200)',
+    });
+    assert.deepEqual(judgeNotification(json({ jsonrpc: '2.0', result: '0x10' })), {
+      verdict: 'fail',
+      message: 'replied to a notification with a result (id absent) (200)',
+    });
+    assert.deepEqual(judgeNotification(json({ jsonrpc: '2.0', id: null, result: '0x10' })), {
+      verdict: 'fail',
+      message: 'replied to a notification with a result (id null) (200)',
+    });
   });
   it('passes a non-empty body that holds no Response object, naming it', () => {
-    assert.deepEqual(judgeNotification(answer(200, 'null')), { verdict: 'pass', message: 'no Response object, though the body is not empty (200, null)' });
-    assert.deepEqual(judgeNotification(answer(202, 'ok')), { verdict: 'pass', message: 'no Response object, though the body is not empty (202, 2 bytes, not JSON)' });
+    assert.deepEqual(judgeNotification(answer(200, 'null')), {
+      verdict: 'pass',
+      message: 'no Response object, though the body is not empty (200, null)',
+    });
+    assert.deepEqual(judgeNotification(answer(202, 'ok')), {
+      verdict: 'pass',
+      message: 'no Response object, though the body is not empty (202, 2 bytes, not JSON)',
+    });
   });
   it('cannot judge a busy or unavailable answer without a Response object', () => {
     assert.equal(judgeNotification(answer(503, 'try later')).verdict, 'error');
-    assert.equal(judgeNotification(json({ jsonrpc: '2.0', id: null, error: { code: -32005, message: 'limit' } }, 429)).verdict, 'fail');
+    assert.equal(
+      judgeNotification(json({ jsonrpc: '2.0', id: null, error: { code: -32005, message: 'limit' } }, 429)).verdict,
+      'fail',
+    );
   });
 });
 
@@ -96,17 +148,27 @@ describe('RPC-10: the empty batch', () => {
     [answer(400, 'empty batch'), 'answered an empty batch with 400 and a body that is not JSON'],
     [answer(204, ''), 'answered an empty batch with 204 and an empty body'],
   ];
-  for (const [a, message] of ROWS) it(message, () => assert.deepEqual(judgeEmptyBatch(a), { verdict: 'fail', message }));
+  for (const [a, message] of ROWS)
+    it(message, () => assert.deepEqual(judgeEmptyBatch(a), { verdict: 'fail', message }));
 });
 
 describe('RPC-08 and RPC-11: batches', () => {
   it('describes what the node did with a batch of valid requests', () => {
-    const served = json([{ jsonrpc: '2.0', id: 82, result: '0x1' }, { jsonrpc: '2.0', id: 81, result: '0x1' }]);
+    const served = json([
+      { jsonrpc: '2.0', id: 82, result: '0x1' },
+      { jsonrpc: '2.0', id: 81, result: '0x1' },
+    ]);
     assert.equal(batchServed(served), true);
-    assert.equal(describeBatch(served, [81, 82]).message, 'batch of 2 valid requests: 200, an array of 2 answer(s) (2 result(s)), ids 82, 81 in another order');
+    assert.equal(
+      describeBatch(served, [81, 82]).message,
+      'batch of 2 valid requests: 200, an array of 2 answer(s) (2 result(s)), ids 82, 81 in another order',
+    );
     const refused = json(err(-32600));
     assert.equal(batchServed(refused), false);
-    assert.equal(describeBatch(refused, [81, 82]).message, 'batch of 2 valid requests: 200, a single error -32600, not an array: batches not served');
+    assert.equal(
+      describeBatch(refused, [81, 82]).message,
+      'batch of 2 valid requests: 200, a single error -32600, not an array: batches not served',
+    );
     assert.equal(batchServed(answer(503, '')), undefined);
   });
 
@@ -115,33 +177,59 @@ describe('RPC-08 and RPC-11: batches', () => {
   });
 
   it('observes a single error object when batches are not served, and fails it when they are', () => {
-    assert.deepEqual(judgeInvalidBatch(json(err(-32600)), 2, false), { verdict: 'observed', message: 'answered a single error -32600 (200): batches are not served (RPC-08)' });
-    assert.deepEqual(judgeInvalidBatch(json(err(-32600)), 2, true), { verdict: 'fail', message: 'answered a single error -32600 (200), not one error per element, though batches are served' });
+    assert.deepEqual(judgeInvalidBatch(json(err(-32600)), 2, false), {
+      verdict: 'observed',
+      message: 'answered a single error -32600 (200): batches are not served (RPC-08)',
+    });
+    assert.deepEqual(judgeInvalidBatch(json(err(-32600)), 2, true), {
+      verdict: 'fail',
+      message: 'answered a single error -32600 (200), not one error per element, though batches are served',
+    });
     assert.equal(judgeInvalidBatch(json(err(-32600)), 2, undefined).verdict, 'error');
   });
 
   const ROWS: [RpcAnswer, string][] = [
     [json([]), 'answered [] to 2 invalid elements, not one error each (200)'],
     [json([err(-32600)]), 'answered an array of 1 to 2 invalid elements, not one error each (200)'],
-    [json([{ jsonrpc: '2.0', error: { code: -32600, message: 'm' } }, err(-32600)]), 'element [0]: error response without id (200)'],
+    [
+      json([{ jsonrpc: '2.0', error: { code: -32600, message: 'm' } }, err(-32600)]),
+      'element [0]: error response without id (200)',
+    ],
     [json([err(-32600), err(-32700)]), 'element [1]: error code -32700, not -32600 (200)'],
   ];
-  for (const [a, message] of ROWS) it(message, () => assert.deepEqual(judgeInvalidBatch(a, 2, true), { verdict: 'fail', message }));
+  for (const [a, message] of ROWS)
+    it(message, () => assert.deepEqual(judgeInvalidBatch(a, 2, true), { verdict: 'fail', message }));
 });
 
 describe('against the reference', () => {
   const verdicts = async (variants: string[]) => {
-    const run = await runAgainstReference({ only: 'RPC-08,RPC-09,RPC-10,RPC-11,RPC-12', reference: { variants: new Set(variants) }, contracts: { workers: 1 } });
+    const run = await runAgainstReference({
+      only: 'RPC-08,RPC-09,RPC-10,RPC-11,RPC-12',
+      reference: { variants: new Set(variants) },
+      contracts: { workers: 1 },
+    });
     const out: Record<string, string[]> = {};
     for (const c of run.checks) (out[c.rule] ??= []).includes(c.verdict) || out[c.rule]!.push(c.verdict);
     return out;
   };
 
   it('the conformant reference passes RPC-09..RPC-12', async () => {
-    assert.deepEqual(await verdicts([]), { 'RPC-08': ['observed'], 'RPC-09': ['pass'], 'RPC-10': ['pass'], 'RPC-11': ['pass'], 'RPC-12': ['pass'] });
+    assert.deepEqual(await verdicts([]), {
+      'RPC-08': ['observed'],
+      'RPC-09': ['pass'],
+      'RPC-10': ['pass'],
+      'RPC-11': ['pass'],
+      'RPC-12': ['pass'],
+    });
   });
 
   it('a reference that serves no batches: RPC-11 observed, never failed', async () => {
-    assert.deepEqual(await verdicts(['batches-not-served']), { 'RPC-08': ['observed'], 'RPC-09': ['pass'], 'RPC-10': ['pass'], 'RPC-11': ['observed'], 'RPC-12': ['pass'] });
+    assert.deepEqual(await verdicts(['batches-not-served']), {
+      'RPC-08': ['observed'],
+      'RPC-09': ['pass'],
+      'RPC-10': ['pass'],
+      'RPC-11': ['observed'],
+      'RPC-12': ['pass'],
+    });
   });
 });

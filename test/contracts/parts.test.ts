@@ -9,14 +9,27 @@ import { readBlockNumber } from '../../contracts/block-number.js';
 import { Checks, ExtraFieldsByResource } from '../../contracts/checks.js';
 import { SCHEMA } from '../../src/schemas/validate.js';
 import { errorChecks } from '../../contracts/errors-summary.js';
-import { usageGroups, usageRules, apiEndpoints, fullEndpoint, PROBED_FORMS, rotationIndex, probedFormOf } from '../../contracts/matrix.js';
+import {
+  usageGroups,
+  usageRules,
+  apiEndpoints,
+  fullEndpoint,
+  PROBED_FORMS,
+  rotationIndex,
+  probedFormOf,
+} from '../../contracts/matrix.js';
 import type { Non2xx } from '../../contracts/protocol.js';
 import { redactFreeText } from '../../contracts/reporter.js';
 import { bodyShape, shapeOf } from '../../contracts/shape.js';
 import { RarityWalk } from '../../contracts/walk.js';
 import type { ResolvedTarget } from '../../src/target-file/types.js';
 
-const item = (id: string, rank: number | string) => ({ id, contract_address: '0xabc', token_id: id, rarity: [{ model: 'open_rarity', score: 1, rank: String(rank) }] });
+const item = (id: string, rank: number | string) => ({
+  id,
+  contract_address: '0xabc',
+  token_id: id,
+  rarity: [{ model: 'open_rarity', score: 1, rank: String(rank) }],
+});
 const pageOf = (ranks: number[], prefix = 'a') => ranks.map((r) => item(`${prefix}${r}`, r));
 
 describe('rarity walk bookkeeping', () => {
@@ -70,7 +83,8 @@ describe('rarity walk bookkeeping', () => {
 
   it('a 100,000-asset walk: each asset counted once, no gap, a 3-item sample', () => {
     const w = new RarityWalk();
-    for (let p = 0; p < 1000; p++) w.addPage(Array.from({ length: 100 }, (_, i) => item(`id-${p * 100 + i}`, p * 100 + i + 1)));
+    for (let p = 0; p < 1000; p++)
+      w.addPage(Array.from({ length: 100 }, (_, i) => item(`id-${p * 100 + i}`, p * 100 + i + 1)));
     assert.equal(w.items, 100_000);
     assert.equal(w.distinctIds, 100_000);
     assert.deepEqual(w.missingRanks(), { count: 0, first: undefined });
@@ -82,7 +96,11 @@ describe('block number reader', () => {
   it('finds the number where services put it and says where', () => {
     assert.deepEqual(readBlockNumber({ block_number: 12 }), { value: 12, path: 'block_number', encoding: 'integer' });
     assert.deepEqual(readBlockNumber(42), { value: 42, path: '(root)', encoding: 'integer' });
-    assert.deepEqual(readBlockNumber({ data: { height: '77' } }), { value: 77, path: 'data.height', encoding: 'decimal string' });
+    assert.deepEqual(readBlockNumber({ data: { height: '77' } }), {
+      value: 77,
+      path: 'data.height',
+      encoding: 'decimal string',
+    });
     assert.deepEqual(readBlockNumber({ result: '0x10' }), { value: 16, path: 'result', encoding: 'hex string' });
     assert.equal(readBlockNumber({ block_number: -1 })?.value, -1);
     assert.equal(readBlockNumber({ status: 'ok' }), undefined);
@@ -90,10 +108,29 @@ describe('block number reader', () => {
 });
 
 describe('ERR-01 grouping', () => {
-  const ex = (status: number) => ({ seq: 1, method: 'GET', url: 'http://x', requestHeaders: {}, responseHeaders: {}, status, sentAt: 0 });
-  const n = (cause: string, status: number, shape: unknown): Non2xx => ({ cause, method: 'GET', status, contentType: 'application/json', bodyShape: shape, exchange: ex(status) });
+  const ex = (status: number) => ({
+    seq: 1,
+    method: 'GET',
+    url: 'http://x',
+    requestHeaders: {},
+    responseHeaders: {},
+    status,
+    sentAt: 0,
+  });
+  const n = (cause: string, status: number, shape: unknown): Non2xx => ({
+    cause,
+    method: 'GET',
+    status,
+    contentType: 'application/json',
+    bodyShape: shape,
+    exchange: ex(status),
+  });
   it('groups by cause with statuses, content types and shapes, observed', () => {
-    const checks = errorChecks([n('no credentials', 401, { error: 'object' }), n('no credentials', 403, { error: 'object' }), n('an unknown id', 404, 'empty')]);
+    const checks = errorChecks([
+      n('no credentials', 401, { error: 'object' }),
+      n('no credentials', 403, { error: 'object' }),
+      n('an unknown id', 404, 'empty'),
+    ]);
     assert.deepEqual(
       checks.map((c) => [c.id, c.verdict]),
       [
@@ -101,7 +138,11 @@ describe('ERR-01 grouping', () => {
         ['errors.non2xx[no-credentials]', 'observed'],
       ],
     );
-    assert.deepEqual(checks[1]!.evidence.observation, { statuses: { '401': 1, '403': 1 }, contentTypes: ['application/json'], bodyShapes: [{ error: 'object' }] });
+    assert.deepEqual(checks[1]!.evidence.observation, {
+      statuses: { '401': 1, '403': 1 },
+      contentTypes: ['application/json'],
+      bodyShapes: [{ error: 'object' }],
+    });
   });
   it('says so when nothing non-2xx was met', () => {
     assert.equal(errorChecks([])[0]!.message, 'no non-2xx answer met in this run');
@@ -111,12 +152,18 @@ describe('ERR-01 grouping', () => {
 describe('free-text redaction in the reporter', () => {
   const r = new Redactor(['super-secret-key-123']);
   it('masks known secrets and any credential query value, keeping JSON intact', () => {
-    const json = JSON.stringify({ url: 'http://h/p?x=1&apiKey=unknown-key-999&y=2', other: 'Bearer super-secret-key-123' });
+    const json = JSON.stringify({
+      url: 'http://h/p?x=1&apiKey=unknown-key-999&y=2',
+      other: 'Bearer super-secret-key-123',
+    });
     const out = redactFreeText(r, json);
     assert.doesNotThrow(() => JSON.parse(out));
     assert.ok(!out.includes('unknown-key-999') && !out.includes('super-secret-key-123'), out);
     assert.match(out, /&y=2/);
-    assert.equal(redactFreeText(r, 'GET http://h/fee_stats?auth=tok123456789 failed'), 'GET http://h/fee_stats?auth=tok1…(redacted) failed');
+    assert.equal(
+      redactFreeText(r, 'GET http://h/fee_stats?auth=tok123456789 failed'),
+      'GET http://h/fee_stats?auth=tok1…(redacted) failed',
+    );
   });
 });
 
@@ -143,7 +190,14 @@ describe('auth matrix tables', () => {
       legacyBaseUrl: 'http://l',
       universal: [{ protocol: 'p', network: 'n' }],
       native: { protocol: 'p', networks: ['n'], optionalNetworks: [], blockNumberMethod: 'm', blockNumberTolerance: 2 },
-      nft: { protocol: 'p', network: 'n', eventIds: ['e'], collectionId: 'c', pageTokenParam: 'page_token', maxPages: 5 },
+      nft: {
+        protocol: 'p',
+        network: 'n',
+        eventIds: ['e'],
+        collectionId: 'c',
+        pageTokenParam: 'page_token',
+        maxPages: 5,
+      },
     },
   } satisfies ResolvedTarget;
 
@@ -171,57 +225,115 @@ describe('auth matrix tables', () => {
       { rule: 'AUTH-09', expect: 'open' },
       { rule: 'AUTH-12', expect: 'open' },
     ]);
-    assert.deepEqual(usageRules(asset, legacyQuery).map((r) => r.rule), ['AUTH-04', 'AUTH-06']);
+    assert.deepEqual(
+      usageRules(asset, legacyQuery).map((r) => r.rule),
+      ['AUTH-04', 'AUTH-06'],
+    );
   });
 
   it('wrong keys: every kind on the first endpoint of each family, elsewhere one kind rotating over distinct positions', () => {
     const eps = apiEndpoints(target);
-    assert.deepEqual(eps.filter((e) => fullEndpoint(eps, e)).map((e) => e.id), ['universal[p/n]', 'native[n]', 'nft.event']);
-    const positions = eps.flatMap((ep) => (['base', 'legacy'] as const).flatMap((b) => PROBED_FORMS[b].map((f) => rotationIndex(eps, ep, b, f))));
+    assert.deepEqual(
+      eps.filter((e) => fullEndpoint(eps, e)).map((e) => e.id),
+      ['universal[p/n]', 'native[n]', 'nft.event'],
+    );
+    const positions = eps.flatMap((ep) =>
+      (['base', 'legacy'] as const).flatMap((b) => PROBED_FORMS[b].map((f) => rotationIndex(eps, ep, b, f))),
+    );
     assert.equal(new Set(positions).size, positions.length);
     // Only a key's own generation in a probed form teaches which forms take wrong keys.
-    assert.deepEqual(API_KEY_USAGES.filter((u) => probedFormOf(u)).map((u) => `${u.form}@${u.base}`).sort(), ['apikey-query@base', 'apikey-query@legacy', 'bearer@base', 'bearer@legacy', 'x-api-key@base', 'x-api-key@legacy']);
+    assert.deepEqual(
+      API_KEY_USAGES.filter((u) => probedFormOf(u))
+        .map((u) => `${u.form}@${u.base}`)
+        .sort(),
+      [
+        'apikey-query@base',
+        'apikey-query@legacy',
+        'bearer@base',
+        'bearer@legacy',
+        'x-api-key@base',
+        'x-api-key@legacy',
+      ],
+    );
   });
 });
 
 describe('body shapes', () => {
   it('keep types, never values', () => {
-    assert.deepEqual(shapeOf({ b: 1.5, a: [{ x: 'secret' }], c: null }), { a: [{ x: 'string' }], b: 'number', c: 'null' });
+    assert.deepEqual(shapeOf({ b: 1.5, a: [{ x: 'secret' }], c: null }), {
+      a: [{ x: 'string' }],
+      b: 'number',
+      c: 'null',
+    });
     assert.equal(bodyShape('<html>'), 'not JSON');
     assert.equal(bodyShape(''), 'empty');
   });
 });
 
 describe('an observation with nothing observed', () => {
-  const exchange = (status?: number, error?: string) => ({ seq: 1, method: 'GET', url: 'http://127.0.0.1:9/x', requestHeaders: {}, responseHeaders: {}, sentAt: 0, ...(status !== undefined && { status }), ...(error && { error }) });
+  const exchange = (status?: number, error?: string) => ({
+    seq: 1,
+    method: 'GET',
+    url: 'http://127.0.0.1:9/x',
+    requestHeaders: {},
+    responseHeaders: {},
+    sentAt: 0,
+    ...(status !== undefined && { status }),
+    ...(error && { error }),
+  });
 
   it('is an error with the cause when no request it rests on was answered, even if the cause was met under an unselected rule', () => {
     const check = new Checks(new Redactor(), (rule) => rule === 'NFT-03');
     check.error('NFT-01', 'nft.event[x]', 'network: connect ECONNREFUSED 127.0.0.1:9');
     check.observe('NFT-03', 'nft.event.types', 'event types seen: none', { eventTypes: [] }, []);
-    check.observe('NFT-03', 'nft.event.types2', 'event types seen: none', { eventTypes: [] }, exchange(undefined, 'network: timeout after 10000 ms'));
+    check.observe(
+      'NFT-03',
+      'nft.event.types2',
+      'event types seen: none',
+      { eventTypes: [] },
+      exchange(undefined, 'network: timeout after 10000 ms'),
+    );
     assert.deepEqual(
       check.results.map((c) => [c.verdict, c.message, c.evidence.cause]),
       [
-        ['error', 'could not check: nothing observed (network: connect ECONNREFUSED 127.0.0.1:9)', 'network: connect ECONNREFUSED 127.0.0.1:9'],
-        ['error', 'could not check: nothing observed (network: timeout after 10000 ms)', 'network: timeout after 10000 ms'],
+        [
+          'error',
+          'could not check: nothing observed (network: connect ECONNREFUSED 127.0.0.1:9)',
+          'network: connect ECONNREFUSED 127.0.0.1:9',
+        ],
+        [
+          'error',
+          'could not check: nothing observed (network: timeout after 10000 ms)',
+          'network: timeout after 10000 ms',
+        ],
       ],
     );
   });
 
   it('stays an observation when one answer came, or when it rests on other checks (no exchanges given)', () => {
     const check = new Checks(new Redactor(), () => true);
-    check.observe('NFT-03', 'a', 'event types seen: sale', { eventTypes: ['sale'] }, [exchange(undefined, 'network: reset'), exchange(200)]);
+    check.observe('NFT-03', 'a', 'event types seen: sale', { eventTypes: ['sale'] }, [
+      exchange(undefined, 'network: reset'),
+      exchange(200),
+    ]);
     check.observe('NFT-07', 'b', 'rarity models: open_rarity only', { otherModels: [] });
-    assert.deepEqual(check.results.map((c) => c.verdict), ['observed', 'observed']);
+    assert.deepEqual(
+      check.results.map((c) => c.verdict),
+      ['observed', 'observed'],
+    );
   });
 });
 
 describe('RES-02 roll-up', () => {
-  const page = (paging: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ data: [], meta: { paging: { next_page_token: '', ...paging }, ...extra } });
+  const page = (paging: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    data: [],
+    meta: { paging: { next_page_token: '', ...paging }, ...extra },
+  });
 
   it('gathers the fields beyond the documented ones by resource over several records, each field once, sorted', () => {
-    const roll = new ExtraFieldsByResource().add(SCHEMA.rarityListResponse, page({ total: 3 }, { took: 1 })).add(SCHEMA.rarityListResponse, page({ total: 4, a: 1 }, { zz: 2 }));
+    const roll = new ExtraFieldsByResource()
+      .add(SCHEMA.rarityListResponse, page({ total: 3 }, { took: 1 }))
+      .add(SCHEMA.rarityListResponse, page({ total: 4, a: 1 }, { zz: 2 }));
     assert.deepEqual(roll.rollUp(), {
       byResource: { Paging: ['a', 'total'], PagingEnvelope: ['took', 'zz'] },
       names: ['Paging.a', 'Paging.total', 'PagingEnvelope.took', 'PagingEnvelope.zz'],
@@ -232,9 +344,12 @@ describe('RES-02 roll-up', () => {
     const check = new Checks(new Redactor([]), () => true);
     check.extras('nft.list', SCHEMA.rarityListResponse, page({ total: 3 }), undefined, 'rarity list');
     check.extras('nft.list.plain', SCHEMA.rarityListResponse, page({}), undefined, 'rarity list');
-    assert.deepEqual(check.results.map((c) => [c.verdict, c.message]), [
-      ['observed', 'rarity list: 1 field(s) beyond the documented ones: Paging.total'],
-      ['observed', 'rarity list: no fields beyond the documented ones'],
-    ]);
+    assert.deepEqual(
+      check.results.map((c) => [c.verdict, c.message]),
+      [
+        ['observed', 'rarity list: 1 field(s) beyond the documented ones: Paging.total'],
+        ['observed', 'rarity list: no fields beyond the documented ones'],
+      ],
+    );
   });
 });

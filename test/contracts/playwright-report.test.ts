@@ -35,11 +35,18 @@ describe("Playwright's report", () => {
     });
     // chainprobe's own verdicts: the fault's fail, and nothing made up because Playwright failed the test.
     assert.ok(run.checks.some((c) => c.rule === 'NFT-01' && c.verdict === 'fail'));
-    assert.deepEqual(run.checks.filter((c) => c.verdict === 'error').map((c) => c.message), []);
+    assert.deepEqual(
+      run.checks.filter((c) => c.verdict === 'error').map((c) => c.message),
+      [],
+    );
 
     const files = htmlReportFiles(html);
-    const report = JSON.parse(files.find((f) => f.name === 'report.json')!.text) as { stats: { unexpected: number; expected: number } };
-    const tests = files.filter((f) => f.name !== 'report.json').flatMap((f) => (JSON.parse(f.text) as { tests: PwTest[] }).tests);
+    const report = JSON.parse(files.find((f) => f.name === 'report.json')!.text) as {
+      stats: { unexpected: number; expected: number };
+    };
+    const tests = files
+      .filter((f) => f.name !== 'report.json')
+      .flatMap((f) => (JSON.parse(f.text) as { tests: PwTest[] }).tests);
     const events = tests.find((t) => t.tags.includes('@NFT-01'));
     assert.ok(events, `no test tagged @NFT-01 among ${tests.map((t) => t.title).join(' | ')}`);
     assert.equal(events.outcome, 'unexpected');
@@ -57,7 +64,11 @@ describe("Playwright's report", () => {
       assert.ok(step, `no step for ${c.id}`);
       assert.equal(step.location?.file, 'nft.spec.ts');
       assert.equal(step.location?.line, events.location.line);
-      assert.equal(step.error !== undefined, c.verdict === 'fail', `${c.verdict} step ${c.id}: error ${JSON.stringify(step.error)}`);
+      assert.equal(
+        step.error !== undefined,
+        c.verdict === 'fail',
+        `${c.verdict} step ${c.id}: error ${JSON.stringify(step.error)}`,
+      );
     }
   });
 
@@ -65,13 +76,25 @@ describe("Playwright's report", () => {
     const ref = await startReference();
     try {
       const target = resolveTarget(ref.target, {});
-      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, FORCE_COLOR: '0', CHAINPROBE_TARGET: JSON.stringify(target) };
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        FORCE_COLOR: '0',
+        CHAINPROBE_TARGET: JSON.stringify(target),
+      };
       const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
       const list = (...extra: string[]) => {
-        const r = spawnSync(process.execPath, [cli, 'test', '-c', resolve('contracts/playwright.config.ts'), '--list', '--reporter=json', ...extra], { env, encoding: 'utf8', timeout: 60_000 });
+        const r = spawnSync(
+          process.execPath,
+          [cli, 'test', '-c', resolve('contracts/playwright.config.ts'), '--list', '--reporter=json', ...extra],
+          { env, encoding: 'utf8', timeout: 60_000 },
+        );
         assert.equal(r.status, 0, r.stderr);
         type Suite = { specs?: { title: string; tags: string[] }[]; suites?: Suite[] };
-        const walk = (s: Suite): { title: string; tags: string[] }[] => [...(s.specs ?? []), ...(s.suites ?? []).flatMap(walk)];
+        const walk = (s: Suite): { title: string; tags: string[] }[] => [
+          ...(s.specs ?? []),
+          ...(s.suites ?? []).flatMap(walk),
+        ];
         return (JSON.parse(r.stdout) as { suites: Suite[] }).suites.flatMap(walk);
       };
       const all = list();
@@ -81,9 +104,18 @@ describe("Playwright's report", () => {
         assert.ok(!t.tags.some((r) => t.title.includes(r)), `"${t.title}" repeats its rule ids`);
       }
       for (const rule of ['NFT-05', 'AUTH-07', 'RPC-04']) {
-        const want = all.filter((t) => t.tags.includes(rule)).map((t) => t.title).sort();
+        const want = all
+          .filter((t) => t.tags.includes(rule))
+          .map((t) => t.title)
+          .sort();
         assert.ok(want.length > 0, rule);
-        assert.deepEqual(list('--grep', `@${rule}`).map((t) => t.title).sort(), want, rule);
+        assert.deepEqual(
+          list('--grep', `@${rule}`)
+            .map((t) => t.title)
+            .sort(),
+          want,
+          rule,
+        );
       }
     } finally {
       await ref.close();

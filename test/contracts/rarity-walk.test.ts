@@ -25,13 +25,30 @@ const item = (n: number, rank: number, extra: Record<string, unknown> = {}) => (
 const items = (ranks: number[], first = ranks[0] ?? 1) => ranks.map((r, i) => item(first + i, r));
 
 let seq = 0;
-const exchange = (status: number): Exchange => ({ seq: ++seq, method: 'GET', url: `https://svc.example/rarity#${seq}`, requestHeaders: {}, responseHeaders: {}, status, sentAt: 0 });
+const exchange = (status: number): Exchange => ({
+  seq: ++seq,
+  method: 'GET',
+  url: `https://svc.example/rarity#${seq}`,
+  requestHeaders: {},
+  responseHeaders: {},
+  status,
+  sentAt: 0,
+});
 
 /** A 200 page; `next` undefined: the last page (no token). */
-function page(data: unknown[], next?: string, meta: unknown = { paging: next === undefined ? {} : { next_page_token: next } }): RarityPage {
+function page(
+  data: unknown[],
+  next?: string,
+  meta: unknown = { paging: next === undefined ? {} : { next_page_token: next } },
+): RarityPage {
   return { ok: true, status: 200, json: { data, meta }, exchange: exchange(200) };
 }
-const refused = (status: number): RarityPage => ({ ok: false, status, json: { error: 'nope' }, exchange: exchange(status) });
+const refused = (status: number): RarityPage => ({
+  ok: false,
+  status,
+  json: { error: 'nope' },
+  exchange: exchange(status),
+});
 
 interface Walked {
   pages: RarityPages;
@@ -58,22 +75,34 @@ function walk(answers: RarityPage[], opts: { maxPages?: number; extras?: boolean
 }
 
 const judge = (w: Walked) => judgeRarityWalk(w.pages, { id: ID, pageTokenParam: TOKEN_PARAM });
-const verdicts = (js: Judgement[]) => Object.fromEntries(js.map((j) => [`${j.rule} ${j.id}`, `${j.verdict}: ${j.message}`]));
+const verdicts = (js: Judgement[]) =>
+  Object.fromEntries(js.map((j) => [`${j.rule} ${j.id}`, `${j.verdict}: ${j.message}`]));
 
 describe('rarity walk judged on synthetic pages', () => {
-  const rows: { name: string; answers: RarityPage[]; maxPages?: number; cutAt?: number; tokens?: (string | undefined)[]; expect: Record<string, string> }[] = [
+  const rows: {
+    name: string;
+    answers: RarityPage[];
+    maxPages?: number;
+    cutAt?: number;
+    tokens?: (string | undefined)[];
+    expect: Record<string, string>;
+  }[] = [
     {
       name: 'a clean walk over three pages, ties included',
       answers: [page(items([1, 2, 2]), 't1'), page(items([4, 5], 4), 't2'), page(items([6], 6))],
       tokens: [undefined, 't1', 't2'],
       expect: {
-        [`NFT-07 ${ID}.schema`]: 'pass: rarity list: 3 page(s), 6 item(s), every documented field present with its type',
-        [`NFT-08 ${ID}.schema`]: 'pass: rarity list: 3 page(s), 6 item(s), every documented field present with its type',
-        [`RES-01 ${ID}.schema`]: 'pass: rarity list: 3 page(s), 6 item(s), every documented field present with its type',
+        [`NFT-07 ${ID}.schema`]:
+          'pass: rarity list: 3 page(s), 6 item(s), every documented field present with its type',
+        [`NFT-08 ${ID}.schema`]:
+          'pass: rarity list: 3 page(s), 6 item(s), every documented field present with its type',
+        [`RES-01 ${ID}.schema`]:
+          'pass: rarity list: 3 page(s), 6 item(s), every documented field present with its type',
         [`NFT-07 ${ID}.models`]: 'observed: rarity models: open_rarity only',
         [`RES-02 ${ID}.extras`]: 'observed: rarity list: no fields beyond the documented ones',
         [`NFT-09 ${ID}.order`]: 'pass: ranks never decrease over 3 page(s), 6 item(s)',
-        [`NFT-10 ${ID}.walk`]: 'pass: walk ended after 3 page(s), 6 item(s), 6 distinct assets, each once, ranks without gaps',
+        [`NFT-10 ${ID}.walk`]:
+          'pass: walk ended after 3 page(s), 6 item(s), 6 distinct assets, each once, ranks without gaps',
       },
     },
     {
@@ -88,28 +117,32 @@ describe('rarity walk judged on synthetic pages', () => {
       name: 'a step down in rank across pages',
       answers: [page(items([1, 2, 3]), 't1'), page([item(4, 2), item(5, 4), item(6, 5)])],
       expect: {
-        [`NFT-09 ${ID}.order`]: 'fail: rank 2 comes after rank 3 (page 2, item 0); 1 step(s) down over 2 page(s), 6 item(s)',
+        [`NFT-09 ${ID}.order`]:
+          'fail: rank 2 comes after rank 3 (page 2, item 0); 1 step(s) down over 2 page(s), 6 item(s)',
       },
     },
     {
       name: 'an asset missing where the last page ends the walk early',
       answers: [page(items([1, 2]), 't1'), page([item(3, 3), item(5, 5)])],
       expect: {
-        [`NFT-10 ${ID}.walk`]: 'fail: 1 rank(s) missing with no tie to explain them (first: rank 4): assets the walk never met (2 page(s), 4 item(s))',
+        [`NFT-10 ${ID}.walk`]:
+          'fail: 1 rank(s) missing with no tie to explain them (first: rank 4): assets the walk never met (2 page(s), 4 item(s))',
       },
     },
     {
       name: 'a page token handed back twice (the walk loops)',
       answers: [page(items([1]), 't1'), page(items([2], 2), 't1')],
       expect: {
-        [`NFT-10 ${ID}.walk`]: 'fail: the walk does not end: page 2 hands back a page token already followed (2 page(s), 2 item(s))',
+        [`NFT-10 ${ID}.walk`]:
+          'fail: the walk does not end: page 2 hands back a page token already followed (2 page(s), 2 item(s))',
       },
     },
     {
       name: 'empty pages that keep a token',
       answers: [page(items([1, 2]), 't1'), page([], 't2'), page([], 't3')],
       expect: {
-        [`NFT-10 ${ID}.walk`]: 'fail: the walk does not end: 2 empty pages in a row still carry a page token (3 page(s), 2 item(s))',
+        [`NFT-10 ${ID}.walk`]:
+          'fail: the walk does not end: 2 empty pages in a row still carry a page token (3 page(s), 2 item(s))',
       },
     },
     {
@@ -132,7 +165,8 @@ describe('rarity walk judged on synthetic pages', () => {
       answers: [page(items([1, 2]), 't1'), page(items([3, 4], 3), 't2')],
       maxPages: 2,
       expect: {
-        [`NFT-10 ${ID}.walk`]: 'error: walk stopped at maxPages (2) while the service still gave a page token; raise api.nft.maxPages',
+        [`NFT-10 ${ID}.walk`]:
+          'error: walk stopped at maxPages (2) while the service still gave a page token; raise api.nft.maxPages',
         [`NFT-09 ${ID}.order`]: 'pass: ranks never decrease over 2 page(s), 4 item(s)',
       },
     },
@@ -141,21 +175,30 @@ describe('rarity walk judged on synthetic pages', () => {
       answers: [page([])],
       expect: {
         [`NFT-09 ${ID}.order`]: 'error: fewer than two ranked items over 1 page(s), 0 item(s)',
-        [`NFT-10 ${ID}.walk`]: 'pass: walk ended after 1 page(s), 0 item(s), 0 distinct assets, each once, ranks without gaps',
+        [`NFT-10 ${ID}.walk`]:
+          'pass: walk ended after 1 page(s), 0 item(s), 0 distinct assets, each once, ranks without gaps',
       },
     },
     {
       name: 'items missing fields, over two pages',
       answers: [page([item(1, 1, { name: undefined })], 't1'), page([{ ...item(2, 2), image_url: 7 }])],
       expect: {
-        [`NFT-08 ${ID}.schema`]: 'fail: rarity list page 1: data[0].name: required field is missing (+1 more over the walk)',
-        [`RES-01 ${ID}.schema`]: 'fail: rarity list page 1: data[0].name: required field is missing (+1 more over the walk)',
-        [`NFT-07 ${ID}.schema`]: 'pass: rarity list: 2 page(s), 2 item(s), every documented field present with its type',
+        [`NFT-08 ${ID}.schema`]:
+          'fail: rarity list page 1: data[0].name: required field is missing (+1 more over the walk)',
+        [`RES-01 ${ID}.schema`]:
+          'fail: rarity list page 1: data[0].name: required field is missing (+1 more over the walk)',
+        [`NFT-07 ${ID}.schema`]:
+          'pass: rarity list: 2 page(s), 2 item(s), every documented field present with its type',
       },
     },
     {
       name: 'a rarity entry without its rank, other models and extra fields',
-      answers: [page([{ ...item(1, 1), rarity: [{ model: 'open_rarity', score: 1 }] }, item(2, 2, { colour: 'red', rarity: [{ model: 'trait_count', score: 2, rank: '2' }] })])],
+      answers: [
+        page([
+          { ...item(1, 1), rarity: [{ model: 'open_rarity', score: 1 }] },
+          item(2, 2, { colour: 'red', rarity: [{ model: 'trait_count', score: 2, rank: '2' }] }),
+        ]),
+      ],
       expect: {
         [`NFT-07 ${ID}.models`]: 'observed: rarity models beyond open_rarity: trait_count',
         [`RES-02 ${ID}.extras`]: 'observed: rarity list: fields beyond the documented ones: AssetListItem.colour',
@@ -178,14 +221,20 @@ describe('rarity walk judged on synthetic pages', () => {
       name: 'cut short before the first page',
       answers: [],
       cutAt: 0,
-      expect: Object.fromEntries(['NFT-07', 'NFT-08', 'NFT-09', 'NFT-10', 'NFT-11', 'RES-01'].map((r) => [`${r} ${ID}`, 'error: budget: maxRequests (40) reached'])),
+      expect: Object.fromEntries(
+        ['NFT-07', 'NFT-08', 'NFT-09', 'NFT-10', 'NFT-11', 'RES-01'].map((r) => [
+          `${r} ${ID}`,
+          'error: budget: maxRequests (40) reached',
+        ]),
+      ),
     },
     {
       name: 'cut short after a page',
       answers: [page(items([1, 2]), 't1')],
       cutAt: 1,
       expect: {
-        [`NFT-09 ${ID}.order`]: 'pass: ranks never decrease over 1 page(s), 2 item(s) (walk cut short: budget: maxRequests (40) reached)',
+        [`NFT-09 ${ID}.order`]:
+          'pass: ranks never decrease over 1 page(s), 2 item(s) (walk cut short: budget: maxRequests (40) reached)',
         [`NFT-10 ${ID}.walk`]: 'error: walk cut short after 1 page(s), 2 item(s): budget: maxRequests (40) reached',
       },
     },
@@ -203,8 +252,23 @@ describe('rarity walk judged on synthetic pages', () => {
   it('states the verdicts in a fixed order, RES-02 only when extra fields were collected', () => {
     const answers = [page(items([1, 2]))];
     const order = (extras: boolean) => judge(walk(answers, { extras })).map((j) => `${j.rule} ${j.verdict}`);
-    assert.deepEqual(order(true), ['NFT-07 pass', 'NFT-08 pass', 'RES-01 pass', 'NFT-07 observed', 'RES-02 observed', 'NFT-09 pass', 'NFT-10 pass']);
-    assert.deepEqual(order(false), ['NFT-07 pass', 'NFT-08 pass', 'RES-01 pass', 'NFT-07 observed', 'NFT-09 pass', 'NFT-10 pass']);
+    assert.deepEqual(order(true), [
+      'NFT-07 pass',
+      'NFT-08 pass',
+      'RES-01 pass',
+      'NFT-07 observed',
+      'RES-02 observed',
+      'NFT-09 pass',
+      'NFT-10 pass',
+    ]);
+    assert.deepEqual(order(false), [
+      'NFT-07 pass',
+      'NFT-08 pass',
+      'RES-01 pass',
+      'NFT-07 observed',
+      'NFT-09 pass',
+      'NFT-10 pass',
+    ]);
   });
 
   it('keeps the first two answers as evidence, and the refused answer on an NFT-10 fail', () => {
@@ -213,7 +277,10 @@ describe('rarity walk judged on synthetic pages', () => {
     const nft10 = js.find((j) => j.rule === 'NFT-10')!;
     assert.equal(nft10.verdict, 'fail');
     const evidence = 'evidence' in nft10 ? nft10.evidence : undefined;
-    assert.deepEqual(evidence?.exchanges?.map((x) => x.status), [200, 200, 502]);
+    assert.deepEqual(
+      evidence?.exchanges?.map((x) => x.status),
+      [200, 200, 502],
+    );
     assert.deepEqual(evidence?.observation, { pageTokenParam: TOKEN_PARAM, advanced: true });
   });
 
@@ -222,7 +289,12 @@ describe('rarity walk judged on synthetic pages', () => {
     check.apply(judge(walk([], { cutAt: 0 })));
     assert.deepEqual(
       check.results.map((c) => [c.rule, c.verdict, c.message, c.evidence?.cause]),
-      ['NFT-07', 'NFT-08', 'NFT-09', 'NFT-10', 'RES-01'].map((r) => [r, 'error', 'could not check: budget: maxRequests (40) reached', 'budget: maxRequests (40) reached']),
+      ['NFT-07', 'NFT-08', 'NFT-09', 'NFT-10', 'RES-01'].map((r) => [
+        r,
+        'error',
+        'could not check: budget: maxRequests (40) reached',
+        'budget: maxRequests (40) reached',
+      ]),
     );
   });
 });

@@ -14,20 +14,38 @@ const SECRETS = Object.values(defaultOptions().credentials);
 describe('contract stage against the embedded reference', () => {
   it('checks every contract rule with no fail and no error, fast, without leaking a secret', async (t) => {
     let html = '';
-    const run = await runAgainstReference({ contracts: { htmlReport: true }, inspect: (out) => (html = readFileSync(join(out, 'playwright', 'index.html'), 'utf8')) });
-    t.diagnostic(`contract run: ${Math.round(run.wallMs)} ms wall, ${run.checks.length} checks, ${run.requests} requests`);
+    const run = await runAgainstReference({
+      contracts: { htmlReport: true },
+      inspect: (out) => (html = readFileSync(join(out, 'playwright', 'index.html'), 'utf8')),
+    });
+    t.diagnostic(
+      `contract run: ${Math.round(run.wallMs)} ms wall, ${run.checks.length} checks, ${run.requests} requests`,
+    );
     const bad = run.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
-    assert.deepEqual(bad.map((c) => `${c.verdict} ${c.rule} ${c.id}: ${c.message}`), []);
+    assert.deepEqual(
+      bad.map((c) => `${c.verdict} ${c.rule} ${c.id}: ${c.message}`),
+      [],
+    );
     const covered = new Set(run.checks.filter((c) => c.verdict !== 'skipped').map((c) => c.rule));
-    assert.deepEqual(CONTRACT_RULES.filter((r) => !covered.has(r)), [], 'rules without a non-skipped check');
+    assert.deepEqual(
+      CONTRACT_RULES.filter((r) => !covered.has(r)),
+      [],
+      'rules without a non-skipped check',
+    );
     assert.equal(run.playwrightReport, 'playwright/index.html');
     assert.ok(run.requests < run.target.limits.maxRequests, `${run.requests} requests`);
     // Progress reached the end of every family.
-    const last = new Map(run.progress.flatMap((e) => (e.stage === 'contracts' && e.family ? [[e.family, e] as const] : [])));
+    const last = new Map(
+      run.progress.flatMap((e) => (e.stage === 'contracts' && e.family ? [[e.family, e] as const] : [])),
+    );
     assert.deepEqual([...last.keys()].sort(), ['auth', 'errors', 'native', 'nft', 'node', 'universal']);
     for (const e of last.values()) if (e.stage === 'contracts') assert.equal(e.done, e.total);
     // No credential value anywhere: checks (evidence, messages) and the HTML report's data.
-    const text = JSON.stringify(run.checks) + htmlReportFiles(html).map((f) => f.text).join('\n');
+    const text =
+      JSON.stringify(run.checks) +
+      htmlReportFiles(html)
+        .map((f) => f.text)
+        .join('\n');
     for (const s of SECRETS) assert.ok(!text.includes(s), `a credential appears in the output`);
     // Loose bound on a shared machine; the figure itself is in the diagnostic above.
     assert.ok(run.wallMs < 60_000, `contract run took ${Math.round(run.wallMs)} ms`);
@@ -45,12 +63,21 @@ describe('contract stage against the embedded reference', () => {
     assert.match(byRule.get('AUTH-01')!.join(), /skipped: target has no api section/);
     assert.match(byRule.get('NODE-06')!.join(), /skipped: target has no nodes\.chainB section/);
     assert.match(byRule.get('NODE-01')!.join(), /^pass/);
-    assert.deepEqual(run.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.message), []);
+    assert.deepEqual(
+      run.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.message),
+      [],
+    );
   });
 
   it('stops at limits.maxRequests: what could not be sent is an error with the cause "budget", never a fail', async () => {
-    const run = await runAgainstReference({ only: 'nft,native', edit: (t) => ({ ...t, limits: { ...t.limits, maxRequests: 12 } }) });
-    assert.deepEqual(run.checks.filter((c) => c.verdict === 'fail').map((c) => c.message), []);
+    const run = await runAgainstReference({
+      only: 'nft,native',
+      edit: (t) => ({ ...t, limits: { ...t.limits, maxRequests: 12 } }),
+    });
+    assert.deepEqual(
+      run.checks.filter((c) => c.verdict === 'fail').map((c) => c.message),
+      [],
+    );
     const budget = run.checks.filter((c) => c.verdict === 'error' && /budget/.test(c.message));
     assert.ok(budget.length > 0, 'some checks report the budget');
     assert.ok(run.served <= 12, `the reference received ${run.served} requests`);
@@ -62,6 +89,10 @@ describe('contract stage against the embedded reference', () => {
     assert.ok(run.wallMs < 1_500 + 3_000, `took ${Math.round(run.wallMs)} ms after an abort at 1500 ms`);
     const notRun = run.checks.filter((c) => c.verdict === 'error' && /interrupted/.test(c.message));
     assert.ok(notRun.length > 0, 'unfinished rules are marked interrupted');
-    for (const rule of CONTRACT_RULES) assert.ok(run.checks.some((c) => c.rule === rule), `${rule} has no check after the abort`);
+    for (const rule of CONTRACT_RULES)
+      assert.ok(
+        run.checks.some((c) => c.rule === rule),
+        `${rule} has no check after the abort`,
+      );
   });
 });

@@ -9,10 +9,20 @@ import { runAgainstReference } from './harness.js';
 describe('no open-behaviour variant gets a fail or an error from the auth and node checks', { concurrency: 2 }, () => {
   for (const variant of VARIANTS) {
     it(variant.name, async () => {
-      const run = await runAgainstReference({ reference: { variants: new Set([variant.name]) }, only: 'auth,node', contracts: { workers: 1 } });
+      const run = await runAgainstReference({
+        reference: { variants: new Set([variant.name]) },
+        only: 'auth,node',
+        contracts: { workers: 1 },
+      });
       const bad = run.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
-      assert.deepEqual(bad.map((c) => `${c.verdict} ${c.rule} ${c.id}: ${c.message}`), []);
-      assert.ok(run.checks.some((c) => c.rule === 'AUTH-08' && c.verdict === 'pass'), 'no AUTH-08 check passed');
+      assert.deepEqual(
+        bad.map((c) => `${c.verdict} ${c.rule} ${c.id}: ${c.message}`),
+        [],
+      );
+      assert.ok(
+        run.checks.some((c) => c.rule === 'AUTH-08' && c.verdict === 'pass'),
+        'no AUTH-08 check passed',
+      );
     });
   }
 });

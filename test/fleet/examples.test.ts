@@ -10,7 +10,11 @@ import { K6_ENTRIES_DIR } from '../../load/k6/build.js';
 import { join } from 'node:path';
 
 const read = (p: string) => readFileSync(new URL(`../../examples/${p}`, import.meta.url), 'utf8');
-const scripts = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    scripts: Record<string, string>;
+  }
+).scripts;
 
 interface Step {
   name?: string;
@@ -40,22 +44,29 @@ function npmCommand(run: string): { script: string; args: string[] } {
   if (script !== 'ci') assert.ok(scripts[script], `package.json has the script "${script}"`);
   // Words, keeping an expression such as ${{ matrix.deployment }} inside its word.
   const args = (m[3] ?? '').match(/(?:\$\{\{[^}]*\}\}|\S)+/g) ?? [];
-  for (const a of args.filter((x) => x.startsWith('--'))) assert.ok(FLAGS[script]?.includes(a), `npm ${script} takes ${a}`);
-  for (const file of ['scripts/cli.ts', 'scripts/merge.ts']) assert.ok(existsSync(new URL(`../../${file}`, import.meta.url)));
+  for (const a of args.filter((x) => x.startsWith('--')))
+    assert.ok(FLAGS[script]?.includes(a), `npm ${script} takes ${a}`);
+  for (const file of ['scripts/cli.ts', 'scripts/merge.ts'])
+    assert.ok(existsSync(new URL(`../../${file}`, import.meta.url)));
   return { script, args };
 }
 
-test('the fleet workflow: a job matrix over deployments, then a merge of every job\'s artifact', () => {
+test("the fleet workflow: a job matrix over deployments, then a merge of every job's artifact", () => {
   const wf = parse(read('github-actions-fleet.yml')) as { jobs: Record<string, Job> };
   const run = wf.jobs.chainprobe!;
   const deployments = run.strategy!.matrix.deployment!;
   assert.ok(deployments.length >= 2 && run.strategy!['fail-fast'] === false);
-  assert.equal(run.environment, '${{ matrix.deployment }}', 'each job takes its deployment\'s secrets from its environment');
+  assert.equal(
+    run.environment,
+    '${{ matrix.deployment }}',
+    "each job takes its deployment's secrets from its environment",
+  );
   const start = run.steps.find((s) => s.run?.startsWith('npm start'))!;
   const { args } = npmCommand(start.run!);
   const out = args[args.indexOf('--out') + 1]!;
   assert.equal(args[args.indexOf('--target') + 1], 'targets/${{ matrix.deployment }}.json');
-  for (const [name, value] of Object.entries(start.env ?? {})) assert.equal(value, `\${{ secrets.${name} }}`, 'secrets only as the run step\'s env');
+  for (const [name, value] of Object.entries(start.env ?? {}))
+    assert.equal(value, `\${{ secrets.${name} }}`, "secrets only as the run step's env");
   const upload = run.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
   assert.equal(upload.if, '${{ always() }}');
   assert.equal(upload.with!.path, `${out}/`, 'the job uploads the folder it wrote');
@@ -77,7 +88,10 @@ test('the k6-operator example: one TestRun per horizon node, parallelism 1, the 
   const runs = docs.filter((d) => d.kind === 'TestRun');
   assert.ok(runs.length >= 2);
   const bundle = 'rate-limits.js';
-  assert.ok(existsSync(join(K6_ENTRIES_DIR, bundle.replace(/\.js$/, '.ts'))), 'the bundle is built from a real entry script');
+  assert.ok(
+    existsSync(join(K6_ENTRIES_DIR, bundle.replace(/\.js$/, '.ts'))),
+    'the bundle is built from a real entry script',
+  );
   const known = new Set<string>(Object.values(K6_ENV));
   const nodes = new Set<string>();
   const outs = new Set<string>();
@@ -96,7 +110,12 @@ test('the k6-operator example: one TestRun per horizon node, parallelism 1, the 
     const mount = r.spec.runner.volumeMounts.find((v: any) => out.startsWith(`${v.mountPath}/`));
     assert.ok(mount, `${out} is on a mounted volume`);
     const volume = r.spec.runner.volumes.find((v: any) => v.name === mount.name);
-    assert.ok(docs.some((d) => d.kind === 'PersistentVolumeClaim' && d.metadata.name === volume.persistentVolumeClaim.claimName), 'the volume is the shared claim');
+    assert.ok(
+      docs.some(
+        (d) => d.kind === 'PersistentVolumeClaim' && d.metadata.name === volume.persistentVolumeClaim.claimName,
+      ),
+      'the volume is the shared claim',
+    );
   }
   assert.equal(nodes.size, runs.length, 'each TestRun names its own node');
   assert.equal(outs.size, runs.length, 'each runner writes its own file');

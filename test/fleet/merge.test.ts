@@ -33,16 +33,22 @@ test('two runs merge: the summary is the sum, rules roll up over both, both depl
   assert.equal(runs.length, 2);
   assert.deepEqual(duplicates, []);
   const fleet = fleetOf(results)!;
-  assert.deepEqual(fleet.targets.map((t) => [t.name, t.summary.pass + t.summary.fail + t.summary.error + t.summary.observed]), [
-    ['staging', 4],
-    ['production', 3],
-  ]);
+  assert.deepEqual(
+    fleet.targets.map((t) => [t.name, t.summary.pass + t.summary.fail + t.summary.error + t.summary.observed]),
+    [
+      ['staging', 4],
+      ['production', 3],
+    ],
+  );
   // The single run's probes ran on its one horizon node: its RL checks and estimates are that node's.
-  assert.deepEqual(fleet.nodes.map((n) => [n.target, n.name, n.limiter?.limit ?? null]), [
-    ['staging', 'horizon', 101],
-    ['production', 'eu', 101],
-    ['production', 'us', null],
-  ]);
+  assert.deepEqual(
+    fleet.nodes.map((n) => [n.target, n.name, n.limiter?.limit ?? null]),
+    [
+      ['staging', 'horizon', 101],
+      ['production', 'eu', 101],
+      ['production', 'us', null],
+    ],
+  );
   assert.equal(fleet.nodes[0]!.summary.pass, 2);
   assert.equal(results.limiter, null, 'three horizon nodes: estimates per node only');
 });
@@ -55,7 +61,10 @@ test('the same run given twice is counted once, and the merge says so', () => {
   ]);
   assert.deepEqual(results.summary, a.summary);
   assert.deepEqual(duplicates, [{ source: 'y/results.json', sameRunAs: 'x/results.json' }]);
-  assert.match(String((results.merged as { note: string }).note), /1 input\(s\) repeat a run already merged and were counted once/);
+  assert.match(
+    String((results.merged as { note: string }).note),
+    /1 input\(s\) repeat a run already merged and were counted once/,
+  );
   assert.deepEqual(results.limiter, a.limiter, 'one horizon node: limiter as in the run');
 });
 
@@ -69,7 +78,11 @@ test('npm run merge: files and folders, duplicates named on stdout, one report w
   writeFileSync(join(dir, 'artifacts/job-b/other.json'), '{"not":"ours"}');
   cpSync(join(dir, 'artifacts/job-a/results.json'), join(dir, 'again.json'));
   const out = join(dir, 'merged');
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts'), join(dir, 'again.json'), '--out', out], { cwd: ROOT, encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts'), join(dir, 'again.json'), '--out', out],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   assert.equal(run.status, 1, `a failing check in a merged run fails the merge: ${run.stderr}`);
   assert.match(run.stdout, /2 run\(s\) of staging, production/);
   assert.match(run.stdout, /counted once: .*again\.json is the same run as .*job-a\/results\.json/);
@@ -77,13 +90,19 @@ test('npm run merge: files and folders, duplicates named on stdout, one report w
   assert.equal(merged.checks.length, 7);
   for (const f of ['index.html', 'junit.xml']) assert.ok(readFileSync(join(out, f), 'utf8').length > 0);
   const junit = readFileSync(join(out, 'junit.xml'), 'utf8');
-  assert.match(junit, /name="RL-02 rl-02\.x \[production\/eu\]"/, 'a node\'s test case names its deployment and node');
+  assert.match(junit, /name="RL-02 rl-02\.x \[production\/eu\]"/, "a node's test case names its deployment and node");
   assert.match(junit, /name="RL-02 rl-02\.x \[production\/us\]"/);
   assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /staging, production/);
 
-  const bad = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts/job-b/other.json')], { cwd: ROOT, encoding: 'utf8' });
+  const bad = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts/job-b/other.json')],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   assert.equal(bad.status, 2);
-  assert.deepEqual(bad.stderr.trim().split('\n'), [`chainprobe merge: ${join(dir, 'artifacts/job-b/other.json')}: not a chainprobe results.json (no tool, target, summary and checks)`]);
+  assert.deepEqual(bad.stderr.trim().split('\n'), [
+    `chainprobe merge: ${join(dir, 'artifacts/job-b/other.json')}: not a chainprobe results.json (no tool, target, summary and checks)`,
+  ]);
 });
 
 test('k6 runners, one per horizon node (CHAINPROBE_NODE_NAME): the merge names each node with its estimates', () => {
@@ -101,10 +120,16 @@ test('k6 runners, one per horizon node (CHAINPROBE_NODE_NAME): the merge names e
     { source: 'us.json', results: runner('horizon-us-1', 0, 1002) },
   ]);
   const fleet = fleetOf(results)!;
-  assert.deepEqual(fleet.targets.map((t) => t.name), ['production']);
-  assert.deepEqual(fleet.nodes.map((n) => [n.name, n.limiter?.emissionIntervalMs, n.summary.pass]), [
-    ['horizon-eu-1', 1000, 2],
-    ['horizon-us-1', 1002, 2],
-  ]);
+  assert.deepEqual(
+    fleet.targets.map((t) => t.name),
+    ['production'],
+  );
+  assert.deepEqual(
+    fleet.nodes.map((n) => [n.name, n.limiter?.emissionIntervalMs, n.summary.pass]),
+    [
+      ['horizon-eu-1', 1000, 2],
+      ['horizon-us-1', 1002, 2],
+    ],
+  );
   assert.ok(results.checks.every((c) => c.target === 'production' && c.nodeKind === 'horizon'));
 });

@@ -26,93 +26,148 @@ before(async () => {
 });
 after(async () => ref?.close());
 
-test('4 horizon nodes: 4 sets of RL verdicts, all clean; a token listed twice is probed once', { timeout: 180_000 }, async () => {
-  const file = structuredClone(ref.target);
-  const horizons = file.nodes!.horizon as HorizonNode[];
-  assert.equal(horizons.length, 4);
-  assert.equal(new Set(horizons.map((h) => h.token)).size, 4, 'distinct tokens');
-  horizons.push({ ...horizons[1]!, name: 'horizon-2-again' });
-  const out = join(OUT, 'four');
-  const run = await runFleet({ targets: [resolveTarget(file, {}, 'reference')], selection: parseSelectors('load'), outDir: out });
-  const r = run.results;
-  const fleet = fleetOf(r)!;
+test(
+  '4 horizon nodes: 4 sets of RL verdicts, all clean; a token listed twice is probed once',
+  { timeout: 180_000 },
+  async () => {
+    const file = structuredClone(ref.target);
+    const horizons = file.nodes!.horizon as HorizonNode[];
+    assert.equal(horizons.length, 4);
+    assert.equal(new Set(horizons.map((h) => h.token)).size, 4, 'distinct tokens');
+    horizons.push({ ...horizons[1]!, name: 'horizon-2-again' });
+    const out = join(OUT, 'four');
+    const run = await runFleet({
+      targets: [resolveTarget(file, {}, 'reference')],
+      selection: parseSelectors('load'),
+      outDir: out,
+    });
+    const r = run.results;
+    const fleet = fleetOf(r)!;
 
-  for (const h of horizons.slice(0, 4)) {
-    const mine = r.checks.filter((c) => c.node === h.name);
-    assert.deepEqual([...new Set(mine.map((c) => c.rule))].sort(), [...RL_RULES].sort(), `${h.name}: every RL rule`);
-    const bad = mine.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
-    assert.deepEqual(bad.map((c) => `${c.rule} ${c.message}`), [], `${h.name}: clean`);
-    assert.ok(mine.every((c) => c.target === 'reference' && c.nodeKind === 'horizon'));
-    const node = fleet.nodes.find((n) => n.name === h.name)!;
-    assert.equal(node.limiter?.limit, 31, `${h.name}: Limit = burst + 1`);
-    assert.ok(node.requestsSent!.probes! > 0 && node.requestsSent!.probes === node.limiter!.requestsSent, `${h.name}: its spend is its plan's`);
-  }
-  const again = r.checks.filter((c) => c.node === 'horizon-2-again');
-  assert.ok(again.length > 0 && again.every((c) => c.verdict === 'skipped' && /probed once/.test(c.message)));
-  assert.equal(fleet.nodes.find((n) => n.name === 'horizon-2-again')?.sameTokenAs, 'reference/horizon-2');
-  assert.deepEqual(fleet.sharedTokens, [{ probed: 'reference/horizon-2', alsoListedAs: ['reference/horizon-2-again'] }]);
-  assert.equal(r.limiter, null, 'several horizon nodes: the estimates are per node, in fleet');
+    for (const h of horizons.slice(0, 4)) {
+      const mine = r.checks.filter((c) => c.node === h.name);
+      assert.deepEqual([...new Set(mine.map((c) => c.rule))].sort(), [...RL_RULES].sort(), `${h.name}: every RL rule`);
+      const bad = mine.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+      assert.deepEqual(
+        bad.map((c) => `${c.rule} ${c.message}`),
+        [],
+        `${h.name}: clean`,
+      );
+      assert.ok(mine.every((c) => c.target === 'reference' && c.nodeKind === 'horizon'));
+      const node = fleet.nodes.find((n) => n.name === h.name)!;
+      assert.equal(node.limiter?.limit, 31, `${h.name}: Limit = burst + 1`);
+      assert.ok(
+        node.requestsSent!.probes! > 0 && node.requestsSent!.probes === node.limiter!.requestsSent,
+        `${h.name}: its spend is its plan's`,
+      );
+    }
+    const again = r.checks.filter((c) => c.node === 'horizon-2-again');
+    assert.ok(again.length > 0 && again.every((c) => c.verdict === 'skipped' && /probed once/.test(c.message)));
+    assert.equal(fleet.nodes.find((n) => n.name === 'horizon-2-again')?.sameTokenAs, 'reference/horizon-2');
+    assert.deepEqual(fleet.sharedTokens, [
+      { probed: 'reference/horizon-2', alsoListedAs: ['reference/horizon-2-again'] },
+    ]);
+    assert.equal(r.limiter, null, 'several horizon nodes: the estimates are per node, in fleet');
 
-  // Roll-ups are exact: the nodes' summaries add up to the run's (every check here is a node's).
-  const sum = emptySummary();
-  for (const n of fleet.nodes) for (const v of VERDICTS) sum[v] += n.summary[v];
-  assert.deepEqual(sum, r.summary);
-  assert.deepEqual(fleet.targets[0]!.summary, r.summary);
-  assert.deepEqual(fleet.targets[0]!.rules, r.rules);
-  // The limits bound the deployment as a whole: its counter holds every node's requests.
-  assert.equal(fleet.targets[0]!.requestsSent, fleet.nodes.reduce((a, n) => a + (n.requestsSent?.probes ?? 0) + (n.requestsSent?.contracts ?? 0), 0));
-  const timeline = JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as { node?: string }[];
-  assert.deepEqual([...new Set(timeline.map((e) => e.node))].sort(), horizons.slice(0, 4).map((h) => h.name).sort());
-});
+    // Roll-ups are exact: the nodes' summaries add up to the run's (every check here is a node's).
+    const sum = emptySummary();
+    for (const n of fleet.nodes) for (const v of VERDICTS) sum[v] += n.summary[v];
+    assert.deepEqual(sum, r.summary);
+    assert.deepEqual(fleet.targets[0]!.summary, r.summary);
+    assert.deepEqual(fleet.targets[0]!.rules, r.rules);
+    // The limits bound the deployment as a whole: its counter holds every node's requests.
+    assert.equal(
+      fleet.targets[0]!.requestsSent,
+      fleet.nodes.reduce((a, n) => a + (n.requestsSent?.probes ?? 0) + (n.requestsSent?.contracts ?? 0), 0),
+    );
+    const timeline = JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as { node?: string }[];
+    assert.deepEqual(
+      [...new Set(timeline.map((e) => e.node))].sort(),
+      horizons
+        .slice(0, 4)
+        .map((h) => h.name)
+        .sort(),
+    );
+  },
+);
 
-test('one horizon node in a fleet of deployments: limiter as before, checks named by target', { timeout: 180_000 }, async () => {
-  const file = structuredClone(ref.target);
-  const one = { ...file, name: 'solo', nodes: { horizon: (file.nodes!.horizon as HorizonNode[])[2]! } };
-  const other = { name: 'api-only', api: file.api };
-  const run = await runFleet({ targets: [resolveTarget(one, {}), resolveTarget(other, {})], selection: parseSelectors('load'), outDir: join(OUT, 'solo') });
-  const r = run.results;
-  const fleet = fleetOf(r)!;
-  assert.equal(r.target, 'solo, api-only');
-  assert.deepEqual(r.limiter, fleet.nodes.find((n) => n.target === 'solo')?.limiter);
-  assert.ok(r.limiter && r.limiter.limit === 31);
-  const skipped = r.checks.filter((c) => c.target === 'api-only');
-  assert.ok(skipped.length > 0 && skipped.every((c) => c.verdict === 'skipped' && c.node === undefined), 'no horizon node: skipped, named by target');
-  assert.equal(run.exitCode, 0);
-});
+test(
+  'one horizon node in a fleet of deployments: limiter as before, checks named by target',
+  { timeout: 180_000 },
+  async () => {
+    const file = structuredClone(ref.target);
+    const one = { ...file, name: 'solo', nodes: { horizon: (file.nodes!.horizon as HorizonNode[])[2]! } };
+    const other = { name: 'api-only', api: file.api };
+    const run = await runFleet({
+      targets: [resolveTarget(one, {}), resolveTarget(other, {})],
+      selection: parseSelectors('load'),
+      outDir: join(OUT, 'solo'),
+    });
+    const r = run.results;
+    const fleet = fleetOf(r)!;
+    assert.equal(r.target, 'solo, api-only');
+    assert.deepEqual(r.limiter, fleet.nodes.find((n) => n.target === 'solo')?.limiter);
+    assert.ok(r.limiter && r.limiter.limit === 31);
+    const skipped = r.checks.filter((c) => c.target === 'api-only');
+    assert.ok(
+      skipped.length > 0 && skipped.every((c) => c.verdict === 'skipped' && c.node === undefined),
+      'no horizon node: skipped, named by target',
+    );
+    assert.equal(run.exitCode, 0);
+  },
+);
 
-test('npm start -- --target a.json --target b.json: both deployments in one report, node checks named', { timeout: 180_000 }, async () => {
-  const dir = join(OUT, 'cli');
-  mkdirSync(dir, { recursive: true });
-  const horizons = ref.target.nodes!.horizon as HorizonNode[];
-  const a = join(dir, 'a.json');
-  const b = join(dir, 'b.json');
-  writeFileSync(a, JSON.stringify({ name: 'eu', nodes: { horizon: horizons.slice(0, 2) } }));
-  writeFileSync(b, JSON.stringify({ name: 'us', nodes: { blockRest: ref.target.nodes!.blockRest } }));
-  const out = join(dir, 'out');
-  const run = await runCli(['--target', a, '--target', b, '--only', 'node', '--out', out], { killAfterMs: 150_000 });
-  assert.equal(run.code, 0, run.stderr.slice(-800));
-  const r = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
-  assert.equal(r.target, 'eu, us');
-  const fleet = fleetOf(r)!;
-  assert.deepEqual(fleet.targets.map((t) => t.name), ['eu', 'us']);
-  assert.deepEqual(fleet.nodes.map((n) => `${n.target}/${n.kind}/${n.name}`), ['eu/horizon/horizon-1', 'eu/horizon/horizon-2', 'us/blockRest/blockRest']);
-  for (const n of fleet.nodes) {
-    assert.ok(Object.keys(n.rules).length > 0 && n.summary.fail === 0 && n.summary.error === 0, `${n.name}: checked, clean`);
-    assert.ok(n.requestsSent!.contracts! > 0, `${n.name}: its spend is counted`);
-  }
-  assert.ok(r.checks.every((c) => c.target === 'eu' || c.target === 'us'));
-  assert.ok(!readFileSync(join(out, 'results.json'), 'utf8').includes(horizons[0]!.token), 'tokens redacted');
+test(
+  'npm start -- --target a.json --target b.json: both deployments in one report, node checks named',
+  { timeout: 180_000 },
+  async () => {
+    const dir = join(OUT, 'cli');
+    mkdirSync(dir, { recursive: true });
+    const horizons = ref.target.nodes!.horizon as HorizonNode[];
+    const a = join(dir, 'a.json');
+    const b = join(dir, 'b.json');
+    writeFileSync(a, JSON.stringify({ name: 'eu', nodes: { horizon: horizons.slice(0, 2) } }));
+    writeFileSync(b, JSON.stringify({ name: 'us', nodes: { blockRest: ref.target.nodes!.blockRest } }));
+    const out = join(dir, 'out');
+    const run = await runCli(['--target', a, '--target', b, '--only', 'node', '--out', out], { killAfterMs: 150_000 });
+    assert.equal(run.code, 0, run.stderr.slice(-800));
+    const r = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+    assert.equal(r.target, 'eu, us');
+    const fleet = fleetOf(r)!;
+    assert.deepEqual(
+      fleet.targets.map((t) => t.name),
+      ['eu', 'us'],
+    );
+    assert.deepEqual(
+      fleet.nodes.map((n) => `${n.target}/${n.kind}/${n.name}`),
+      ['eu/horizon/horizon-1', 'eu/horizon/horizon-2', 'us/blockRest/blockRest'],
+    );
+    for (const n of fleet.nodes) {
+      assert.ok(
+        Object.keys(n.rules).length > 0 && n.summary.fail === 0 && n.summary.error === 0,
+        `${n.name}: checked, clean`,
+      );
+      assert.ok(n.requestsSent!.contracts! > 0, `${n.name}: its spend is counted`);
+    }
+    assert.ok(r.checks.every((c) => c.target === 'eu' || c.target === 'us'));
+    assert.ok(!readFileSync(join(out, 'results.json'), 'utf8').includes(horizons[0]!.token), 'tokens redacted');
 
-  const same = await runCli(['--target', a, '--target', a, '--out', join(dir, 'same')], { killAfterMs: 30_000 });
-  assert.equal(same.code, 2);
-  assert.match(same.stderr, /--target .*a\.json: the same target name as .*a\.json/);
-});
+    const same = await runCli(['--target', a, '--target', a, '--out', join(dir, 'same')], { killAfterMs: 30_000 });
+    assert.equal(same.code, 2);
+    assert.match(same.stderr, /--target .*a\.json: the same target name as .*a\.json/);
+  },
+);
 
 test('an interrupt stops every plan thread at once; the report is still written', { timeout: 60_000 }, async () => {
   const controller = new AbortController();
   const started = Date.now();
   setTimeout(() => controller.abort(), 2_500);
-  const run = await runFleet({ targets: [resolveTarget(ref.target, {}, 'reference')], selection: parseSelectors('load'), outDir: join(OUT, 'interrupted'), signal: controller.signal });
+  const run = await runFleet({
+    targets: [resolveTarget(ref.target, {}, 'reference')],
+    selection: parseSelectors('load'),
+    outDir: join(OUT, 'interrupted'),
+    signal: controller.signal,
+  });
   assert.equal(run.interrupted, true);
   assert.ok(Date.now() - started < 8_000, `stopped ${Date.now() - started} ms after the start`);
   assert.ok(run.results.checks.some((c) => c.verdict === 'error'));

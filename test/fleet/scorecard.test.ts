@@ -18,9 +18,10 @@ const rowOf = (html: string, key: string) => {
   assert.ok(m, `row ${key}`);
   return m[1]!;
 };
-const cellOf = (row: string, section: string) => new RegExp(`data-section="${section}"( data-verdict="(\\w+)")?>(?:<a href="#rule-([A-Z]+-\\d+)")?`).exec(row);
+const cellOf = (row: string, section: string) =>
+  new RegExp(`data-section="${section}"( data-verdict="(\\w+)")?>(?:<a href="#rule-([A-Z]+-\\d+)")?`).exec(row);
 
-test('rows for deployments and nodes, each family cell the row\'s roll-up, linked to its rule', () => {
+test("rows for deployments and nodes, each family cell the row's roll-up, linked to its rule", () => {
   const html = scorecardSection(merged());
   const prod = rowOf(html, 'production');
   assert.equal(cellOf(prod, 'AUTH')?.[2], 'fail');
@@ -33,7 +34,7 @@ test('rows for deployments and nodes, each family cell the row\'s roll-up, linke
   assert.equal(cellOf(rowOf(html, 'staging'), 'NFT')?.[2], 'observed');
 });
 
-test('the horizon nodes\' estimates side by side: Limit, T, the hourly rate T implies, cap, spend', () => {
+test("the horizon nodes' estimates side by side: Limit, T, the hourly rate T implies, cap, spend", () => {
   const html = scorecardSection(merged());
   const eu = /<tr data-node="production\/eu">(.*?)<\/tr>/.exec(html)?.[1] ?? '';
   assert.match(eu, /data-field="limit">101</);
@@ -47,7 +48,11 @@ test('the horizon nodes\' estimates side by side: Limit, T, the hourly rate T im
 test('no scorecard for one deployment with one node; the full report carries it for a fleet', () => {
   assert.equal(scorecardSection(staging()), '');
   assert.equal(scorecardSection(mergeResults([{ source: 'a', results: staging() }]).results), '');
-  const page = renderHtml({ results: merged(), timeline: [], files: { results: 'results.json', junit: 'junit.xml', timeline: 'timeline.json' } });
+  const page = renderHtml({
+    results: merged(),
+    timeline: [],
+    files: { results: 'results.json', junit: 'junit.xml', timeline: 'timeline.json' },
+  });
   assert.ok(page.indexOf('id="scorecard"') > 0 && page.indexOf('id="scorecard"') < page.indexOf('id="rule-matrix"'));
-  assert.match(page, /id="rule-AUTH-01"/, 'the cells\' links land on rule rows');
+  assert.match(page, /id="rule-AUTH-01"/, "the cells' links land on rule rows");
 });

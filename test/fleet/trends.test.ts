@@ -27,10 +27,16 @@ const run = (minute: number, rl10: Verdict, T: number): ResultsFile =>
 test('per rule and per node: the verdicts of the last runs, oldest first, and T and Limit drift', () => {
   const html = trendsSection([run(0, 'pass', 1000), run(1, 'fail', 1010), run(2, 'pass', 1020)]);
   const rl10 = /<tr data-trend-rule="RL-10">(.*?)<\/tr>/.exec(html)?.[1] ?? '';
-  assert.deepEqual([...rl10.matchAll(/data-verdict="(\w+)"/g)].map((m) => m[1]), ['pass', 'fail', 'pass']);
+  assert.deepEqual(
+    [...rl10.matchAll(/data-verdict="(\w+)"/g)].map((m) => m[1]),
+    ['pass', 'fail', 'pass'],
+  );
   assert.ok(!/data-trend-rule="NFT-01"/.test(html), 'rules never checked get no row');
   const node = /<tr data-trend-node="staging\/horizon\/horizon">(.*?)<\/tr>/.exec(html)?.[1] ?? '';
-  assert.deepEqual([...node.matchAll(/<rect [^>]*data-verdict="(\w+)"/g)].map((m) => m[1]), ['pass', 'fail', 'pass']);
+  assert.deepEqual(
+    [...node.matchAll(/<rect [^>]*data-verdict="(\w+)"/g)].map((m) => m[1]),
+    ['pass', 'fail', 'pass'],
+  );
   assert.match(node, /data-series="T"/);
   assert.match(node, /T: 1000 → 1020 ms \(\+2\.0%\)/);
   assert.match(node, /Limit: 101 → 101 requests \(\+0\.0%\)/);
@@ -51,13 +57,18 @@ test('the history folder keeps one file per run, ignores what is not ours, and g
   assert.equal(withCurrent(runs, current).length, HISTORY_RUNS);
 });
 
-test('npm start --history: the second run\'s report shows both runs', { timeout: 120_000 }, async () => {
+test("npm start --history: the second run's report shows both runs", { timeout: 120_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-history-run-'));
   const history = join(dir, 'history');
   const ref = await startReference();
   try {
     for (const out of ['one', 'two']) {
-      await runChainprobe({ target: resolveTarget(ref.target, {}, 'reference'), selection: parseSelectors('NODE-07'), outDir: join(dir, out), history });
+      await runChainprobe({
+        target: resolveTarget(ref.target, {}, 'reference'),
+        selection: parseSelectors('NODE-07'),
+        outDir: join(dir, out),
+        history,
+      });
     }
   } finally {
     await ref.close();
@@ -66,6 +77,9 @@ test('npm start --history: the second run\'s report shows both runs', { timeout:
   const page = readFileSync(join(dir, 'two', 'index.html'), 'utf8');
   assert.match(page, /<section id="trends" data-runs="2">/);
   const row = /<tr data-trend-rule="NODE-07">(.*?)<\/tr>/.exec(page)?.[1] ?? '';
-  assert.deepEqual([...row.matchAll(/data-verdict="(\w+)"/g)].map((m) => m[1]), ['pass', 'pass']);
+  assert.deepEqual(
+    [...row.matchAll(/data-verdict="(\w+)"/g)].map((m) => m[1]),
+    ['pass', 'pass'],
+  );
   assert.doesNotMatch(readFileSync(join(dir, 'one', 'index.html'), 'utf8'), /data-runs="2"/);
 });

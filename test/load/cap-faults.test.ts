@@ -13,9 +13,16 @@ const RUNS = LONG ? 20 : 3;
 for (const fault of ['rl-cap-calendar-second', 'rl-cap-token-bucket']) {
   test(`${fault}: RL-10 fails in ${RUNS} of ${RUNS} runs`, async () => {
     const spec: ChildSpec = { options: { hourlyLimit: 7200, burst: 100, faults: [fault] }, only: ['RL-10'] };
-    const runs = await inPool(Array.from({ length: RUNS }, () => () => probeInChild(spec)), 2);
+    const runs = await inPool(
+      Array.from({ length: RUNS }, () => () => probeInChild(spec)),
+      2,
+    );
     const verdicts = runs.map((r) => r.outcome.checks.find((c) => c.rule === 'RL-10'));
     const missed = verdicts.filter((c) => c?.verdict !== 'fail');
-    assert.deepEqual(missed.map((c) => `${c?.verdict}: ${c?.message}`), [], `${RUNS - missed.length} of ${RUNS} caught`);
+    assert.deepEqual(
+      missed.map((c) => `${c?.verdict}: ${c?.message}`),
+      [],
+      `${RUNS - missed.length} of ${RUNS} caught`,
+    );
   });
 }

@@ -14,7 +14,13 @@ interface Hit {
 
 const hits: Hit[] = [];
 let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
-  res.writeHead(200, { 'Content-Type': 'application/json', 'X-Ratelimit-Limit': '101', 'X-Ratelimit-Remaining': '100', 'X-Ratelimit-Reset': '1', 'Set-Cookie': ['a=1', 'b=2'] });
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'X-Ratelimit-Limit': '101',
+    'X-Ratelimit-Remaining': '100',
+    'X-Ratelimit-Reset': '1',
+    'Set-Cookie': ['a=1', 'b=2'],
+  });
   res.end('{"ok":true}');
 };
 const server = createServer((req, res) => {
@@ -28,7 +34,8 @@ after(() => {
   server.close();
 });
 
-const engineFor = (extra: Partial<ConstructorParameters<typeof NodeEngine>[0]> = {}) => new NodeEngine({ endpoint, token: 'tok-en/with?chars', timeoutMs: 2000, ...extra });
+const engineFor = (extra: Partial<ConstructorParameters<typeof NodeEngine>[0]> = {}) =>
+  new NodeEngine({ endpoint, token: 'tok-en/with?chars', timeoutMs: 2000, ...extra });
 
 for (const rate of [20, 50]) {
   // How late requests leave is the benchmark's figure (scripts/bench/pacing.ts): with other work on
@@ -48,7 +55,9 @@ for (const rate of [20, 50]) {
       const pacing = engine.pacing();
       assert.equal(pacing.count, n);
       assert.ok(answers.every((a) => a.status === 200 && a.receivedAt >= a.sentAt));
-      answers.forEach((a, i) => assert.ok(a.sentAt >= t0 + i * interval - 0.001, `#${i} left ${t0 + i * interval - a.sentAt} ms early`));
+      answers.forEach((a, i) =>
+        assert.ok(a.sentAt >= t0 + i * interval - 0.001, `#${i} left ${t0 + i * interval - a.sentAt} ms early`),
+      );
       t.diagnostic(`lateness at ${rate}/s: p50 ${pacing.p50Ms} ms, p99 ${pacing.p99Ms} ms, max ${pacing.maxMs} ms`);
       assert.ok(pacing.p99Ms >= pacing.p50Ms && pacing.maxMs >= pacing.p99Ms);
     } finally {
@@ -64,10 +73,16 @@ test('a least gap holds between actual send times, even when one send is late an
     const pending = [engine.send('GET', undefined, gap)];
     // The event loop is busy past the next two slots: both are due at once when it frees up.
     const until = performance.now() + 80;
-    while (performance.now() < until) { /* a busy core */ }
+    while (performance.now() < until) {
+      /* a busy core */
+    }
     pending.push(engine.send('GET', undefined, gap), engine.send('GET', undefined, gap));
     const answers = await Promise.all(pending);
-    for (let i = 1; i < answers.length; i++) assert.ok(answers[i]!.sentAt - answers[i - 1]!.sentAt >= gap, `gap ${answers[i]!.sentAt - answers[i - 1]!.sentAt} ms`);
+    for (let i = 1; i < answers.length; i++)
+      assert.ok(
+        answers[i]!.sentAt - answers[i - 1]!.sentAt >= gap,
+        `gap ${answers[i]!.sentAt - answers[i - 1]!.sentAt} ms`,
+      );
     const g = engine.pacing().gapped!;
     assert.equal(g.count, 2);
     assert.ok(g.minSlackMs >= 0 && g.minGapMs >= gap);
@@ -82,7 +97,10 @@ test('the request: GET and HEAD to /fee_stats with the token in the auth query; 
     const get = await engine.send('GET');
     const head = await engine.send('HEAD');
     const last = hits.slice(-2);
-    assert.deepEqual(last.map((h) => h.method), ['GET', 'HEAD']);
+    assert.deepEqual(
+      last.map((h) => h.method),
+      ['GET', 'HEAD'],
+    );
     assert.equal(last[0]!.url, `/fee_stats?auth=${encodeURIComponent('tok-en/with?chars')}`);
     assert.equal(get.headers['x-ratelimit-limit'], '101');
     assert.equal(get.headers['set-cookie'], 'a=1, b=2');

@@ -7,7 +7,11 @@ import type { ReplayInput } from '../../load/model/replay.js';
 import { SimHorizon, type SimFault } from './sim-horizon.js';
 
 /** A run shaped like the probes' plan: quick run, pause, burst, drain under the cap, recovery. */
-function planLikeRun(hourlyLimit: number, delay: (i: number) => { in: number; out: number }, faults: SimFault[] = []): ReplayInput[] {
+function planLikeRun(
+  hourlyLimit: number,
+  delay: (i: number) => { in: number; out: number },
+  faults: SimFault[] = [],
+): ReplayInput[] {
   const sim = new SimHorizon({ hourlyLimit, burst: 100, perSecondCap: 20, delay, faults: new Set(faults) });
   const out: ReplayInput[] = [];
   const send = (t: number) => {

@@ -28,8 +28,11 @@ export class FakeK6 implements K6Api {
   asyncRequest(method: string, url: string): Promise<K6Response> {
     this.urls.push(url);
     const sentAt = this.clock - FAKE_EPOCH;
-    const authorized = new URL(url).searchParams.get('auth') === this.token && new URL(url).pathname.endsWith('/fee_stats');
-    const a = authorized ? this.sim.request(sentAt, method) : { status: 401, headers: {}, decidedAt: sentAt, doneAt: sentAt + 1 };
+    const authorized =
+      new URL(url).searchParams.get('auth') === this.token && new URL(url).pathname.endsWith('/fee_stats');
+    const a = authorized
+      ? this.sim.request(sentAt, method)
+      : { status: 401, headers: {}, decidedAt: sentAt, doneAt: sentAt + 1 };
     return new Promise((resolve) =>
       setImmediate(() => {
         this.clock = Math.max(this.clock, FAKE_EPOCH + a.doneAt);
@@ -59,7 +62,9 @@ export function k6ExitCode(thresholds: Record<string, string[]>, metrics: Record
       const m = /^rate\s*(==|!=|<=|>=|<|>)\s*([\d.]+)$/.exec(expr);
       if (!m) throw new Error(`the k6 double does not understand threshold "${expr}"`);
       const v = Number(m[2]);
-      const ok = { '==': rate === v, '!=': rate !== v, '<=': rate <= v, '>=': rate >= v, '<': rate < v, '>': rate > v }[m[1] as '=='];
+      const ok = { '==': rate === v, '!=': rate !== v, '<=': rate <= v, '>=': rate >= v, '<': rate < v, '>': rate > v }[
+        m[1] as '=='
+      ];
       if (!ok) return 99;
     }
   }

@@ -15,7 +15,11 @@ import { FakeK6, k6ExitCode } from './k6-double.js';
 import { SimHorizon, type SimFault } from './sim-horizon.js';
 
 const TOKEN = 'k6-test-token-9f8e7d6c5b4a';
-const env = (extra: Record<string, string> = {}) => ({ [K6_ENV.endpoint]: 'http://127.0.0.1:9', [K6_ENV.token]: TOKEN, ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  [K6_ENV.endpoint]: 'http://127.0.0.1:9',
+  [K6_ENV.token]: TOKEN,
+  ...extra,
+});
 
 function fakeNode(faults: SimFault[] = [], hourlyLimit = 3600) {
   const sim = new SimHorizon({ hourlyLimit, burst: 100, perSecondCap: 20, faults: new Set(faults) });
@@ -50,7 +54,10 @@ test('the shared probe logic through the k6 adapter (test double): every RL rule
   const { outcome } = payload;
   const judged = new Set(outcome.checks.filter((c) => c.verdict !== 'skipped').map((c) => c.rule));
   assert.deepEqual([...judged].sort(), [...RL_RULES].sort());
-  assert.deepEqual(outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => `${c.rule}: ${c.message}`), []);
+  assert.deepEqual(
+    outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => `${c.rule}: ${c.message}`),
+    [],
+  );
   const l = outcome.limiter!;
   assert.equal(l.engine, 'k6');
   assert.ok(Math.abs(l.emissionIntervalMs - 1000) < 20, `T ${l.emissionIntervalMs}`);
@@ -86,10 +93,17 @@ test('k6 configuration comes from CHAINPROBE_* variables, with one clear line fo
   const c = k6Config(env({ [K6_ENV.customer]: 'shared' }));
   assert.equal(c.horizon.hourlyLimit, 2000);
   assert.equal(c.limits.maxRequests, 1000);
-  assert.throws(() => k6Config({}), (e: Error) => e instanceof K6ConfigError && /CHAINPROBE_HORIZON_ENDPOINT is not set/.test(e.message));
+  assert.throws(
+    () => k6Config({}),
+    (e: Error) => e instanceof K6ConfigError && /CHAINPROBE_HORIZON_ENDPOINT is not set/.test(e.message),
+  );
   assert.throws(() => k6Config(env({ [K6_ENV.token]: '' })), /CHAINPROBE_HORIZON_TOKEN is empty/);
   assert.equal(c.horizon.planAssumed, undefined, 'a stated customer is a stated plan');
-  assert.equal(k6Config(env({})).horizon.planAssumed, true, 'no customer and no hourly limit: RL-09 names the plan it sees');
+  assert.equal(
+    k6Config(env({})).horizon.planAssumed,
+    true,
+    'no customer and no hourly limit: RL-09 names the plan it sees',
+  );
   assert.throws(() => k6Config(env({ [K6_ENV.endpoint]: 'ftp://x' })), /must start with https:\/\/ or http:\/\//);
   assert.throws(() => k6Config(env({ [K6_ENV.customer]: 'gold' })), /dedicated or shared/);
   assert.throws(() => k6Config(env({ [K6_ENV.maxRequests]: '-3' })), /positive integer/);
@@ -99,7 +113,12 @@ test('k6 configuration comes from CHAINPROBE_* variables, with one clear line fo
 /** Bundles the entry with stand-in k6 modules, runs setup() and handleSummary() on the double, and says what `k6 run` would exit with. */
 async function runBundledEntry(faults: SimFault[], extraEnv: Record<string, string>) {
   const out = mkdtempSync(join(tmpdir(), 'chainprobe-k6run-'));
-  const g = globalThis as { __chainprobeFakeK6?: FakeK6; __ENV?: Record<string, string>; __chainprobeK6Checks?: unknown[]; __chainprobeK6Metrics?: Record<string, number[]> };
+  const g = globalThis as {
+    __chainprobeFakeK6?: FakeK6;
+    __ENV?: Record<string, string>;
+    __chainprobeK6Checks?: unknown[];
+    __chainprobeK6Metrics?: Record<string, number[]>;
+  };
   const realNow = Date.now;
   try {
     const stubsDir = fileURLToPath(new URL('./k6-modules/', import.meta.url));
@@ -120,7 +139,11 @@ async function runBundledEntry(faults: SimFault[], extraEnv: Record<string, stri
     const setupData = await entry.setup();
     const files = entry.handleSummary({ setup_data: JSON.parse(JSON.stringify(setupData)) });
     const results = JSON.parse(files['k6-results.json']!) as { rules: Record<string, string> };
-    return { results, exitCode: k6ExitCode(entry.options.thresholds, g.__chainprobeK6Metrics), checks: g.__chainprobeK6Checks ?? [] };
+    return {
+      results,
+      exitCode: k6ExitCode(entry.options.thresholds, g.__chainprobeK6Metrics),
+      checks: g.__chainprobeK6Checks ?? [],
+    };
   } finally {
     Date.now = realNow;
     delete g.__chainprobeFakeK6;
@@ -139,7 +162,12 @@ test('the bundled entry runs: setup() probes through stand-in k6 modules, handle
 
 test('k6 run exits 0 when every rule passes or is observed, and 99 (thresholds crossed) when one fails: a cap per calendar second', async () => {
   const clean = await runBundledEntry([], {});
-  assert.ok(Object.entries(clean.results.rules).filter(([id]) => id.startsWith('RL-')).every(([, v]) => v === 'pass' || v === 'observed'), JSON.stringify(clean.results.rules));
+  assert.ok(
+    Object.entries(clean.results.rules)
+      .filter(([id]) => id.startsWith('RL-'))
+      .every(([, v]) => v === 'pass' || v === 'observed'),
+    JSON.stringify(clean.results.rules),
+  );
   assert.equal(clean.exitCode, 0);
   const calendar = await runBundledEntry(['calendar-cap'], {});
   assert.equal(calendar.results.rules['RL-10'], 'fail', JSON.stringify(calendar.results.rules));

@@ -13,30 +13,53 @@ const skip = nginxSkip();
 async function probeFront(front: 'strict' | 'nodelay') {
   const f = await startNginxFront();
   try {
-    const horizon = { endpoint: f[front], token: f.token, customer: 'dedicated' as const, hourlyLimit: 3600, perSecondCap: 20 };
+    const horizon = {
+      endpoint: f[front],
+      token: f.token,
+      customer: 'dedicated' as const,
+      hourlyLimit: 3600,
+      perSecondCap: 20,
+    };
     return await probeHorizon(horizon, {}, () => f.options.counters.of('horizon'));
   } finally {
     await f.close();
   }
 }
 
-const notPassing = (checks: { rule: string; verdict: string }[]) => checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+const notPassing = (checks: { rule: string; verdict: string }[]) =>
+  checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
 
-test('nginx limit_req rate=20r/s without burst: no RL rule fails or errors; the refusals are the proxy\'s (RL-13), counted, and taught the spacing', { skip }, async () => {
-  const r = await probeFront('strict');
-  const lines = verdictLines(r.outcome);
-  assert.deepEqual(notPassing(r.outcome.checks).map((c) => `${c.rule} ${c.verdict}`), [], lines);
-  const l = r.outcome.limiter!;
-  assert.equal(l.limit, 101);
-  const rl13 = r.outcome.checks.find((c) => c.rule === 'RL-13')!;
-  assert.equal(rl13.verdict, 'observed');
-  assert.match(rl13.message, /the proxy refused \d+ request/);
-  // Requests the proxy refused never reached the node: sent = served + refused by the proxy.
-  assert.equal(l.requestsSent, r.served + (l.proxyRefusals as number), lines);
-  assert.ok((l.proxySpacing as { gapMs: number }).gapMs >= 50);
-});
+test(
+  "nginx limit_req rate=20r/s without burst: no RL rule fails or errors; the refusals are the proxy's (RL-13), counted, and taught the spacing",
+  { skip },
+  async () => {
+    const r = await probeFront('strict');
+    const lines = verdictLines(r.outcome);
+    assert.deepEqual(
+      notPassing(r.outcome.checks).map((c) => `${c.rule} ${c.verdict}`),
+      [],
+      lines,
+    );
+    const l = r.outcome.limiter!;
+    assert.equal(l.limit, 101);
+    const rl13 = r.outcome.checks.find((c) => c.rule === 'RL-13')!;
+    assert.equal(rl13.verdict, 'observed');
+    assert.match(rl13.message, /the proxy refused \d+ request/);
+    // Requests the proxy refused never reached the node: sent = served + refused by the proxy.
+    assert.equal(l.requestsSent, r.served + (l.proxyRefusals as number), lines);
+    assert.ok((l.proxySpacing as { gapMs: number }).gapMs >= 50);
+  },
+);
 
-test('nginx limit_req burst=19 nodelay (39 accepted in the first second): RL-10 fails and nothing else', { skip }, async () => {
-  const r = await probeFront('nodelay');
-  assert.deepEqual(notPassing(r.outcome.checks).map((c) => `${c.rule} ${c.verdict}`), ['RL-10 fail'], verdictLines(r.outcome));
-});
+test(
+  'nginx limit_req burst=19 nodelay (39 accepted in the first second): RL-10 fails and nothing else',
+  { skip },
+  async () => {
+    const r = await probeFront('nodelay');
+    assert.deepEqual(
+      notPassing(r.outcome.checks).map((c) => `${c.rule} ${c.verdict}`),
+      ['RL-10 fail'],
+      verdictLines(r.outcome),
+    );
+  },
+);

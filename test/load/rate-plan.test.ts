@@ -7,8 +7,20 @@ import type { CheckInput } from '../../load/checks/common.js';
 import type { Analysis } from '../../load/analysis.js';
 
 /** An analysis whose estimate is T ± half, as the replay would give it. */
-function input(T: number, plan: { customer: string; hourlyLimit: number; planAssumed?: boolean }, half = 2): CheckInput {
-  const estimate = { emissionIntervalMs: T, band: { lo: T - half, hi: T + half }, uncertaintyMs: half, method: 'replay', consistent: true, unexplained: 0, evaluations: 1 };
+function input(
+  T: number,
+  plan: { customer: string; hourlyLimit: number; planAssumed?: boolean },
+  half = 2,
+): CheckInput {
+  const estimate = {
+    emissionIntervalMs: T,
+    band: { lo: T - half, hi: T + half },
+    uncertaintyMs: half,
+    method: 'replay',
+    consistent: true,
+    unexplained: 0,
+    evaluations: 1,
+  };
   return { a: { estimate, limit: 60 } as unknown as Analysis, plan: {} as CheckInput['plan'], cap: 20, t0: 0, ...plan };
 }
 
@@ -16,9 +28,19 @@ const ASSUMED = { customer: 'dedicated', hourlyLimit: 3600, planAssumed: true };
 const T = expectedEmissionIntervalMs;
 
 const CASES: { name: string; T: number; half?: number; verdict: string; says: RegExp }[] = [
-  { name: 'a shared node (2000/h)', T: T(2000), verdict: 'pass', says: /the shared plan \(2000\/h\).*no plan was stated/ },
+  {
+    name: 'a shared node (2000/h)',
+    T: T(2000),
+    verdict: 'pass',
+    says: /the shared plan \(2000\/h\).*no plan was stated/,
+  },
   { name: 'a dedicated node (3600/h)', T: T(3600), verdict: 'pass', says: /the dedicated plan \(3600\/h\)/ },
-  { name: 'a raised dedicated plan (5000/h)', T: T(5000), verdict: 'observed', says: /faster than the default dedicated plan.*--hourly-limit/ },
+  {
+    name: 'a raised dedicated plan (5000/h)',
+    T: T(5000),
+    verdict: 'observed',
+    says: /faster than the default dedicated plan.*--hourly-limit/,
+  },
   { name: 'a rate no plan allows (3000/h)', T: T(3000), verdict: 'fail', says: /matches no plan/ },
   { name: 'slower than the shared plan (1000/h)', T: T(1000), verdict: 'fail', says: /matches no plan/ },
   { name: 'an estimate too vague to tell', T: T(2000), half: 200, verdict: 'error', says: /inconclusive/ },

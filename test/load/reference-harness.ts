@@ -25,7 +25,10 @@ export interface ProbeRun {
 
 /** What a child process runs: reference options (sets as arrays) and the rules selected. */
 export interface ChildSpec {
-  options: Omit<Partial<ReferenceOptions>, 'faults' | 'variants' | 'counters' | 'now' | 'credentials'> & { faults?: string[]; variants?: string[] };
+  options: Omit<Partial<ReferenceOptions>, 'faults' | 'variants' | 'counters' | 'now' | 'credentials'> & {
+    faults?: string[];
+    variants?: string[];
+  };
   only?: string[];
   maxRequests?: number;
 }
@@ -44,7 +47,13 @@ export async function probeReference(partial: Partial<ReferenceOptions>, o: Prob
   const opts = defaultOptions(partial);
   const node = await startHorizonNode(opts);
   try {
-    const horizon = { endpoint: node.endpoint, token: opts.credentials.horizonToken, customer: opts.customer, hourlyLimit: opts.hourlyLimit, perSecondCap: 20 };
+    const horizon = {
+      endpoint: node.endpoint,
+      token: opts.credentials.horizonToken,
+      customer: opts.customer,
+      hourlyLimit: opts.hourlyLimit,
+      perSecondCap: 20,
+    };
     return await probeHorizon(horizon, o, () => opts.counters.of('horizon'));
   } finally {
     await node.close();
@@ -52,7 +61,11 @@ export async function probeReference(partial: Partial<ReferenceOptions>, o: Prob
 }
 
 /** The probes against any horizon node (the reference, or nginx in front of it); `served` reads the node's counter. */
-export async function probeHorizon(horizon: ResolvedHorizon, o: ProbeRunOptions = {}, served: () => number = () => NaN): Promise<ProbeRun> {
+export async function probeHorizon(
+  horizon: ResolvedHorizon,
+  o: ProbeRunOptions = {},
+  served: () => number = () => NaN,
+): Promise<ProbeRun> {
   const work = mkdtempSync(join(tmpdir(), 'chainprobe-load-'));
   const budgetFile = join(work, 'budget.count');
   writeFileSync(budgetFile, '');
@@ -98,16 +111,21 @@ export function verdictLines(outcome: ProbesOutcome): string {
 
 /** Runs probe-child.ts in its own process (so its timing has a whole event loop to itself). */
 export async function probeInChild(spec: ChildSpec): Promise<ProbeRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./probe-child.ts', import.meta.url)), JSON.stringify(spec)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./probe-child.ts', import.meta.url)), JSON.stringify(spec)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const line = out.split('\n').find((l) => l.startsWith(RESULT_MARK));
-  if (code !== 0 || !line) throw new Error(`probe child failed (exit ${code}): ${err.split('\n').slice(0, 5).join(' | ')}`);
+  if (code !== 0 || !line)
+    throw new Error(`probe child failed (exit ${code}): ${err.split('\n').slice(0, 5).join(' | ')}`);
   return JSON.parse(line.slice(RESULT_MARK.length)) as ProbeRun;
 }
 

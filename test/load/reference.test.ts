@@ -6,7 +6,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LIMITER_FAULTS } from '../../reference/faults/limiter.js';
 import { RL_RULES } from '../../load/plan.js';
-import { inPool, probeHorizon, probeInChild, probeReference, verdictLines, type ChildSpec, type ProbeRun } from './reference-harness.js';
+import {
+  inPool,
+  probeHorizon,
+  probeInChild,
+  probeReference,
+  verdictLines,
+  type ChildSpec,
+  type ProbeRun,
+} from './reference-harness.js';
 import { CAP_STRICT_SPACING_VARIANT } from '../../reference/limiter/cap.js';
 import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { runProbes } from '../../load/run.js';
@@ -45,9 +53,19 @@ const limiterFaults = LIMITER_FAULTS.filter((f) => f.rule.startsWith('RL-'));
 // Start every child run now (longest first), four at a time; each test awaits its own.
 const specs: [string, ChildSpec][] = [
   ...Object.entries(FULL_RUNS).map(([name, options]): [string, ChildSpec] => [name, { options }]),
-  ...limiterFaults.map((f): [string, ChildSpec] => [f.name, { options: { ...FAULT_NODE, ...FAULT_NODE_FOR[f.name], faults: [f.name] } }]),
+  ...limiterFaults.map((f): [string, ChildSpec] => [
+    f.name,
+    { options: { ...FAULT_NODE, ...FAULT_NODE_FOR[f.name], faults: [f.name] } },
+  ]),
 ];
-const runs = inPool(specs.map(([, spec]) => () => probeInChild(spec)), 4);
+const runs = inPool(
+  specs.map(
+    ([, spec]) =>
+      () =>
+        probeInChild(spec),
+  ),
+  4,
+);
 const runOf = async (name: string): Promise<ProbeRun> => (await runs)[specs.findIndex(([n]) => n === name)]!;
 
 const byRule = (r: ProbeRun) => {
@@ -60,10 +78,17 @@ function assertCleanFullRun(r: ProbeRun, expectedT: number, within: number) {
   const lines = verdictLines(r.outcome);
   const judged = new Set(r.outcome.checks.filter((c) => c.verdict !== 'skipped').map((c) => c.rule));
   assert.deepEqual([...judged].sort(), [...RL_RULES].sort(), lines);
-  assert.deepEqual(r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id), [], lines);
+  assert.deepEqual(
+    r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id),
+    [],
+    lines,
+  );
   const l = r.outcome.limiter!;
   assert.equal(l.limit, 101);
-  assert.ok(Math.abs(l.emissionIntervalMs - expectedT) / expectedT <= within, `T ${l.emissionIntervalMs} ms, expected ${expectedT} ms ±${within * 100}%`);
+  assert.ok(
+    Math.abs(l.emissionIntervalMs - expectedT) / expectedT <= within,
+    `T ${l.emissionIntervalMs} ms, expected ${expectedT} ms ±${within * 100}%`,
+  );
   // Every request went through the budget and the recorder: the node saw exactly what was sent.
   assert.equal(l.requestsSent, r.served);
   assert.equal(r.outcome.timeline.length, l.requestsSent);
@@ -107,13 +132,27 @@ test('two runs back to back on one node: the second finds the bucket not full, w
   const opts = defaultOptions({ hourlyLimit: 7200, burst: 30 });
   const node = await startHorizonNode(opts);
   try {
-    const horizon = { endpoint: node.endpoint, token: TOKEN, customer: opts.customer, hourlyLimit: opts.hourlyLimit, perSecondCap: 20 };
+    const horizon = {
+      endpoint: node.endpoint,
+      token: TOKEN,
+      customer: opts.customer,
+      hourlyLimit: opts.hourlyLimit,
+      perSecondCap: 20,
+    };
     for (const run of ['first', 'second']) {
       const r = await probeHorizon(horizon);
       const lines = verdictLines(r.outcome);
-      assert.deepEqual(r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id), [], `${run} run\n${lines}`);
+      assert.deepEqual(
+        r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id),
+        [],
+        `${run} run\n${lines}`,
+      );
       const waited = r.progress.some((e) => e.stage === 'probes' && /not full at the start/.test(e.phase));
-      assert.equal(waited, run === 'second', `${run} run: progress ${r.progress.map((e) => (e.stage === 'probes' ? e.phase : '')).join(' | ')}`);
+      assert.equal(
+        waited,
+        run === 'second',
+        `${run} run: progress ${r.progress.map((e) => (e.stage === 'probes' ? e.phase : '')).join(' | ')}`,
+      );
     }
   } finally {
     await node.close();
@@ -132,9 +171,18 @@ for (const fault of limiterFaults) {
 }
 
 test('no horizon node in the target: every selected RL rule is skipped with the reason', async () => {
-  const ctx = { target: { name: 'x', nodes: {}, limits: { maxRequests: 10, maxSeconds: 10, timeoutMs: 1000 } }, selected: (id: string) => id === 'RL-03' || id === 'RL-10' } as unknown as RunContext;
+  const ctx = {
+    target: { name: 'x', nodes: {}, limits: { maxRequests: 10, maxSeconds: 10, timeoutMs: 1000 } },
+    selected: (id: string) => id === 'RL-03' || id === 'RL-10',
+  } as unknown as RunContext;
   const out = await runProbes(ctx);
-  assert.deepEqual(out.checks.map((c) => [c.rule, c.verdict]), [['RL-03', 'skipped'], ['RL-10', 'skipped']]);
+  assert.deepEqual(
+    out.checks.map((c) => [c.rule, c.verdict]),
+    [
+      ['RL-03', 'skipped'],
+      ['RL-10', 'skipped'],
+    ],
+  );
   assert.match(out.checks[0]!.message, /no nodes.horizon section/);
   assert.equal(out.limiter, null);
 });
@@ -162,9 +210,19 @@ test('an abort stops sending at once: no request after the signal, unfinished ch
 
 test('only RL-10 selected: no recovery phase and no pause beyond what the drain needs', async () => {
   const r = await probeReference({ hourlyLimit: 7200, burst: 30 }, { selected: (id) => id === 'RL-10' });
-  assert.deepEqual(r.outcome.checks.map((c) => [c.rule, c.verdict]), [['RL-10', 'pass']]);
+  assert.deepEqual(
+    r.outcome.checks.map((c) => [c.rule, c.verdict]),
+    [['RL-10', 'pass']],
+  );
   const phases = r.outcome.limiter!.phases as { name: string; status: string }[];
-  assert.deepEqual(phases.map((p) => [p.name, p.status]), [['dynamics', 'done'], ['drain', 'done'], ['recovery', 'not-needed']]);
+  assert.deepEqual(
+    phases.map((p) => [p.name, p.status]),
+    [
+      ['dynamics', 'done'],
+      ['drain', 'done'],
+      ['recovery', 'not-needed'],
+    ],
+  );
   assert.ok(r.outcome.timeline.filter((t) => t.probe.startsWith('dynamics')).length <= 2);
 });
 
@@ -172,7 +230,10 @@ test('a node that does not answer, or refuses the token: one request, then every
   const base = { name: 'x', limits: { maxRequests: 100, maxSeconds: 30, timeoutMs: 2000 } };
   const ctxFor = (endpoint: string, token: string) =>
     ({
-      target: { ...base, nodes: { horizon: { endpoint, token, customer: 'dedicated', hourlyLimit: 3600, perSecondCap: 20 } } },
+      target: {
+        ...base,
+        nodes: { horizon: { endpoint, token, customer: 'dedicated', hourlyLimit: 3600, perSecondCap: 20 } },
+      },
       selected: (id: string) => id.startsWith('RL-'),
       budgetFile: undefined,
       deadline: Date.now() + 30_000,
@@ -181,14 +242,21 @@ test('a node that does not answer, or refuses the token: one request, then every
     }) as unknown as RunContext;
   const down = await runProbes(ctxFor('http://127.0.0.1:1', 'whatever-token-123'));
   assert.equal(down.timeline.length, 1);
-  assert.ok(down.checks.length >= RL_RULES.length && down.checks.every((c) => c.verdict === 'error' && c.evidence.cause === 'network'), verdictLines(down));
+  assert.ok(
+    down.checks.length >= RL_RULES.length &&
+      down.checks.every((c) => c.verdict === 'error' && c.evidence.cause === 'network'),
+    verdictLines(down),
+  );
 
   const opts = defaultOptions();
   const node = await (await import('../../reference/nodes/horizon.js')).startHorizonNode(opts);
   try {
     const refused = await runProbes(ctxFor(node.endpoint, 'not-the-right-token-456'));
     assert.equal(refused.timeline.length, 1);
-    assert.ok(refused.checks.every((c) => c.verdict === 'error' && c.evidence.cause === 'refused'), verdictLines(refused));
+    assert.ok(
+      refused.checks.every((c) => c.verdict === 'error' && c.evidence.cause === 'refused'),
+      verdictLines(refused),
+    );
     assert.ok(!JSON.stringify(refused).includes('not-the-right-token-456'));
   } finally {
     await node.close();

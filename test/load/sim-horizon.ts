@@ -14,7 +14,8 @@ export interface SimOptions {
   faults?: ReadonlySet<SimFault>;
 }
 
-export type SimFault = 'reset-static' | 'remaining-overstated' | 'retry-after-missing' | 'no-cap' | 'fixed-window' | 'calendar-cap';
+export type SimFault =
+  'reset-static' | 'remaining-overstated' | 'retry-after-missing' | 'no-cap' | 'fixed-window' | 'calendar-cap';
 
 export interface SimAnswer {
   status: number;

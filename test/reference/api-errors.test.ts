@@ -24,7 +24,16 @@ function assertJsonError(a: Answer, status: number, where: string): void {
 const nft = (rest: string) => `/nft/v1/chain-a/mainnet${rest}`;
 
 describe('API errors', () => {
-  const NOT_FOUND = ['/', '/nope', '/universal/v1', '/universal/v2/chain-a/mainnet/sync/block_number', '/nft/v1/chain-a/mainnet/event', '/nft/v1/chain-a/mainnet/event/x/y', nft('/collection/'), '/chain-a/mainnet/native/extra'];
+  const NOT_FOUND = [
+    '/',
+    '/nope',
+    '/universal/v1',
+    '/universal/v2/chain-a/mainnet/sync/block_number',
+    '/nft/v1/chain-a/mainnet/event',
+    '/nft/v1/chain-a/mainnet/event/x/y',
+    nft('/collection/'),
+    '/chain-a/mainnet/native/extra',
+  ];
   for (const p of NOT_FOUND) {
     test(`unknown path ${p} -> 404 JSON`, async () => assertJsonError(await f.base(p), 404, p));
   }
@@ -70,7 +79,13 @@ describe('API errors', () => {
 
   test('asset lookup: missing or malformed parameters -> 400; unknown token -> 404', async () => {
     const addr = `0x${'ab'.repeat(20)}`;
-    for (const q of ['', `?contract_address=${addr}`, '?token_id=1', `?contract_address=xyz&token_id=1`, `?contract_address=${addr}&token_id=-1`]) {
+    for (const q of [
+      '',
+      `?contract_address=${addr}`,
+      '?token_id=1',
+      `?contract_address=xyz&token_id=1`,
+      `?contract_address=${addr}&token_id=-1`,
+    ]) {
       assertJsonError(await f.base(nft(`/asset${q}`)), 400, q);
     }
     assertJsonError(await f.base(nft(`/asset?contract_address=${addr}&token_id=1`)), 404, 'unknown contract');
@@ -83,8 +98,15 @@ describe('API errors', () => {
   test('random junk (seeded) never crashes the server: every answer is JSON with a status', async () => {
     const rnd = seededRandom(1234);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-    const junk = () => Array.from({ length: Math.floor(rnd() * 40) }, () => String.fromCharCode(32 + Math.floor(rnd() * 95))).join('');
-    const paths = ['/chain-a/mainnet/native', nft('/asset?'), nft('/event/'), nft(`/assets/rarity/${f.s.nft.collectionId}?page_token=`), '/universal/v1/'];
+    const junk = () =>
+      Array.from({ length: Math.floor(rnd() * 40) }, () => String.fromCharCode(32 + Math.floor(rnd() * 95))).join('');
+    const paths = [
+      '/chain-a/mainnet/native',
+      nft('/asset?'),
+      nft('/event/'),
+      nft(`/assets/rarity/${f.s.nft.collectionId}?page_token=`),
+      '/universal/v1/',
+    ];
     for (let i = 0; i < 150; i++) {
       const path = pick(paths) + encodeURIComponent(junk());
       const method = pick(['GET', 'POST']);

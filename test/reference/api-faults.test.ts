@@ -45,7 +45,11 @@ describe('API fault catalogue', () => {
   });
 
   test('every probed rule has at least one fault', () => {
-    for (const rule of Object.keys(RULE_PROBES)) assert.ok(API_FAULTS.some((f) => f.rule === rule), `no fault breaks ${rule}`);
+    for (const rule of Object.keys(RULE_PROBES))
+      assert.ok(
+        API_FAULTS.some((f) => f.rule === rule),
+        `no fault breaks ${rule}`,
+      );
   });
 
   describe('conformant reference', () => {
@@ -62,7 +66,10 @@ describe('API fault catalogue', () => {
   for (const fault of API_FAULTS) {
     test(`${fault.name} breaks ${fault.rule} only`, async () => {
       // With Bearer broken on base, the other probes authenticate with X-API-Key.
-      const f = await startFixture({ faults: new Set([fault.name]) }, fault.name === 'bearer-rejected-on-base' ? 'x-api-key' : 'bearer');
+      const f = await startFixture(
+        { faults: new Set([fault.name]) },
+        fault.name === 'bearer-rejected-on-base' ? 'x-api-key' : 'bearer',
+      );
       try {
         const broken = await brokenRules(f);
         const expected = [fault.rule, ...(ALSO_BREAKS[fault.name as ApiFaultName] ?? [])].sort();

@@ -57,23 +57,30 @@ export interface Fixture {
 }
 
 /** `baseForm`: how `base`/`nft`/`rpc` authenticate by default (a fault may break Bearer). */
-export async function startFixture(partial: Partial<ReferenceOptions> = {}, baseForm: FormId = 'bearer'): Promise<Fixture> {
+export async function startFixture(
+  partial: Partial<ReferenceOptions> = {},
+  baseForm: FormId = 'bearer',
+): Promise<Fixture> {
   const opts = defaultOptions(partial);
   const s = await startApiServers(opts);
-  const authed = (root: string, defForm: FormId, defKey: string) => (path: string, init: CallInit = {}, form = defForm, key = defKey) => {
-    const a = applyForm(form, key, root + path, init.headers ?? {});
-    return call(a.url, { ...init, headers: a.headers });
-  };
+  const authed =
+    (root: string, defForm: FormId, defKey: string) =>
+    (path: string, init: CallInit = {}, form = defForm, key = defKey) => {
+      const a = applyForm(form, key, root + path, init.headers ?? {});
+      return call(a.url, { ...init, headers: a.headers });
+    };
   const base = authed(s.baseUrl, baseForm, opts.credentials.apiKey);
   return {
     s,
     opts,
     base,
     legacy: authed(s.legacyBaseUrl, 'apikey-query', opts.credentials.legacyApiKey),
-    rpc: (network, body, headers = { 'Content-Type': 'application/json' }) => base(`/${s.native.protocol}/${network}/native`, { method: 'POST', body, headers }),
+    rpc: (network, body, headers = { 'Content-Type': 'application/json' }) =>
+      base(`/${s.native.protocol}/${network}/native`, { method: 'POST', body, headers }),
     nft: (path, init) => base(`/nft/v1/${s.nft.protocol}/${s.nft.network}${path}`, init),
     close: () => s.close(),
   };
 }
 
-export const rpcBody = (method: string, id: unknown = 1, params: unknown[] = []): string => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+export const rpcBody = (method: string, id: unknown = 1, params: unknown[] = []): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });

@@ -27,32 +27,84 @@ const KIND_OK: Record<Kind, (v: unknown) => boolean> = {
 export function fieldErrors(rec: unknown, spec: Record<string, Kind>, where: string): string[] {
   if (!KIND_OK.object(rec)) return [`${where}: not an object`];
   const r = rec as Record<string, unknown>;
-  return Object.entries(spec).flatMap(([k, kind]) => (KIND_OK[kind](r[k]) ? [] : [`${where}.${k}: want ${kind}, got ${JSON.stringify(r[k])}`]));
+  return Object.entries(spec).flatMap(([k, kind]) =>
+    KIND_OK[kind](r[k]) ? [] : [`${where}.${k}: want ${kind}, got ${JSON.stringify(r[k])}`],
+  );
 }
 
 const first = (errs: string[]): string | undefined => errs[0];
 /** A JSON-RPC error's code as a number (a numeric string counts: its type is RPC-12's alone). */
-const codeOf = (j: any): number | undefined => (j?.error?.code === undefined || j.error.code === null ? undefined : Number(j.error.code));
+const codeOf = (j: any): number | undefined =>
+  j?.error?.code === undefined || j.error.code === null ? undefined : Number(j.error.code);
 const is2xx = (a: Answer) => a.status >= 200 && a.status < 300;
 
 // ---- documented record shapes (RES-01 reads them all; NFT-xx probes read their own part)
 
-const EVENT: Record<string, Kind> = { id: 'uuid', contract_address: 'string', token_id: 'digits', event_type: 'string', timestamp: 'digits', from: 'string', to: 'string', quantity: 'digits', transaction: 'object', payments: 'array' };
+const EVENT: Record<string, Kind> = {
+  id: 'uuid',
+  contract_address: 'string',
+  token_id: 'digits',
+  event_type: 'string',
+  timestamp: 'digits',
+  from: 'string',
+  to: 'string',
+  quantity: 'digits',
+  transaction: 'object',
+  payments: 'array',
+};
 const TRANSACTION: Record<string, Kind> = { block_hash: 'string', block_number: 'integer', transaction_hash: 'string' };
 const PAYMENT: Record<string, Kind> = { from: 'string', to: 'string', price: 'number', currency: 'string' };
-const COLLECTION: Record<string, Kind> = { id: 'uuid', name: 'string', description: 'string', logo: 'string', banner: 'string', verified: 'boolean', contracts: 'array', meta: 'object', sub_collection: 'array' };
-const CONTRACT: Record<string, Kind> = { address: 'string', name: 'string', symbol: 'string', description: 'string', image_url: 'string', type: 'string' };
+const COLLECTION: Record<string, Kind> = {
+  id: 'uuid',
+  name: 'string',
+  description: 'string',
+  logo: 'string',
+  banner: 'string',
+  verified: 'boolean',
+  contracts: 'array',
+  meta: 'object',
+  sub_collection: 'array',
+};
+const CONTRACT: Record<string, Kind> = {
+  address: 'string',
+  name: 'string',
+  symbol: 'string',
+  description: 'string',
+  image_url: 'string',
+  type: 'string',
+};
 const META: Record<string, Kind> = { discord_url: 'string', external_url: 'string', twitter_username: 'string' };
-const ASSET: Record<string, Kind> = { token_id: 'string', token_type: 'string', media: 'object', name: 'string', mint_date: 'digits', token_uri: 'string', description: 'string', contract_address: 'string', wallets: 'array', attributes: 'array', burned: 'boolean', rarity: 'array' };
+const ASSET: Record<string, Kind> = {
+  token_id: 'string',
+  token_type: 'string',
+  media: 'object',
+  name: 'string',
+  mint_date: 'digits',
+  token_uri: 'string',
+  description: 'string',
+  contract_address: 'string',
+  wallets: 'array',
+  attributes: 'array',
+  burned: 'boolean',
+  rarity: 'array',
+};
 const MEDIA: Record<string, Kind> = { image_url: 'string', source: 'string' };
 const ATTRIBUTE: Record<string, Kind> = { trait_type: 'string', value: 'string' };
-const ITEM: Record<string, Kind> = { id: 'uuid', token_id: 'string', image_url: 'string', name: 'string', contract_address: 'string', rarity: 'array' };
+const ITEM: Record<string, Kind> = {
+  id: 'uuid',
+  token_id: 'string',
+  image_url: 'string',
+  name: 'string',
+  contract_address: 'string',
+  rarity: 'array',
+};
 const RARITY: Record<string, Kind> = { model: 'string', score: 'number', rank: 'digits' };
 
 // ---- requests
 
 const nftPath = (f: Fixture, rest: string) => `/nft/v1/${f.s.nft.protocol}/${f.s.nft.network}${rest}`;
-const rarityPath = (f: Fixture, collectionId: string, query = 'sort_by=rarity_rank') => nftPath(f, `/assets/rarity/${collectionId}?${query}`);
+const rarityPath = (f: Fixture, collectionId: string, query = 'sort_by=rarity_rank') =>
+  nftPath(f, `/assets/rarity/${collectionId}?${query}`);
 
 /** One request per family (and per NFT endpoint), without credentials. */
 export async function familyRequests(f: Fixture): Promise<{ name: string; path: string; init: CallInit }[]> {
@@ -60,23 +112,42 @@ export async function familyRequests(f: Fixture): Promise<{ name: string; path: 
   const u = f.s.universal[0]!;
   return [
     { name: 'universal', path: `/universal/v1/${u.protocol}/${u.network}/sync/block_number`, init: {} },
-    { name: 'native', path: `/${f.s.native.protocol}/mainnet/native`, init: { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: rpcBody('eth_blockNumber') } },
+    {
+      name: 'native',
+      path: `/${f.s.native.protocol}/mainnet/native`,
+      init: { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: rpcBody('eth_blockNumber') },
+    },
     { name: 'event', path: nftPath(f, `/event/${f.s.nft.eventIds[0]}`), init: {} },
     { name: 'collection', path: nftPath(f, `/collection/${f.s.nft.collectionId}`), init: {} },
-    { name: 'asset', path: nftPath(f, `/asset?contract_address=${first.contract_address}&token_id=${first.token_id}`), init: {} },
+    {
+      name: 'asset',
+      path: nftPath(f, `/asset?contract_address=${first.contract_address}&token_id=${first.token_id}`),
+      init: {},
+    },
     { name: 'rarity', path: rarityPath(f, f.s.nft.collectionId), init: {} },
   ];
 }
 
 /** Sends every family request with a key in a form; returns `family: status` for those not answering as `want`. */
-async function formOnFamilies(f: Fixture, root: 'base' | 'legacy', form: FormId | undefined, key: string, want: '2xx' | 'refused', only?: (name: string) => boolean): Promise<string | undefined> {
+async function formOnFamilies(
+  f: Fixture,
+  root: 'base' | 'legacy',
+  form: FormId | undefined,
+  key: string,
+  want: '2xx' | 'refused',
+  only?: (name: string) => boolean,
+): Promise<string | undefined> {
   const reqs = (await familyRequests(f)).filter((r) => !only || only(r.name));
   const rootUrl = root === 'base' ? f.s.baseUrl : f.s.legacyBaseUrl;
   const bad = await Promise.all(
     reqs.map(async (r) => {
-      const a = form ? applyForm(form, key, rootUrl + r.path, r.init.headers ?? {}) : { url: rootUrl + r.path, headers: r.init.headers ?? {} };
+      const a = form
+        ? applyForm(form, key, rootUrl + r.path, r.init.headers ?? {})
+        : { url: rootUrl + r.path, headers: r.init.headers ?? {} };
       const ans = await call(a.url, { ...r.init, headers: a.headers });
-      return is2xx(ans) === (want === '2xx') ? undefined : `${root} ${form ?? 'no credentials'} on ${r.name}: ${ans.status}`;
+      return is2xx(ans) === (want === '2xx')
+        ? undefined
+        : `${root} ${form ?? 'no credentials'} on ${r.name}: ${ans.status}`;
     }),
   );
   return bad.find(Boolean);
@@ -95,7 +166,8 @@ export async function walkRarity(f: Fixture, collectionId: string, limit: number
   for (let pages = 1; pages <= maxPages; pages++) {
     const q = `sort_by=rarity_rank&limit=${limit}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`;
     const a = await f.base(rarityPath(f, collectionId, q));
-    if (a.status !== 200 || !Array.isArray(a.json?.data)) return { items, pages, ended: false, problem: `page ${pages}: ${a.status}` };
+    if (a.status !== 200 || !Array.isArray(a.json?.data))
+      return { items, pages, ended: false, problem: `page ${pages}: ${a.status}` };
     items.push(...a.json.data);
     token = a.json.meta?.paging?.next_page_token ?? '';
     if (!token) return { items, pages, ended: true };
@@ -109,8 +181,10 @@ function rankOne(f: Fixture): { contract_address: string; token_id: string } {
   return { contract_address: c.contract.address, token_id: tokenIdOf(c, c.rarity().byRank[0]!) };
 }
 
-const firstItems = async (f: Fixture, n: number): Promise<any[]> => (await f.nft(`/assets/rarity/${f.s.nft.collectionId}?sort_by=rarity_rank&limit=${n}`)).json.data;
-const assetOf = (f: Fixture, item: { contract_address: string; token_id: string }) => f.nft(`/asset?contract_address=${item.contract_address}&token_id=${item.token_id}`);
+const firstItems = async (f: Fixture, n: number): Promise<any[]> =>
+  (await f.nft(`/assets/rarity/${f.s.nft.collectionId}?sort_by=rarity_rank&limit=${n}`)).json.data;
+const assetOf = (f: Fixture, item: { contract_address: string; token_id: string }) =>
+  f.nft(`/asset?contract_address=${item.contract_address}&token_id=${item.token_id}`);
 const events = (f: Fixture) => Promise.all(f.s.nft.eventIds.map((id) => f.nft(`/event/${id}`)));
 const collection = (f: Fixture) => f.nft(`/collection/${f.s.nft.collectionId}`);
 
@@ -156,21 +230,34 @@ export const RULE_PROBES: Record<string, Probe> = {
   },
   // AUTH-12 owns the block-number route's query key and AUTH-06 the `&` join, so AUTH-04 judges
   // the routes whose URL has no query string of its own.
-  'AUTH-04': (f) => formOnFamilies(f, 'legacy', 'apikey-query', f.opts.credentials.legacyApiKey, '2xx', (n) => !['universal', 'asset', 'rarity'].includes(n)),
+  'AUTH-04': (f) =>
+    formOnFamilies(
+      f,
+      'legacy',
+      'apikey-query',
+      f.opts.credentials.legacyApiKey,
+      '2xx',
+      (n) => !['universal', 'asset', 'rarity'].includes(n),
+    ),
   'AUTH-05': (f) => formOnFamilies(f, 'legacy', 'bearer', f.opts.credentials.legacyApiKey, '2xx'),
   // `&apiKey=` must give what `?apiKey=` first gives (and Bearer, when it works): same status,
   // same body. Where the query form is refused outright, that is AUTH-04's finding.
   'AUTH-06': async (f) => {
     const item = rankOne(f);
     const key = f.opts.credentials.legacyApiKey;
-    const paths = [nftPath(f, `/asset?contract_address=${item.contract_address}&token_id=${item.token_id}`), rarityPath(f, f.s.nft.collectionId, 'sort_by=rarity_rank&limit=3')];
+    const paths = [
+      nftPath(f, `/asset?contract_address=${item.contract_address}&token_id=${item.token_id}`),
+      rarityPath(f, f.s.nft.collectionId, 'sort_by=rarity_rank&limit=3'),
+    ];
     for (const path of paths) {
       const keyFirst = await call(f.s.legacyBaseUrl + path.replace('?', `?apiKey=${key}&`));
       if (!is2xx(keyFirst)) continue;
       const joined = await call(f.s.legacyBaseUrl + path + `&apiKey=${key}`);
-      if (joined.status !== keyFirst.status || joined.text !== keyFirst.text) return `${path.split('?')[0]} with &apiKey: ${joined.status}`;
+      if (joined.status !== keyFirst.status || joined.text !== keyFirst.text)
+        return `${path.split('?')[0]} with &apiKey: ${joined.status}`;
       const bearer = await call(f.s.legacyBaseUrl + path, { headers: { Authorization: `Bearer ${key}` } });
-      if (is2xx(bearer) && bearer.text !== joined.text) return `${path.split('?')[0]}: &apiKey answer differs from the Bearer answer`;
+      if (is2xx(bearer) && bearer.text !== joined.text)
+        return `${path.split('?')[0]}: &apiKey answer differs from the Bearer answer`;
     }
     return undefined;
   },
@@ -187,7 +274,12 @@ export const RULE_PROBES: Record<string, Probe> = {
     const c = f.opts.credentials;
     for (const [root, form] of EVERY_FORM) {
       const real = root === 'base' ? c.apiKey : c.legacyApiKey;
-      const wrong = ['unknown-key-0123456789abcdef', ...nearMisses(real, 1).filter((m) => NEAR_MISS_EXPECT[m.kind] === 'refuse').map((m) => m.value)];
+      const wrong = [
+        'unknown-key-0123456789abcdef',
+        ...nearMisses(real, 1)
+          .filter((m) => NEAR_MISS_EXPECT[m.kind] === 'refuse')
+          .map((m) => m.value),
+      ];
       for (const key of wrong) {
         const bad = await formOnFamilies(f, root, form, key, 'refused');
         if (bad) return bad;
@@ -195,9 +287,12 @@ export const RULE_PROBES: Record<string, Probe> = {
     }
     return undefined;
   },
-  'AUTH-12': (f) => formOnFamilies(f, 'legacy', 'apikey-query', f.opts.credentials.legacyApiKey, '2xx', (n) => n === 'universal'),
+  'AUTH-12': (f) =>
+    formOnFamilies(f, 'legacy', 'apikey-query', f.opts.credentials.legacyApiKey, '2xx', (n) => n === 'universal'),
   'UNI-01': async (f) => {
-    const a = await f.base(`/universal/v1/${f.s.universal[0]!.protocol}/${f.s.universal[0]!.network}/sync/block_number`);
+    const a = await f.base(
+      `/universal/v1/${f.s.universal[0]!.protocol}/${f.s.universal[0]!.network}/sync/block_number`,
+    );
     const n = a.json?.block_number;
     return a.status === 200 && Number.isInteger(n) && n >= 0 ? undefined : `block number ${a.status} ${a.text}`;
   },
@@ -208,13 +303,18 @@ export const RULE_PROBES: Record<string, Probe> = {
       const n = await universalHead(f, 'mainnet');
       if (n !== undefined) seen.push(n);
     }
-    for (let i = 1; i < seen.length; i++) if (seen[i]! < seen[i - 1]! - UNI_TOLERANCE) return `went back from ${seen[i - 1]} to ${seen[i]}`;
+    for (let i = 1; i < seen.length; i++)
+      if (seen[i]! < seen[i - 1]! - UNI_TOLERANCE) return `went back from ${seen[i - 1]} to ${seen[i]}`;
     const [u, n] = [await universalHead(f, 'mainnet'), await nativeHead(f, 'mainnet')];
-    return u !== undefined && n !== undefined && Math.abs(u - n) > UNI_TOLERANCE ? `universal ${u} vs native ${n}` : undefined;
+    return u !== undefined && n !== undefined && Math.abs(u - n) > UNI_TOLERANCE
+      ? `universal ${u} vs native ${n}`
+      : undefined;
   },
   'RPC-01': async (f) => {
     const a = await f.rpc('mainnet', rpcBody('eth_blockNumber', 1));
-    return a.status === 200 && a.json?.jsonrpc === '2.0' && a.json.id === 1 && 'result' in a.json ? undefined : `${a.status} ${a.text}`;
+    return a.status === 200 && a.json?.jsonrpc === '2.0' && a.json.id === 1 && 'result' in a.json
+      ? undefined
+      : `${a.status} ${a.text}`;
   },
   'RPC-02': async (f) => {
     const r = (await f.rpc('mainnet', rpcBody('eth_blockNumber'))).json?.result;
@@ -262,7 +362,14 @@ export const RULE_PROBES: Record<string, Probe> = {
   },
   // Every Response object of a few answers, successes, errors and batch elements alike.
   'RPC-12': async (f) => {
-    for (const body of [rpcBody('eth_blockNumber', 12), rpcBody('no_suchMethod', 12), '{', '[]', '[1,2]', `[${rpcBody('eth_chainId', 12)}]`]) {
+    for (const body of [
+      rpcBody('eth_blockNumber', 12),
+      rpcBody('no_suchMethod', 12),
+      '{',
+      '[]',
+      '[1,2]',
+      `[${rpcBody('eth_chainId', 12)}]`,
+    ]) {
       const j = (await f.rpc('mainnet', body)).json;
       for (const r of Array.isArray(j) ? j : [j]) {
         const oneOf = 'result' in r !== 'error' in r;
@@ -276,7 +383,10 @@ export const RULE_PROBES: Record<string, Probe> = {
     for (const a of await events(f)) {
       if (a.status !== 200) return `event ${a.status}`;
       const e = a.json.data;
-      const bad = first([...fieldErrors(e, EVENT, 'event'), ...fieldErrors(e.transaction, { block_number: 'integer' }, 'transaction')]);
+      const bad = first([
+        ...fieldErrors(e, EVENT, 'event'),
+        ...fieldErrors(e.transaction, { block_number: 'integer' }, 'transaction'),
+      ]);
       if (bad) return bad;
     }
     return undefined;
@@ -286,12 +396,23 @@ export const RULE_PROBES: Record<string, Probe> = {
     const i = got.findIndex((a, k) => a.json?.data?.id !== f.s.nft.eventIds[k]);
     return i < 0 ? undefined : `asked ${f.s.nft.eventIds[i]}, got ${got[i]!.json?.data?.id}`;
   },
-  'NFT-04': async (f) => first((await events(f)).flatMap((a) => (a.json.data.payments as unknown[]).flatMap((p) => fieldErrors(p, PAYMENT, 'payment')))),
+  'NFT-04': async (f) =>
+    first(
+      (await events(f)).flatMap((a) =>
+        (a.json.data.payments as unknown[]).flatMap((p) => fieldErrors(p, PAYMENT, 'payment')),
+      ),
+    ),
   'NFT-05': async (f) => {
     const c = (await collection(f)).json?.collection;
     const errs = [
-      ...fieldErrors(c, { verified: 'boolean', contracts: 'array', meta: 'object', sub_collection: 'array' }, 'collection'),
-      ...(Array.isArray(c?.contracts) ? c.contracts.flatMap((k: unknown) => fieldErrors(k, { type: 'string' }, 'contract')) : []),
+      ...fieldErrors(
+        c,
+        { verified: 'boolean', contracts: 'array', meta: 'object', sub_collection: 'array' },
+        'collection',
+      ),
+      ...(Array.isArray(c?.contracts)
+        ? c.contracts.flatMap((k: unknown) => fieldErrors(k, { type: 'string' }, 'contract'))
+        : []),
       ...fieldErrors(c?.meta, META, 'meta'),
     ];
     if (c?.id !== f.s.nft.collectionId) errs.push(`id ${c?.id}`);
@@ -302,19 +423,23 @@ export const RULE_PROBES: Record<string, Probe> = {
       const a = (await assetOf(f, item)).json?.asset;
       const bad = first(fieldErrors(a, ASSET, 'asset'));
       if (bad) return bad;
-      if (a.token_id !== item.token_id || a.contract_address !== item.contract_address) return `asked ${item.token_id}, got ${a.token_id}`;
+      if (a.token_id !== item.token_id || a.contract_address !== item.contract_address)
+        return `asked ${item.token_id}, got ${a.token_id}`;
     }
     return undefined;
   },
   'NFT-07': async (f) => {
     const items = await firstItems(f, 3);
     const assets = await Promise.all(items.map(async (i) => (await assetOf(f, i)).json?.asset));
-    return first([...items, ...assets].flatMap((r) => (r?.rarity ?? []).flatMap((e: unknown) => fieldErrors(e, RARITY, 'rarity'))));
+    return first(
+      [...items, ...assets].flatMap((r) => (r?.rarity ?? []).flatMap((e: unknown) => fieldErrors(e, RARITY, 'rarity'))),
+    );
   },
   'NFT-08': async (f) => {
     const a = await f.nft(`/assets/rarity/${f.s.nft.collectionId}?sort_by=rarity_rank`);
     const t = a.json?.meta?.paging?.next_page_token;
-    if (a.status !== 200 || !Array.isArray(a.json?.data) || !(t === undefined || typeof t === 'string')) return `envelope ${a.status}`;
+    if (a.status !== 200 || !Array.isArray(a.json?.data) || !(t === undefined || typeof t === 'string'))
+      return `envelope ${a.status}`;
     return first(a.json.data.flatMap((i: unknown) => fieldErrors(i, ITEM, 'item')));
   },
   // Judged on first sightings: a repeated item is NFT-10's finding, not a change of order.
@@ -339,15 +464,21 @@ export const RULE_PROBES: Record<string, Probe> = {
     const c = (await collection(f)).json.collection;
     for (const item of await firstItems(f, 3)) {
       const a = (await assetOf(f, item)).json?.asset;
-      if (JSON.stringify(a?.rarity) !== JSON.stringify(item.rarity)) return `rarity ${JSON.stringify(item.rarity)} vs ${JSON.stringify(a?.rarity)}`;
-      if (!c.contracts.some((k: { address: string }) => k.address === item.contract_address)) return `contract ${item.contract_address} not in collection`;
+      if (JSON.stringify(a?.rarity) !== JSON.stringify(item.rarity))
+        return `rarity ${JSON.stringify(item.rarity)} vs ${JSON.stringify(a?.rarity)}`;
+      if (!c.contracts.some((k: { address: string }) => k.address === item.contract_address))
+        return `contract ${item.contract_address} not in collection`;
     }
     return undefined;
   },
   'NFT-12': async (f) => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     const item = rankOne(f);
-    const answers = await Promise.all([f.nft(`/event/${unknown}`), f.nft(`/collection/${unknown}`), f.nft(`/asset?contract_address=${item.contract_address}&token_id=999999`)]);
+    const answers = await Promise.all([
+      f.nft(`/event/${unknown}`),
+      f.nft(`/collection/${unknown}`),
+      f.nft(`/asset?contract_address=${item.contract_address}&token_id=999999`),
+    ]);
     const served = answers.find(is2xx);
     return served ? `unknown id served: ${served.text.slice(0, 80)}` : undefined;
   },

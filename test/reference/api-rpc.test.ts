@@ -9,7 +9,8 @@ import { call, rpcBody, startFixture, type Fixture } from './api-http.js';
 
 let clock = Date.UTC(2025, 5, 1, 12, 0, 0);
 let f: Fixture;
-const head = (protocol: string, network: string) => createChain({ seed: f.opts.seed, now: () => clock }).headOf(chainKey(protocol, network));
+const head = (protocol: string, network: string) =>
+  createChain({ seed: f.opts.seed, now: () => clock }).headOf(chainKey(protocol, network));
 
 before(async () => {
   f = await startFixture({ now: () => clock });
@@ -20,10 +21,17 @@ describe('simulated chain', () => {
   test('head = seeded start height + whole blocks since the epoch; per network; same for equal seeds', () => {
     const chain = createChain({ seed: 7, now: () => CHAIN_EPOCH_MS + 5 * DEFAULT_BLOCK_TIME_MS + 1 });
     assert.equal(chain.headOf('chain-a/mainnet'), startHeightOf(7, 'chain-a/mainnet') + 5);
-    assert.equal(createChain({ seed: 7, now: () => CHAIN_EPOCH_MS + 5 * DEFAULT_BLOCK_TIME_MS + 1 }).headOf('chain-a/mainnet'), chain.headOf('chain-a/mainnet'));
+    assert.equal(
+      createChain({ seed: 7, now: () => CHAIN_EPOCH_MS + 5 * DEFAULT_BLOCK_TIME_MS + 1 }).headOf('chain-a/mainnet'),
+      chain.headOf('chain-a/mainnet'),
+    );
     assert.notEqual(chain.headOf('chain-a/mainnet'), chain.headOf('chain-a/sepolia'));
     assert.notEqual(startHeightOf(7, 'chain-a/mainnet'), startHeightOf(8, 'chain-a/mainnet'));
-    assert.equal(createChain({ seed: 7, now: () => 0 }).headOf('x'), startHeightOf(7, 'x'), 'a clock before the epoch does not go below the start');
+    assert.equal(
+      createChain({ seed: 7, now: () => 0 }).headOf('x'),
+      startHeightOf(7, 'x'),
+      'a clock before the epoch does not go below the start',
+    );
   });
 });
 
@@ -52,7 +60,10 @@ describe('universal block number', () => {
   });
 
   test('unknown protocol or network -> 404 JSON', async () => {
-    for (const p of ['/universal/v1/chain-z/mainnet/sync/block_number', '/universal/v1/chain-a/goerli/sync/block_number']) {
+    for (const p of [
+      '/universal/v1/chain-z/mainnet/sync/block_number',
+      '/universal/v1/chain-a/goerli/sync/block_number',
+    ]) {
       const a = await f.base(p);
       assert.equal(a.status, 404);
       assert.equal(a.json.error.code, 'unknown_network');
@@ -125,17 +136,33 @@ describe('native JSON-RPC', () => {
     assert.equal(a.status, 200);
     assert.deepEqual(
       a.json.map((r: { id: unknown; error?: { code: number }; result?: unknown }) => [r.id, r.error?.code ?? r.result]),
-      [['a', '0xaa36a7'], [2, -32601], [3, -32600], [null, -32600]],
+      [
+        ['a', '0xaa36a7'],
+        [2, -32601],
+        [3, -32600],
+        [null, -32600],
+      ],
     );
   });
 
   test('empty batch -> one -32600 error, not an array', async () => {
     const j = (await f.rpc('mainnet', '[]')).json;
-    assert.deepEqual(j, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request', data: 'empty batch' } });
+    assert.deepEqual(j, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request', data: 'empty batch' },
+    });
   });
 
   test('notifications (and batches of only notifications, known or not) -> 204, empty body', async () => {
-    for (const body of [{ jsonrpc: '2.0', method: 'eth_blockNumber' }, { jsonrpc: '2.0', method: 'nope' }, [{ jsonrpc: '2.0', method: 'eth_chainId' }, { jsonrpc: '2.0', method: 'x' }]]) {
+    for (const body of [
+      { jsonrpc: '2.0', method: 'eth_blockNumber' },
+      { jsonrpc: '2.0', method: 'nope' },
+      [
+        { jsonrpc: '2.0', method: 'eth_chainId' },
+        { jsonrpc: '2.0', method: 'x' },
+      ],
+    ]) {
       const a = await f.rpc('mainnet', JSON.stringify(body));
       assert.equal(a.status, 204);
       assert.equal(a.text, '');
@@ -167,7 +194,11 @@ describe('native JSON-RPC', () => {
   });
 
   /** What each JSON-RPC fault changes, shown on the answer it changes. */
-  const RPC_FAULT_ANSWERS: { fault: string; body: string; expect: (a: { status: number; text: string; json: any }) => void }[] = [
+  const RPC_FAULT_ANSWERS: {
+    fault: string;
+    body: string;
+    expect: (a: { status: number; text: string; json: any }) => void;
+  }[] = [
     {
       fault: 'notification-answered',
       body: JSON.stringify({ jsonrpc: '2.0', method: 'eth_chainId' }),
@@ -182,7 +213,11 @@ describe('native JSON-RPC', () => {
         for (const r of a.json) assert.deepEqual([r.error.code, 'id' in r], [-32600, false]);
       },
     },
-    { fault: 'error-code-string', body: rpcBody('eth_noSuchThing', 9), expect: (a) => assert.deepEqual(a.json.error, { code: '-32601', message: 'Method not found' }) },
+    {
+      fault: 'error-code-string',
+      body: rpcBody('eth_noSuchThing', 9),
+      expect: (a) => assert.deepEqual(a.json.error, { code: '-32601', message: 'Method not found' }),
+    },
   ];
   for (const c of RPC_FAULT_ANSWERS) {
     test(`fault ${c.fault}`, async () => {

@@ -18,7 +18,10 @@ function limiterView(a: Answer): Record<string, string | number> {
   return v;
 }
 
-async function withNode(partial: Parameters<typeof startTestNode>[0], fn: (n: TestNode) => Promise<void>): Promise<void> {
+async function withNode(
+  partial: Parameters<typeof startTestNode>[0],
+  fn: (n: TestNode) => Promise<void>,
+): Promise<void> {
   const n = await startTestNode(partial);
   try {
     await fn(n);
@@ -34,9 +37,15 @@ describe('horizon node: fee_stats', () => {
       assert.equal(a.status, 200);
       assert.match(a.headers['content-type'] ?? '', /^application\/json/);
       for (const name of LIMIT_NAMES) assert.ok(a.rawNames.includes(name), `${name} spelled exactly`);
-      assert.deepEqual(limiterView(a), { status: 200, 'X-Ratelimit-Limit': '101', 'X-Ratelimit-Remaining': '100', 'X-Ratelimit-Reset': '1' });
+      assert.deepEqual(limiterView(a), {
+        status: 200,
+        'X-Ratelimit-Limit': '101',
+        'X-Ratelimit-Remaining': '100',
+        'X-Ratelimit-Reset': '1',
+      });
       const body = JSON.parse(a.body) as Record<string, Record<string, string>>;
-      for (const field of ['last_ledger', 'last_ledger_base_fee', 'ledger_capacity_usage', 'fee_charged', 'max_fee']) assert.ok(field in body, field);
+      for (const field of ['last_ledger', 'last_ledger_base_fee', 'ledger_capacity_usage', 'fee_charged', 'max_fee'])
+        assert.ok(field in body, field);
       assert.match(String(body.last_ledger), /^\d+$/);
       assert.equal(body.fee_charged?.min, '100');
     }));
@@ -49,18 +58,36 @@ describe('horizon node: fee_stats', () => {
       assert.equal(head.body, '');
       assert.equal(head.headers['content-length'], get.headers['content-length']);
       assert.equal(head.headers['content-type'], get.headers['content-type']);
-      assert.deepEqual(limiterView(head), { status: 200, 'X-Ratelimit-Limit': '101', 'X-Ratelimit-Remaining': '99', 'X-Ratelimit-Reset': '2' });
+      assert.deepEqual(limiterView(head), {
+        status: 200,
+        'X-Ratelimit-Limit': '101',
+        'X-Ratelimit-Remaining': '99',
+        'X-Ratelimit-Reset': '2',
+      });
       const third = await n.call('HEAD', n.authed());
-      assert.deepEqual(limiterView(third), { status: 200, 'X-Ratelimit-Limit': '101', 'X-Ratelimit-Remaining': '98', 'X-Ratelimit-Reset': '3' });
+      assert.deepEqual(limiterView(third), {
+        status: 200,
+        'X-Ratelimit-Limit': '101',
+        'X-Ratelimit-Remaining': '98',
+        'X-Ratelimit-Reset': '3',
+      });
     }));
 
   test('after Remaining 0: 429 with the three headers, Retry-After and a JSON body; HEAD too', () =>
     withNode({ burst: 2 }, async (n) => {
       for (let i = 0; i < 3; i++) await n.call('HEAD', n.authed());
       const get = await n.call('GET', n.authed());
-      assert.deepEqual(limiterView(get), { status: 429, 'X-Ratelimit-Limit': '3', 'X-Ratelimit-Remaining': '0', 'X-Ratelimit-Reset': '3', 'Retry-After': '1' });
+      assert.deepEqual(limiterView(get), {
+        status: 429,
+        'X-Ratelimit-Limit': '3',
+        'X-Ratelimit-Remaining': '0',
+        'X-Ratelimit-Reset': '3',
+        'Retry-After': '1',
+      });
       assert.ok(get.rawNames.includes('Retry-After'));
-      assert.deepEqual(JSON.parse(get.body), { error: { code: 'rate_limit_exceeded', message: 'rate limit exceeded; see retry-after' } });
+      assert.deepEqual(JSON.parse(get.body), {
+        error: { code: 'rate_limit_exceeded', message: 'rate limit exceeded; see retry-after' },
+      });
       const head = await n.call('HEAD', n.authed());
       assert.deepEqual(limiterView(head), limiterView(get));
       assert.equal(head.body, '');
@@ -84,7 +111,8 @@ describe('horizon node: auth', () => {
       assert.equal(missing.status, 401);
       assert.equal(wrong.status, 403);
       assert.equal(typeof JSON.parse(missing.body), 'object');
-      for (const a of [missing, wrong]) for (const name of LIMIT_NAMES) assert.equal(a.headers[name.toLowerCase()], undefined);
+      for (const a of [missing, wrong])
+        for (const name of LIMIT_NAMES) assert.equal(a.headers[name.toLowerCase()], undefined);
       const ok = await n.call('HEAD', n.authed());
       assert.equal(ok.headers['x-ratelimit-remaining'], '100');
     }));
@@ -95,14 +123,22 @@ describe('horizon node: auth', () => {
       const bearer = await n.call('HEAD', '/fee_stats', { Authorization: `Bearer ${token}` });
       const xAuth = await n.call('HEAD', '/fee_stats', { 'X-Auth-Token': token });
       assert.deepEqual([bearer.status, xAuth.status], [200, 200]);
-      assert.deepEqual([bearer.headers['x-ratelimit-remaining'], xAuth.headers['x-ratelimit-remaining']], ['100', '99']);
+      assert.deepEqual(
+        [bearer.headers['x-ratelimit-remaining'], xAuth.headers['x-ratelimit-remaining']],
+        ['100', '99'],
+      );
     }));
 
   test('fault node-missing-token-accepted reaches this node too: no token gets data, on its own quota', () =>
     withNode({ faults: new Set(['node-missing-token-accepted']) }, async (n) => {
       await n.call('HEAD', n.authed());
       const none = await n.call('GET', '/fee_stats');
-      assert.deepEqual(limiterView(none), { status: 200, 'X-Ratelimit-Limit': '101', 'X-Ratelimit-Remaining': '100', 'X-Ratelimit-Reset': '1' });
+      assert.deepEqual(limiterView(none), {
+        status: 200,
+        'X-Ratelimit-Limit': '101',
+        'X-Ratelimit-Remaining': '100',
+        'X-Ratelimit-Reset': '1',
+      });
       assert.equal((await n.call('GET', '/fee_stats?auth=not-the-token')).status, 403);
     }));
 
@@ -135,7 +171,12 @@ describe('horizon node: the proxy cap', () => {
       assert.equal(typeof JSON.parse(get.body), 'object');
       n.clock.ms = 1000;
       // TAT 20 s from 20 counted requests: ttl 20 s at t = 1 s.
-      assert.deepEqual(limiterView(await n.call('HEAD', n.authed())), { status: 200, 'X-Ratelimit-Limit': '101', 'X-Ratelimit-Remaining': '81', 'X-Ratelimit-Reset': '20' });
+      assert.deepEqual(limiterView(await n.call('HEAD', n.authed())), {
+        status: 200,
+        'X-Ratelimit-Limit': '101',
+        'X-Ratelimit-Remaining': '81',
+        'X-Ratelimit-Reset': '20',
+      });
     }));
 
   test(`variant ${CAP_503_VARIANT}: the proxy answers 503 instead`, () =>
@@ -154,6 +195,11 @@ describe('horizon node: latency', () => {
       const started = performance.now();
       const a = await n.call('HEAD', n.authed());
       assert.ok(performance.now() - started >= 50, 'answer delayed');
-      assert.deepEqual(limiterView(a), { status: 200, 'X-Ratelimit-Limit': '101', 'X-Ratelimit-Remaining': '99', 'X-Ratelimit-Reset': '2' });
+      assert.deepEqual(limiterView(a), {
+        status: 200,
+        'X-Ratelimit-Limit': '101',
+        'X-Ratelimit-Remaining': '99',
+        'X-Ratelimit-Reset': '2',
+      });
     }));
 });

@@ -1,7 +1,14 @@
 // The proxy's per-second cap: a sliding one-second window per token, in front of the limiter.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CalendarSecondCap, CAP_STRICT_SPACING_VARIANT, PerSecondCap, StrictSpacingCap, TokenBucketCap, type Cap } from '../../reference/limiter/cap.js';
+import {
+  CalendarSecondCap,
+  CAP_STRICT_SPACING_VARIANT,
+  PerSecondCap,
+  StrictSpacingCap,
+  TokenBucketCap,
+  type Cap,
+} from '../../reference/limiter/cap.js';
 import { createHorizonLimiter, type Admission } from '../../reference/limiter/pipeline.js';
 
 const admitAll = (cap: Cap, times: readonly number[], key = 'a') => times.map((t) => cap.admit(key, t));
@@ -58,7 +65,11 @@ describe('cap in front of the limiter', () => {
     );
     assert.deepEqual(burst.slice(20), Array(5).fill({ by: 'proxy' }));
     // TAT 20 s after 20 counted requests (not 25): at t = 1 s ttl 20 s, Remaining 81.
-    assert.deepEqual(l.admit('a', 1000), { by: 'limiter', limited: false, headers: { limit: 101, remaining: 81, reset: 20 } });
+    assert.deepEqual(l.admit('a', 1000), {
+      by: 'limiter',
+      limited: false,
+      headers: { limit: 101, remaining: 81, reset: 20 },
+    });
   });
 
   test('limiter denials are forwards: they count toward the cap', () => {
@@ -95,14 +106,36 @@ describe('other cap shapes', () => {
 
   test('the pipeline picks the shape: the strict-spacing variant, the two faults, the sliding window by default', () => {
     const shapes = (extra: { faults?: string[]; variants?: string[] }) => {
-      const l = createHorizonLimiter({ faults: new Set(extra.faults ?? []), variants: new Set(extra.variants ?? []), hourlyLimit: 3600, burst: 100, perSecondCap: 20 });
+      const l = createHorizonLimiter({
+        faults: new Set(extra.faults ?? []),
+        variants: new Set(extra.variants ?? []),
+        hourlyLimit: 3600,
+        burst: 100,
+        perSecondCap: 20,
+      });
       return [0, 10, 60].map((t) => l.admit('a', t).by);
     };
     assert.deepEqual(shapes({}), ['limiter', 'limiter', 'limiter']);
     assert.deepEqual(shapes({ variants: [CAP_STRICT_SPACING_VARIANT] }), ['limiter', 'proxy', 'limiter']);
-    const calendar = createHorizonLimiter({ faults: new Set(['rl-cap-calendar-second']), hourlyLimit: 3600, burst: 100, perSecondCap: 2 });
-    assert.deepEqual([900, 950, 990, 1000].map((t) => calendar.admit('a', t).by), ['limiter', 'limiter', 'proxy', 'limiter']);
-    const bucket = createHorizonLimiter({ faults: new Set(['rl-cap-token-bucket']), hourlyLimit: 3600, burst: 100, perSecondCap: 2 });
-    assert.deepEqual([0, 0, 0, 500].map((t) => bucket.admit('a', t).by), ['limiter', 'limiter', 'proxy', 'limiter']);
+    const calendar = createHorizonLimiter({
+      faults: new Set(['rl-cap-calendar-second']),
+      hourlyLimit: 3600,
+      burst: 100,
+      perSecondCap: 2,
+    });
+    assert.deepEqual(
+      [900, 950, 990, 1000].map((t) => calendar.admit('a', t).by),
+      ['limiter', 'limiter', 'proxy', 'limiter'],
+    );
+    const bucket = createHorizonLimiter({
+      faults: new Set(['rl-cap-token-bucket']),
+      hourlyLimit: 3600,
+      burst: 100,
+      perSecondCap: 2,
+    });
+    assert.deepEqual(
+      [0, 0, 0, 500].map((t) => bucket.admit('a', t).by),
+      ['limiter', 'limiter', 'proxy', 'limiter'],
+    );
   });
 });

@@ -77,9 +77,24 @@ const LIMITER_CASES: LimiterCase[] = [
       nextWindow: { status: 200, limit: 101, remaining: 100, reset: 101 },
     },
   },
-  { fault: 'rl-retry-after-missing', scenario: retryScenario, conformant: { retryAfter: 1, afterWaiting: 200 }, faulty: { retryAfter: undefined, afterWaiting: 'no wait given' } },
-  { fault: 'rl-retry-after-ms', scenario: retryScenario, conformant: { retryAfter: 1, afterWaiting: 200 }, faulty: { retryAfter: 1000, afterWaiting: 200 } },
-  { fault: 'rl-retry-after-short', scenario: retryScenario, conformant: { retryAfter: 1, afterWaiting: 200 }, faulty: { retryAfter: 0, afterWaiting: 429 } },
+  {
+    fault: 'rl-retry-after-missing',
+    scenario: retryScenario,
+    conformant: { retryAfter: 1, afterWaiting: 200 },
+    faulty: { retryAfter: undefined, afterWaiting: 'no wait given' },
+  },
+  {
+    fault: 'rl-retry-after-ms',
+    scenario: retryScenario,
+    conformant: { retryAfter: 1, afterWaiting: 200 },
+    faulty: { retryAfter: 1000, afterWaiting: 200 },
+  },
+  {
+    fault: 'rl-retry-after-short',
+    scenario: retryScenario,
+    conformant: { retryAfter: 1, afterWaiting: 200 },
+    faulty: { retryAfter: 0, afterWaiting: 429 },
+  },
   {
     fault: 'rl-remaining-overstated',
     scenario: (l) => {
@@ -93,7 +108,11 @@ const LIMITER_CASES: LimiterCase[] = [
     fault: 'rl-wrong-hourly-rate',
     scenario: (l) => {
       exhaust(l);
-      return { emissionNs: l.params.emissionNs, afterOneSecond: statusOf(l.admit('k', 1000)), after1200ms: statusOf(l.admit('k', 1200)) };
+      return {
+        emissionNs: l.params.emissionNs,
+        afterOneSecond: statusOf(l.admit('k', 1000)),
+        after1200ms: statusOf(l.admit('k', 1200)),
+      };
     },
     conformant: { emissionNs: 1_000_000_000n, afterOneSecond: 200, after1200ms: 429 },
     faulty: { emissionNs: 1_200_000_000n, afterOneSecond: 429, after1200ms: 200 },
@@ -103,7 +122,8 @@ const LIMITER_CASES: LimiterCase[] = [
     // starts over at 1 s.
     fault: 'rl-cap-calendar-second',
     perSecondCap: 20,
-    scenario: (l) => Array.from({ length: 30 }, (_, i) => l.admit('k', 600 + i * 20)).filter((a) => a.by === 'limiter').length,
+    scenario: (l) =>
+      Array.from({ length: 30 }, (_, i) => l.admit('k', 600 + i * 20)).filter((a) => a.by === 'limiter').length,
     conformant: 20,
     faulty: 30,
   },
@@ -111,28 +131,36 @@ const LIMITER_CASES: LimiterCase[] = [
     // 30 requests at 40 a second: a token bucket of 20 refills while they come.
     fault: 'rl-cap-token-bucket',
     perSecondCap: 20,
-    scenario: (l) => Array.from({ length: 30 }, (_, i) => l.admit('k', i * 25)).filter((a) => a.by === 'limiter').length,
+    scenario: (l) =>
+      Array.from({ length: 30 }, (_, i) => l.admit('k', i * 25)).filter((a) => a.by === 'limiter').length,
     conformant: 20,
     faulty: 30,
   },
-  ...(['rl-cap-25', 'rl-no-cap'] as const).map(
-    (fault): LimiterCase => ({
-      fault,
-      perSecondCap: 20,
-      scenario: (l) => Array.from({ length: 30 }, () => l.admit('k', 0)).filter((a) => a.by === 'limiter').length,
-      conformant: 20,
-      faulty: fault === 'rl-cap-25' ? 25 : 30,
-    }),
-  ),
+  ...(['rl-cap-25', 'rl-no-cap'] as const).map((fault): LimiterCase => ({
+    fault,
+    perSecondCap: 20,
+    scenario: (l) => Array.from({ length: 30 }, () => l.admit('k', 0)).filter((a) => a.by === 'limiter').length,
+    conformant: 20,
+    faulty: fault === 'rl-cap-25' ? 25 : 30,
+  })),
   {
     fault: 'rl-burst-short',
     scenario: (l) => {
       const answers = exhaust(l);
       const firstDenial = answers.find((a) => a.by === 'limiter' && a.limited) ?? l.admit('k', 0);
-      return { acceptedBeforeFirst429: answers.filter((a) => statusOf(a) === 200).length, firstDenial: view(firstDenial) };
+      return {
+        acceptedBeforeFirst429: answers.filter((a) => statusOf(a) === 200).length,
+        firstDenial: view(firstDenial),
+      };
     },
-    conformant: { acceptedBeforeFirst429: 101, firstDenial: { status: 429, limit: 101, remaining: 0, reset: 101, retryAfter: 1 } },
-    faulty: { acceptedBeforeFirst429: 96, firstDenial: { status: 429, limit: 101, remaining: 5, reset: 96, retryAfter: 1 } },
+    conformant: {
+      acceptedBeforeFirst429: 101,
+      firstDenial: { status: 429, limit: 101, remaining: 0, reset: 101, retryAfter: 1 },
+    },
+    faulty: {
+      acceptedBeforeFirst429: 96,
+      firstDenial: { status: 429, limit: 101, remaining: 5, reset: 96, retryAfter: 1 },
+    },
   },
   {
     fault: 'rl-reset-off',
@@ -156,7 +184,8 @@ const LIMITER_CASES: LimiterCase[] = [
   },
 ];
 
-const limiterWith = (faults: string[], perSecondCap = Infinity) => createHorizonLimiter({ faults: new Set(faults), hourlyLimit: 3600, burst: 100, perSecondCap });
+const limiterWith = (faults: string[], perSecondCap = Infinity) =>
+  createHorizonLimiter({ faults: new Set(faults), hourlyLimit: 3600, burst: 100, perSecondCap });
 
 describe('limiter faults (pure pipeline, injected clock)', () => {
   for (const c of LIMITER_CASES) {
@@ -175,7 +204,9 @@ interface NodeCase {
 }
 
 const limiterHeaderNames = (headers: Record<string, string>) =>
-  [RATE_LIMIT_HEADER.limit, RATE_LIMIT_HEADER.remaining, RATE_LIMIT_HEADER.reset, RATE_LIMIT_HEADER.retryAfter].filter((h) => headers[h.toLowerCase()] !== undefined);
+  [RATE_LIMIT_HEADER.limit, RATE_LIMIT_HEADER.remaining, RATE_LIMIT_HEADER.reset, RATE_LIMIT_HEADER.retryAfter].filter(
+    (h) => headers[h.toLowerCase()] !== undefined,
+  );
 
 const NODE_CASES: NodeCase[] = [
   {
@@ -185,7 +216,10 @@ const NODE_CASES: NodeCase[] = [
       const denied = await n.call('GET', n.authed());
       return { status: denied.status, headers: limiterHeaderNames(denied.headers) };
     },
-    conformant: { status: 429, headers: ['X-Ratelimit-Limit', 'X-Ratelimit-Remaining', 'X-Ratelimit-Reset', 'Retry-After'] },
+    conformant: {
+      status: 429,
+      headers: ['X-Ratelimit-Limit', 'X-Ratelimit-Remaining', 'X-Ratelimit-Reset', 'Retry-After'],
+    },
     faulty: { status: 429, headers: ['Retry-After'] },
   },
   {

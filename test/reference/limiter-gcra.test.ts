@@ -3,7 +3,17 @@
 // Reset = ceil(ttl), retry-after = ceil(allowAt - now)), one row per request on an injected clock.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ceilSeconds, gcra, gcraParams, GcraLimiter, GcraParamsError, headersOf, msToNs, type GcraParams, type RateLimitHeaders } from '../../reference/limiter/gcra.js';
+import {
+  ceilSeconds,
+  gcra,
+  gcraParams,
+  GcraLimiter,
+  GcraParamsError,
+  headersOf,
+  msToNs,
+  type GcraParams,
+  type RateLimitHeaders,
+} from '../../reference/limiter/gcra.js';
 
 /** One request: when (ms on the injected clock), the status and the headers it must get. */
 interface Row {
@@ -19,7 +29,11 @@ function runTable(limiter: GcraLimiter, rows: readonly Row[], key = 'token-a'): 
     const o = limiter.take(key, msToNs(row.at));
     const expected: RateLimitHeaders = { limit: 101, remaining: row.remaining, reset: row.reset };
     if (row.retryAfter !== undefined) expected.retryAfter = row.retryAfter;
-    assert.deepEqual({ status: o.limited ? 429 : 200, ...headersOf(o) }, { status: row.status, ...expected }, `request ${i + 1} at ${row.at} ms`);
+    assert.deepEqual(
+      { status: o.limited ? 429 : 200, ...headersOf(o) },
+      { status: row.status, ...expected },
+      `request ${i + 1} at ${row.at} ms`,
+    );
   });
 }
 
@@ -62,7 +76,11 @@ describe('GCRA at 3600/h, burst 100 (T = 1 s, tau = 101 s)', () => {
 
   test('each key has its own state', () => {
     const limiter = new GcraLimiter(gcraParams(3600, 100));
-    runTable(limiter, burstRows(1, 101, (k) => k), 'token-a');
+    runTable(
+      limiter,
+      burstRows(1, 101, (k) => k),
+      'token-a',
+    );
     runTable(limiter, [{ at: 0, status: 429, remaining: 0, reset: 101, retryAfter: 1 }], 'token-a');
     runTable(limiter, [{ at: 0, status: 200, remaining: 100, reset: 1 }], 'token-b');
   });
@@ -104,7 +122,14 @@ describe('GCRA details', () => {
   test("the library's own table (PerSec(1), burst 4, quantities; reset and retry in ns)", () => {
     const p: GcraParams = { emissionNs: 1_000_000_000n, toleranceNs: 5_000_000_000n, limit: 5 };
     const s = (ms: number) => msToNs(ms);
-    const rows: [at: number, quantity: number, remaining: number, resetMs: number, retryMs: number | undefined, limited: boolean][] = [
+    const rows: [
+      at: number,
+      quantity: number,
+      remaining: number,
+      resetMs: number,
+      retryMs: number | undefined,
+      limited: boolean,
+    ][] = [
       [0, 6, 5, 0, undefined, true],
       [0, 1, 4, 1000, undefined, false],
       [0, 1, 3, 2000, undefined, false],
@@ -126,7 +151,13 @@ describe('GCRA details', () => {
     rows.forEach(([at, quantity, remaining, resetMs, retryMs, limited], i) => {
       const r = gcra(tat, s(at), p, quantity);
       tat = r.tat;
-      const want = { limited, limit: 5, remaining, resetNs: s(resetMs), ...(retryMs === undefined ? {} : { retryAfterNs: s(retryMs) }) };
+      const want = {
+        limited,
+        limit: 5,
+        remaining,
+        resetNs: s(resetMs),
+        ...(retryMs === undefined ? {} : { retryAfterNs: s(retryMs) }),
+      };
       assert.deepEqual(r.outcome, want, `row ${i}`);
     });
   });

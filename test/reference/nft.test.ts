@@ -33,18 +33,28 @@ describe('NFT dataset', () => {
 
   test('open_rarity ranks follow from trait frequencies: rank 1 = highest score, unique ranks, ties by token id', () => {
     const c = datasetOf(42).main;
-    const assets = Array.from({ length: c.size }, (_, i) => assetView(c, i, { faults: new Set(), variants: new Set() }) as any);
+    const assets = Array.from(
+      { length: c.size },
+      (_, i) => assetView(c, i, { faults: new Set(), variants: new Set() }) as any,
+    );
     // Recompute information content from the served attributes alone.
     const freq = new Map<string, number>();
-    for (const a of assets) for (const at of a.attributes) freq.set(`${at.trait_type}=${at.value}`, (freq.get(`${at.trait_type}=${at.value}`) ?? 0) + 1);
-    const ic = (a: any) => a.attributes.reduce((s: number, at: any) => s - Math.log2(freq.get(`${at.trait_type}=${at.value}`)! / c.size), 0);
+    for (const a of assets)
+      for (const at of a.attributes)
+        freq.set(`${at.trait_type}=${at.value}`, (freq.get(`${at.trait_type}=${at.value}`) ?? 0) + 1);
+    const ic = (a: any) =>
+      a.attributes.reduce((s: number, at: any) => s - Math.log2(freq.get(`${at.trait_type}=${at.value}`)! / c.size), 0);
     const byRank = [...assets].sort((x, y) => Number(x.rarity[0].rank) - Number(y.rarity[0].rank));
-    assert.deepEqual(byRank.map((a) => a.rarity[0].rank), Array.from({ length: c.size }, (_, i) => String(i + 1)));
+    assert.deepEqual(
+      byRank.map((a) => a.rarity[0].rank),
+      Array.from({ length: c.size }, (_, i) => String(i + 1)),
+    );
     for (let i = 1; i < byRank.length; i++) {
       const [prev, cur] = [byRank[i - 1], byRank[i]];
       assert.ok(ic(prev) >= ic(cur) - 1e-9, `rank ${i} is not rarer than rank ${i + 1}`);
       assert.ok(prev.rarity[0].score >= cur.rarity[0].score);
-      if (prev.rarity[0].score === cur.rarity[0].score) assert.ok(Number(prev.token_id) < Number(cur.token_id), 'ties go by token id');
+      if (prev.rarity[0].score === cur.rarity[0].score)
+        assert.ok(Number(prev.token_id) < Number(cur.token_id), 'ties go by token id');
     }
   });
 
@@ -60,7 +70,20 @@ describe('NFT dataset', () => {
 
 describe('NFT endpoints', () => {
   test('every probe of the NFT rules passes on the reference', async () => {
-    for (const rule of ['NFT-01', 'NFT-02', 'NFT-04', 'NFT-05', 'NFT-06', 'NFT-07', 'NFT-08', 'NFT-09', 'NFT-10', 'NFT-11', 'NFT-12', 'RES-01']) {
+    for (const rule of [
+      'NFT-01',
+      'NFT-02',
+      'NFT-04',
+      'NFT-05',
+      'NFT-06',
+      'NFT-07',
+      'NFT-08',
+      'NFT-09',
+      'NFT-10',
+      'NFT-11',
+      'NFT-12',
+      'RES-01',
+    ]) {
       assert.equal(await RULE_PROBES[rule]!(f), undefined, rule);
     }
   });
@@ -72,10 +95,28 @@ describe('NFT endpoints', () => {
       assert.equal(a.status, 200);
       assert.deepEqual(Object.keys(a.json), ['data']);
       const d = a.json.data;
-      assert.deepEqual(Object.keys(d).sort(), ['contract_address', 'event_type', 'from', 'id', 'payments', 'quantity', 'timestamp', 'to', 'token_id', 'transaction'].sort());
+      assert.deepEqual(
+        Object.keys(d).sort(),
+        [
+          'contract_address',
+          'event_type',
+          'from',
+          'id',
+          'payments',
+          'quantity',
+          'timestamp',
+          'to',
+          'token_id',
+          'transaction',
+        ].sort(),
+      );
       assert.equal(d.id, e.id);
       assert.equal(d.payments.length, e.event_type === 'sale' && !e.indexing ? 1 : 0);
-      for (const p of d.payments) assert.deepEqual(fieldErrors(p, { from: 'string', to: 'string', price: 'number', currency: 'string' }, 'payment'), []);
+      for (const p of d.payments)
+        assert.deepEqual(
+          fieldErrors(p, { from: 'string', to: 'string', price: 'number', currency: 'string' }, 'payment'),
+          [],
+        );
     }
   });
 
@@ -121,13 +162,21 @@ describe('NFT endpoints', () => {
 
   test('asset lookup: both parameters select one asset; address case does not matter; non-canonical token ids are unknown', async () => {
     const c = datasetOf(f.opts.seed).collections[1]!;
-    const a = await f.nft(`/asset?contract_address=${c.contract.address.toUpperCase().replace('0X', '0x')}&token_id=${c.firstTokenId + 5}`);
+    const a = await f.nft(
+      `/asset?contract_address=${c.contract.address.toUpperCase().replace('0X', '0x')}&token_id=${c.firstTokenId + 5}`,
+    );
     assert.equal(a.status, 200);
     assert.equal(a.json.asset.token_id, String(c.firstTokenId + 5));
     assert.equal(a.json.asset.contract_address, c.contract.address);
     assert.deepEqual(a.json.asset.wallets, []);
-    assert.equal((await f.nft(`/asset?contract_address=${c.contract.address}&token_id=0${c.firstTokenId + 5}`)).status, 404);
-    assert.equal((await f.nft(`/asset?contract_address=${c.contract.address}&token_id=${c.firstTokenId + c.size}`)).status, 404);
+    assert.equal(
+      (await f.nft(`/asset?contract_address=${c.contract.address}&token_id=0${c.firstTokenId + 5}`)).status,
+      404,
+    );
+    assert.equal(
+      (await f.nft(`/asset?contract_address=${c.contract.address}&token_id=${c.firstTokenId + c.size}`)).status,
+      404,
+    );
   });
 
   // Limit 1 on the small collection keeps the page count (and the test) short.
@@ -145,7 +194,10 @@ describe('NFT endpoints', () => {
       assert.ok(w.ended, w.problem);
       assert.equal(w.pages, Math.ceil(c.size / limit));
       assert.equal(new Set(w.items.map((i) => i.id)).size, c.size);
-      assert.deepEqual(w.items.map((i) => i.rarity[0].rank), Array.from({ length: c.size }, (_, i) => String(i + 1)));
+      assert.deepEqual(
+        w.items.map((i) => i.rarity[0].rank),
+        Array.from({ length: c.size }, (_, i) => String(i + 1)),
+      );
       assert.ok(w.items.every((i) => i.contract_address === c.contract.address));
     });
   }
@@ -154,7 +206,8 @@ describe('NFT endpoints', () => {
     const id = f.s.nft.collectionId;
     assert.equal((await f.nft(rarityUrl(id))).json.data.length, DEFAULT_PAGE_SIZE);
     assert.equal((await f.nft(rarityUrl(id, 'sort_by=rarity_rank&limit=100000'))).json.data.length, MAX_PAGE_SIZE);
-    for (const bad of ['0', '-1', 'abc', '2.5']) assert.equal((await f.nft(rarityUrl(id, `limit=${bad}`))).status, 400, bad);
+    for (const bad of ['0', '-1', 'abc', '2.5'])
+      assert.equal((await f.nft(rarityUrl(id, `limit=${bad}`))).status, 400, bad);
   });
 
   test('page tokens are opaque base64 and bound to their collection; junk and foreign tokens -> 400', async () => {
@@ -162,7 +215,11 @@ describe('NFT endpoints', () => {
     const token: string = (await f.nft(rarityUrl(main!.id))).json.meta.paging.next_page_token;
     assert.match(token, /^[A-Za-z0-9+/]+={0,2}$/);
     assert.equal((await f.nft(rarityUrl(other!.id, `page_token=${encodeURIComponent(token)}`))).status, 400);
-    const tampered = Buffer.from(Buffer.from(token, 'base64').toString().replace(/"o":\d+/, '"o":7')).toString('base64');
+    const tampered = Buffer.from(
+      Buffer.from(token, 'base64')
+        .toString()
+        .replace(/"o":\d+/, '"o":7'),
+    ).toString('base64');
     for (const t of [tampered, 'bm90IGEgdG9rZW4=', '%%%', 'a'.repeat(500)]) {
       const a = await f.nft(rarityUrl(main!.id, `page_token=${encodeURIComponent(t)}`));
       assert.equal(a.status, 400, t);
@@ -209,7 +266,12 @@ describe('NFT variants', () => {
   test('last-page-token-absent: the last page has no next_page_token at all', () =>
     withVariant('last-page-token-absent', async (g) => {
       const a = await g.nft(rarityUrl(g.s.nft.collectionId, `limit=${MAX_PAGE_SIZE}&page_token=`));
-      const last = await g.nft(rarityUrl(g.s.nft.collectionId, `limit=${MAX_PAGE_SIZE}&page_token=${encodeURIComponent(a.json.meta.paging.next_page_token)}`));
+      const last = await g.nft(
+        rarityUrl(
+          g.s.nft.collectionId,
+          `limit=${MAX_PAGE_SIZE}&page_token=${encodeURIComponent(a.json.meta.paging.next_page_token)}`,
+        ),
+      );
       assert.deepEqual(last.json.meta, { paging: {} });
       assert.ok((await walkRarity(g, g.s.nft.collectionId, 100, 10)).ended);
     }));

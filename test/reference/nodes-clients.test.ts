@@ -21,7 +21,8 @@ const silentSockets = new Set<Socket>();
 let silentPort = 0;
 let deadPort = 0;
 
-const listenTcp = (s: TcpServer) => new Promise<number>((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)));
+const listenTcp = (s: TcpServer) =>
+  new Promise<number>((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)));
 
 before(async () => {
   chainB = await startChainBNode(opts);
@@ -69,8 +70,18 @@ describe('probeWebSocket', () => {
 
   test('the recorded upgrade shows the exchange with the token redacted, in header and query', async () => {
     const rec = recorder();
-    await probeWebSocket({ url: chainB.websocketUrl, headers: { 'X-Auth-Token': token }, timeoutMs: 1000, recorder: rec, purpose: 'ws[header]' });
-    const refused = await probeWebSocket({ url: `${chainB.websocketUrl}?auth=${token}x`, timeoutMs: 1000, recorder: rec });
+    await probeWebSocket({
+      url: chainB.websocketUrl,
+      headers: { 'X-Auth-Token': token },
+      timeoutMs: 1000,
+      recorder: rec,
+      purpose: 'ws[header]',
+    });
+    const refused = await probeWebSocket({
+      url: `${chainB.websocketUrl}?auth=${token}x`,
+      timeoutMs: 1000,
+      recorder: rec,
+    });
     assert.equal(refused.status, 403);
     assert.equal(rec.exchanges.length, 2);
     const [ok, bad] = rec.exchanges;
@@ -84,20 +95,28 @@ describe('probeWebSocket', () => {
 describe('listServicesByReflection', () => {
   test('a dead port fails fast with UNAVAILABLE', async () => {
     const t0 = performance.now();
-    await assert.rejects(listServicesByReflection({ address: `127.0.0.1:${deadPort}`, tls: false, deadlineMs: 3000 }), (e: unknown) => e instanceof GrpcCallError && e.codeName === 'UNAVAILABLE');
+    await assert.rejects(
+      listServicesByReflection({ address: `127.0.0.1:${deadPort}`, tls: false, deadlineMs: 3000 }),
+      (e: unknown) => e instanceof GrpcCallError && e.codeName === 'UNAVAILABLE',
+    );
     assert.ok(performance.now() - t0 < 2500);
   });
 
   test('a silent server ends at the deadline', async () => {
     const t0 = performance.now();
-    await assert.rejects(listServicesByReflection({ address: `127.0.0.1:${silentPort}`, tls: false, deadlineMs: 400 }), (e: unknown) => e instanceof GrpcCallError && e.codeName === 'DEADLINE_EXCEEDED');
+    await assert.rejects(
+      listServicesByReflection({ address: `127.0.0.1:${silentPort}`, tls: false, deadlineMs: 400 }),
+      (e: unknown) => e instanceof GrpcCallError && e.codeName === 'DEADLINE_EXCEEDED',
+    );
     const took = performance.now() - t0;
     assert.ok(took < 1500, `took ${took}`);
   });
 
   test('a server without reflection: both versions tried, UNIMPLEMENTED, both recorded', async () => {
     const bare = new grpc.Server();
-    const port = await new Promise<number>((resolve, reject) => bare.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    const port = await new Promise<number>((resolve, reject) =>
+      bare.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
     try {
       const rec = recorder();
       await assert.rejects(
@@ -118,7 +137,13 @@ describe('listServicesByReflection', () => {
 
   test('the recorded call keeps the service list and redacts the token metadata', async () => {
     const rec = recorder();
-    const names = await listServicesByReflection({ address: chainB.grpcAddress, tls: false, metadata: { 'X-Auth-Token': token }, deadlineMs: 2000, recorder: rec });
+    const names = await listServicesByReflection({
+      address: chainB.grpcAddress,
+      tls: false,
+      metadata: { 'X-Auth-Token': token },
+      deadlineMs: 2000,
+      recorder: rec,
+    });
     assert.ok(names.includes('chainb.node.v1.NodeService'));
     assert.equal(rec.exchanges.length, 1);
     assert.match(rec.exchanges[0]?.responseBody ?? '', /chainb\.node\.v1\.NodeService/);

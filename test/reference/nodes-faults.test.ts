@@ -36,19 +36,31 @@ async function see(url: string, init: RequestInit = {}): Promise<Seen> {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(5000) });
   const text = await res.text();
   try {
-    return { status: res.status, json: (res.headers.get('content-type') ?? '').startsWith('application/json'), body: JSON.parse(text) };
+    return {
+      status: res.status,
+      json: (res.headers.get('content-type') ?? '').startsWith('application/json'),
+      body: JSON.parse(text),
+    };
   } catch {
     return { status: res.status, json: false, body: undefined };
   }
 }
 
 const blockIn = (env: Env, form: FormId, token = env.opts.credentials.blockRestToken) => {
-  const { url, headers } = applyForm(form, token, `${env.blockRest.endpoint}/v1/blocks/by_height/1`, { 'Content-Type': 'application/json' });
+  const { url, headers } = applyForm(form, token, `${env.blockRest.endpoint}/v1/blocks/by_height/1`, {
+    'Content-Type': 'application/json',
+  });
   return see(url, { headers });
 };
-const chainBQuery = (env: Env, path: string, init: RequestInit = {}) => see(`${env.chainB.endpoint}${path}?auth=${env.opts.credentials.chainBToken}`, init);
-const rpcBody = (id: number) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'status', params: [], id }) });
-const ws = (env: Env, headers: Record<string, string>, url = env.chainB.websocketUrl) => probeWebSocket({ url, headers, timeoutMs: 400 });
+const chainBQuery = (env: Env, path: string, init: RequestInit = {}) =>
+  see(`${env.chainB.endpoint}${path}?auth=${env.opts.credentials.chainBToken}`, init);
+const rpcBody = (id: number) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({ method: 'status', params: [], id }),
+});
+const ws = (env: Env, headers: Record<string, string>, url = env.chainB.websocketUrl) =>
+  probeWebSocket({ url, headers, timeoutMs: 400 });
 const reflect = async (env: Env, metadata: Record<string, string>): Promise<string[] | string> => {
   try {
     return await listServicesByReflection({ address: env.chainB.grpcAddress, tls: false, metadata, deadlineMs: 2000 });
@@ -74,7 +86,8 @@ interface FaultCase {
 }
 
 const statusAndJson = (s: Seen) => [s.status, s.json];
-const blockForms = async (env: Env) => Promise.all((['bearer', 'x-auth-token', 'auth-query'] as const).map(async (f) => (await blockIn(env, f)).status));
+const blockForms = async (env: Env) =>
+  Promise.all((['bearer', 'x-auth-token', 'auth-query'] as const).map(async (f) => (await blockIn(env, f)).status));
 
 const CASES: FaultCase[] = [
   { fault: 'blockrest-bearer-rejected', observe: blockForms, conformant: [200, 200, 200], faulty: [401, 200, 200] },
@@ -85,7 +98,12 @@ const CASES: FaultCase[] = [
     observe: async (env) => [
       (await chainBQuery(env, '/app_rest/node_info')).status,
       (await chainBQuery(env, '/consensus_rpc', rpcBody(1))).status,
-      (await chainBQuery(env, '/consensus_rest/status', { method: 'POST', headers: { 'Content-Type': 'application/json' } })).status,
+      (
+        await chainBQuery(env, '/consensus_rest/status', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).status,
     ],
     conformant: [200, 200, 200],
     faulty: [401, 200, 200],
@@ -106,7 +124,10 @@ const CASES: FaultCase[] = [
     observe: async (env) => {
       const token = env.opts.credentials.chainBToken;
       const listed = (r: string[] | string) => (Array.isArray(r) ? 'OK' : r);
-      return [listed(await reflect(env, { 'x-auth-token': token })), listed(await reflect(env, { authorization: `Bearer ${token}` }))];
+      return [
+        listed(await reflect(env, { 'x-auth-token': token })),
+        listed(await reflect(env, { authorization: `Bearer ${token}` })),
+      ];
     },
     conformant: ['OK', 'OK'],
     faulty: ['UNAUTHENTICATED', 'OK'],
@@ -141,7 +162,10 @@ const CASES: FaultCase[] = [
   },
   {
     fault: 'blockrest-empty-token-accepted',
-    observe: async (env) => Promise.all((['bearer', 'auth-query', 'x-auth-token'] as const).map(async (f) => (await blockIn(env, f, '')).status)),
+    observe: async (env) =>
+      Promise.all(
+        (['bearer', 'auth-query', 'x-auth-token'] as const).map(async (f) => (await blockIn(env, f, '')).status),
+      ),
     conformant: [401, 401, 401],
     faulty: [200, 200, 401],
   },
@@ -151,14 +175,25 @@ const CASES: FaultCase[] = [
       const wrong = { Authorization: 'Bearer not-the-token' };
       return [
         (await see(`${env.chainB.endpoint}/app_rest/node_info`, { headers: wrong })).status,
-        (await see(`${env.chainB.endpoint}/app_rest/node_info`, { headers: { 'X-Auth-Token': 'not-the-token' } })).status,
-        (await see(`${env.chainB.endpoint}/consensus_rest/status`, { method: 'POST', headers: { ...wrong, 'Content-Type': 'application/json' } })).status,
+        (await see(`${env.chainB.endpoint}/app_rest/node_info`, { headers: { 'X-Auth-Token': 'not-the-token' } }))
+          .status,
+        (
+          await see(`${env.chainB.endpoint}/consensus_rest/status`, {
+            method: 'POST',
+            headers: { ...wrong, 'Content-Type': 'application/json' },
+          })
+        ).status,
       ];
     },
     conformant: [403, 403, 403],
     faulty: [200, 403, 403],
   },
-  { fault: 'block-by-height-text', observe: async (env) => statusAndJson(await blockIn(env, 'x-auth-token')), conformant: [200, true], faulty: [200, false] },
+  {
+    fault: 'block-by-height-text',
+    observe: async (env) => statusAndJson(await blockIn(env, 'x-auth-token')),
+    conformant: [200, true],
+    faulty: [200, false],
+  },
   {
     fault: 'ws-no-pong',
     observe: async (env) => {
@@ -168,7 +203,12 @@ const CASES: FaultCase[] = [
     conformant: { upgraded: true, pong: true },
     faulty: { upgraded: true, pong: false },
   },
-  { fault: 'app-rest-not-json', observe: async (env) => statusAndJson(await chainBQuery(env, '/app_rest/node_info')), conformant: [200, true], faulty: [200, false] },
+  {
+    fault: 'app-rest-not-json',
+    observe: async (env) => statusAndJson(await chainBQuery(env, '/app_rest/node_info')),
+    conformant: [200, true],
+    faulty: [200, false],
+  },
   {
     fault: 'consensus-rpc-wrong-id',
     observe: async (env) => {
@@ -180,7 +220,13 @@ const CASES: FaultCase[] = [
   },
   {
     fault: 'consensus-rest-500',
-    observe: async (env) => (await chainBQuery(env, '/consensus_rest/status', { method: 'POST', headers: { 'Content-Type': 'application/json' } })).status,
+    observe: async (env) =>
+      (
+        await chainBQuery(env, '/consensus_rest/status', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).status,
     conformant: 200,
     faulty: 500,
   },
@@ -188,7 +234,9 @@ const CASES: FaultCase[] = [
     fault: 'grpc-no-reflection',
     observe: async (env) => {
       const names = await reflect(env, { 'x-auth-token': env.opts.credentials.chainBToken });
-      return Array.isArray(names) ? { reflection: names.some(isReflectionService), others: names.filter((n) => !isReflectionService(n)) } : names;
+      return Array.isArray(names)
+        ? { reflection: names.some(isReflectionService), others: names.filter((n) => !isReflectionService(n)) }
+        : names;
     },
     conformant: { reflection: true, others: ['chainb.node.v1.NodeService', 'grpc.health.v1.Health'] },
     faulty: { reflection: true, others: [] },
@@ -198,7 +246,11 @@ const CASES: FaultCase[] = [
     observe: async (env) => {
       const token = { 'x-auth-token': env.opts.credentials.chainBToken };
       const listed = await reflect(env, token);
-      return { reflection: Array.isArray(listed) ? 'listed' : listed, health: await health(env, token), healthWithoutToken: await health(env, {}) };
+      return {
+        reflection: Array.isArray(listed) ? 'listed' : listed,
+        health: await health(env, token),
+        healthWithoutToken: await health(env, {}),
+      };
     },
     conformant: { reflection: 'listed', health: 'SERVING', healthWithoutToken: 'UNAUTHENTICATED' },
     faulty: { reflection: 'UNIMPLEMENTED', health: 'SERVING', healthWithoutToken: 'UNAUTHENTICATED' },
@@ -222,7 +274,21 @@ describe('node fault catalogue', () => {
 
   test('every node rule a server can break here has a fault (NODE-07 belongs to the horizon node)', () => {
     const covered = new Set(NODE_FAULTS.map((f) => f.rule));
-    const expected = ['NAUTH-01', 'NAUTH-02', 'NAUTH-03', 'NAUTH-04', 'NAUTH-05', 'NAUTH-06', 'NAUTH-07', 'NODE-01', 'NODE-02', 'NODE-03', 'NODE-04', 'NODE-05', 'NODE-06'];
+    const expected = [
+      'NAUTH-01',
+      'NAUTH-02',
+      'NAUTH-03',
+      'NAUTH-04',
+      'NAUTH-05',
+      'NAUTH-06',
+      'NAUTH-07',
+      'NODE-01',
+      'NODE-02',
+      'NODE-03',
+      'NODE-04',
+      'NODE-05',
+      'NODE-06',
+    ];
     for (const id of expected) assert.ok(covered.has(id), id);
   });
 });

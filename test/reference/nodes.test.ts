@@ -10,7 +10,12 @@ import { applyForm, NODE_TOKEN_USAGES, type NodePath } from '../../src/auth/form
 import { GrpcCallError, isReflectionService, listServicesByReflection } from '../../src/clients/grpc-reflection.js';
 import { probeWebSocket } from '../../src/clients/websocket.js';
 import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
-import { BLOCK_REST_BLOCK_MS, BLOCK_REST_CHAIN, blockRestChain, startBlockRestNode } from '../../reference/nodes/block-rest.js';
+import {
+  BLOCK_REST_BLOCK_MS,
+  BLOCK_REST_CHAIN,
+  blockRestChain,
+  startBlockRestNode,
+} from '../../reference/nodes/block-rest.js';
 import { CHAIN_B_ID, chainBChain, startChainBNode } from '../../reference/nodes/chain-b.js';
 
 interface Answer {
@@ -50,15 +55,28 @@ after(async () => {
 });
 
 /** One documented request per chain B REST path, with the token applied in a given form. */
-function chainBRequest(path: NodePath, form: Parameters<typeof applyForm>[0], token: string, id = 7): [string, RequestInit] {
+function chainBRequest(
+  path: NodePath,
+  form: Parameters<typeof applyForm>[0],
+  token: string,
+  id = 7,
+): [string, RequestInit] {
   const spec: Record<string, { path: string; init: RequestInit }> = {
     appRest: { path: '/app_rest/node_info', init: { headers: JSON_HEADERS } },
-    consensusRpc: { path: '/consensus_rpc', init: { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ method: 'status', params: [], id }) } },
+    consensusRpc: {
+      path: '/consensus_rpc',
+      init: { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ method: 'status', params: [], id }) },
+    },
     consensusRest: { path: '/consensus_rest/status', init: { method: 'POST', headers: JSON_HEADERS } },
   };
   const s = spec[path];
   assert.ok(s, `no request for ${path}`);
-  const { url, headers } = applyForm(form, token, `${chainB.endpoint}${s.path}`, s.init.headers as Record<string, string>);
+  const { url, headers } = applyForm(
+    form,
+    token,
+    `${chainB.endpoint}${s.path}`,
+    s.init.headers as Record<string, string>,
+  );
   return [url, { ...s.init, headers }];
 }
 
@@ -173,7 +191,12 @@ describe('chain B REST paths', () => {
     assert.ok(info.application_version.version);
   });
 
-  const rpc = (body: string) => http(`${chainB.endpoint}/consensus_rpc?auth=${tokens.chainBToken}`, { method: 'POST', headers: JSON_HEADERS, body });
+  const rpc = (body: string) =>
+    http(`${chainB.endpoint}/consensus_rpc?auth=${tokens.chainBToken}`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body,
+    });
 
   test('NODE-04: consensus RPC echoes number and string ids; status carries the head', async () => {
     for (const id of [7, 0, 'abc-1']) {
@@ -186,19 +209,36 @@ describe('chain B REST paths', () => {
   });
 
   test('consensus RPC: other methods, errors keep the id, parse errors get id null', async () => {
-    const block = (await rpc(JSON.stringify({ method: 'block', params: ['3'], id: 1 }))).body as { result: { block: { header: { height: string } } } };
+    const block = (await rpc(JSON.stringify({ method: 'block', params: ['3'], id: 1 }))).body as {
+      result: { block: { header: { height: string } } };
+    };
     assert.equal(block.result.block.header.height, '3');
     const health = (await rpc(JSON.stringify({ method: 'health', params: [], id: 2 }))).body as { result: unknown };
     assert.deepEqual(health.result, {});
-    const unknown = (await rpc(JSON.stringify({ method: 'no_such', params: [], id: 3 }))).body as { id: number; error: { code: number } };
+    const unknown = (await rpc(JSON.stringify({ method: 'no_such', params: [], id: 3 }))).body as {
+      id: number;
+      error: { code: number };
+    };
     assert.deepEqual([unknown.id, unknown.error.code], [3, -32601]);
-    const future = (await rpc(JSON.stringify({ method: 'block', params: [String(chainBHead() + 5)], id: 4 }))).body as { error: { code: number } };
+    const future = (await rpc(JSON.stringify({ method: 'block', params: [String(chainBHead() + 5)], id: 4 }))).body as {
+      error: { code: number };
+    };
     assert.equal(future.error.code, -32603);
     const parse = await rpc('{"method":');
     assert.equal(parse.status, 400);
     assert.deepEqual((parse.body as { id: null; error: { code: number } }).id, null);
-    const batch = (await rpc(JSON.stringify([{ method: 'health', id: 1 }, { method: 'status', id: 2 }]))).body as { id: number }[];
-    assert.deepEqual(batch.map((r) => r.id), [1, 2]);
+    const batch = (
+      await rpc(
+        JSON.stringify([
+          { method: 'health', id: 1 },
+          { method: 'status', id: 2 },
+        ]),
+      )
+    ).body as { id: number }[];
+    assert.deepEqual(
+      batch.map((r) => r.id),
+      [1, 2],
+    );
   });
 
   test('consensus REST answers GET too, and block by query height', async () => {
@@ -209,7 +249,10 @@ describe('chain B REST paths', () => {
   });
 
   for (const path of ['appRest', 'consensusRpc', 'consensusRest'] as const) {
-    for (const [name, token, status] of [['missing', '', 401], ['wrong', 'not-the-token', 403]] as const) {
+    for (const [name, token, status] of [
+      ['missing', '', 401],
+      ['wrong', 'not-the-token', 403],
+    ] as const) {
       test(`NAUTH-07: ${path} with a ${name} token -> ${status} JSON, no data`, async () => {
         const [url, init] = chainBRequest(path, 'auth-query', token);
         const a = await http(token ? url : url.replace(/[?&]auth=$/, ''), init);
@@ -249,19 +292,30 @@ describe('chain B WebSocket', () => {
   }
 
   test('another path is not a WebSocket', async () => {
-    const r = await probeWebSocket({ url: chainB.websocketUrl.replace('/websocket', '/ws'), headers: { 'X-Auth-Token': tokens.chainBToken }, timeoutMs: 2000 });
+    const r = await probeWebSocket({
+      url: chainB.websocketUrl.replace('/websocket', '/ws'),
+      headers: { 'X-Auth-Token': tokens.chainBToken },
+      timeoutMs: 2000,
+    });
     assert.deepEqual([r.upgraded, r.status], [false, 404]);
   });
 });
 
 describe('chain B gRPC', () => {
   const NODE_PROTO = fileURLToPath(new URL('../../reference/nodes/proto/chainb_node.proto', import.meta.url));
-  type Unary = (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: Record<string, unknown>) => void) => void;
+  type Unary = (
+    req: object,
+    md: grpc.Metadata,
+    opts: grpc.CallOptions,
+    cb: (e: grpc.ServiceError | null, r: Record<string, unknown>) => void,
+  ) => void;
   let client: grpc.Client & Record<string, Unary>;
 
   before(() => {
     const def = protoLoader.loadSync(NODE_PROTO, { keepCase: true, longs: String, defaults: true });
-    const pkg = grpc.loadPackageDefinition(def) as unknown as { chainb: { node: { v1: { NodeService: grpc.ServiceClientConstructor } } } };
+    const pkg = grpc.loadPackageDefinition(def) as unknown as {
+      chainb: { node: { v1: { NodeService: grpc.ServiceClientConstructor } } };
+    };
     client = new pkg.chainb.node.v1.NodeService(chainB.grpcAddress, grpc.credentials.createInsecure()) as typeof client;
   });
   after(() => client.close());
@@ -270,21 +324,42 @@ describe('chain B gRPC', () => {
     new Promise<{ code: number; reply?: Record<string, unknown> }>((resolve) => {
       const md = new grpc.Metadata();
       if (token !== undefined) md.set('x-auth-token', token);
-      client[method]!.call(client, req, md, { deadline: Date.now() + 3000 }, (e, reply) => resolve(e ? { code: e.code } : { code: grpc.status.OK, reply }));
+      client[method]!.call(client, req, md, { deadline: Date.now() + 3000 }, (e, reply) =>
+        resolve(e ? { code: e.code } : { code: grpc.status.OK, reply }),
+      );
     });
 
   for (const version of ['v1', 'v1alpha'] as const) {
     test(`NAUTH-06/NODE-06: reflection ${version} with x-auth-token lists the node service`, async () => {
-      const names = await listServicesByReflection({ address: chainB.grpcAddress, tls: false, metadata: { 'x-auth-token': tokens.chainBToken }, deadlineMs: 3000, versions: [version] });
+      const names = await listServicesByReflection({
+        address: chainB.grpcAddress,
+        tls: false,
+        metadata: { 'x-auth-token': tokens.chainBToken },
+        deadlineMs: 3000,
+        versions: [version],
+      });
       assert.ok(names.includes('chainb.node.v1.NodeService'), names.join(','));
       assert.ok(names.some(isReflectionService));
       assert.ok(names.filter((n) => !isReflectionService(n)).length >= 1);
     });
-    for (const [name, metadata] of [['no token', {}], ['wrong token', { 'x-auth-token': 'not-the-token' }]] as const) {
+    for (const [name, metadata] of [
+      ['no token', {}],
+      ['wrong token', { 'x-auth-token': 'not-the-token' }],
+    ] as const) {
       test(`NAUTH-07: reflection ${version} with ${name} ends UNAUTHENTICATED`, async () => {
         await assert.rejects(
-          listServicesByReflection({ address: chainB.grpcAddress, tls: false, metadata, deadlineMs: 3000, versions: [version] }),
-          (e: unknown) => e instanceof GrpcCallError && e.code === grpc.status.UNAUTHENTICATED && e.codeName === 'UNAUTHENTICATED' && !e.message.includes('\n'),
+          listServicesByReflection({
+            address: chainB.grpcAddress,
+            tls: false,
+            metadata,
+            deadlineMs: 3000,
+            versions: [version],
+          }),
+          (e: unknown) =>
+            e instanceof GrpcCallError &&
+            e.code === grpc.status.UNAUTHENTICATED &&
+            e.codeName === 'UNAUTHENTICATED' &&
+            !e.message.includes('\n'),
         );
       });
     }
@@ -298,7 +373,10 @@ describe('chain B gRPC', () => {
     assert.equal((latest.reply?.block as { header: { height: string } }).header.height, String(chainBHead()));
     const two = await unary('GetBlockByHeight', { height: 2 }, tokens.chainBToken);
     assert.equal((two.reply?.block as { header: { height: string } }).header.height, '2');
-    assert.equal((await unary('GetBlockByHeight', { height: chainBHead() + 1 }, tokens.chainBToken)).code, grpc.status.NOT_FOUND);
+    assert.equal(
+      (await unary('GetBlockByHeight', { height: chainBHead() + 1 }, tokens.chainBToken)).code,
+      grpc.status.NOT_FOUND,
+    );
     assert.equal((await unary('GetNodeInfo', {})).code, grpc.status.UNAUTHENTICATED);
     assert.equal((await unary('GetNodeInfo', {}, 'not-the-token')).code, grpc.status.UNAUTHENTICATED);
   });

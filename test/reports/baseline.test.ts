@@ -28,7 +28,9 @@ test('identical runs, or the same observations in another key or member order, s
   });
   const diff = diffBaseline(prev, reordered);
   assert.deepEqual(diff.items, []);
-  assert.deepEqual(summarizeBaseline(diff), ['no drift against the baseline of 2026-01-01T00:00:00.000Z (synthetic <staging>)']);
+  assert.deepEqual(summarizeBaseline(diff), [
+    'no drift against the baseline of 2026-01-01T00:00:00.000Z (synthetic <staging>)',
+  ]);
 });
 
 test('a changed status for missing credentials is reported as a changed observation', () => {
@@ -40,12 +42,24 @@ test('a changed status for missing credentials is reported as a changed observat
   const diff = diffBaseline(prev, cur);
   assert.deepEqual(
     diff.items.map(({ kind, rule, check, key, before, after }) => ({ kind, rule, check, key, before, after })),
-    [{ kind: 'observation-changed', rule: 'AUTH-07', check: 'auth.none[nft.event]', key: 'status', before: 401, after: 403 }],
+    [
+      {
+        kind: 'observation-changed',
+        rule: 'AUTH-07',
+        check: 'auth.none[nft.event]',
+        key: 'status',
+        before: 401,
+        after: 403,
+      },
+    ],
   );
   assert.equal(diff.items[0]!.text, 'AUTH-07 auth.none[nft.event]: status 401 -> 403');
   assert.equal(diff.counts['observation-changed'], 1);
   const lines = summarizeBaseline(diff);
-  assert.equal(lines[0], '1 change against the baseline of 2026-01-01T00:00:00.000Z (synthetic <staging>): 1 observation changed');
+  assert.equal(
+    lines[0],
+    '1 change against the baseline of 2026-01-01T00:00:00.000Z (synthetic <staging>): 1 observation changed',
+  );
   assert.equal(lines[1], 'AUTH-07 auth.none[nft.event]: status 401 -> 403');
 });
 
@@ -57,7 +71,16 @@ test('new and vanished fields, nested keys, new and vanished checks and verdict 
     (none.evidence.observation!.body as Record<string, unknown>).error = { code: 'string' };
     none.evidence.observation!.wwwAuthenticate = 'Bearer';
     byId(cs, 'rpc.unknown-method').verdict = 'pass';
-    return [...cs.filter((c) => c.id !== 'nft.event.types'), { id: 'nft.event.types[2]', rule: 'NFT-03', verdict: 'observed', message: 'x', evidence: { observation: { eventTypes: ['sale'] } } }];
+    return [
+      ...cs.filter((c) => c.id !== 'nft.event.types'),
+      {
+        id: 'nft.event.types[2]',
+        rule: 'NFT-03',
+        verdict: 'observed',
+        message: 'x',
+        evidence: { observation: { eventTypes: ['sale'] } },
+      },
+    ];
   });
   const diff = diffBaseline(prev, cur);
   assert.deepEqual(
@@ -97,13 +120,19 @@ test('rules one run did not run are not compared; skipped or errored checks comp
     diff.items.map((i) => i.text),
     ['AUTH-07: pass -> error', 'AUTH-07 auth.none[nft.event]: pass -> error'],
   );
-  assert.match(summarizeBaseline(diff).at(-1)!, /^not compared \(run in only one of the two runs\): RL-01, RL-10, RL-13$/);
+  assert.match(
+    summarizeBaseline(diff).at(-1)!,
+    /^not compared \(run in only one of the two runs\): RL-01, RL-10, RL-13$/,
+  );
 });
 
 test('terminal lines are short, bounded and free of control characters', () => {
   const prev = syntheticResults({ checks: syntheticChecks() });
   const cur = rebuilt(prev, (cs) => {
-    byId(cs, 'res.extra[event]').evidence.observation = { resource: 'event', extraFields: Array.from({ length: 30 }, (_, i) => `f${i}\u001b[2J`) };
+    byId(cs, 'res.extra[event]').evidence.observation = {
+      resource: 'event',
+      extraFields: Array.from({ length: 30 }, (_, i) => `f${i}\u001b[2J`),
+    };
     return cs;
   });
   const lines = summarizeBaseline(diffBaseline(prev, cur));

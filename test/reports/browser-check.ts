@@ -91,7 +91,8 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
     });
     page.on('pageerror', (e) => consoleErrors.push(String(e)));
     page.on('request', (r) => {
-      if (!r.url().startsWith('file:') && !r.url().startsWith('data:') && !blocked.includes(r.url())) blocked.push(r.url());
+      if (!r.url().startsWith('file:') && !r.url().startsWith('data:') && !blocked.includes(r.url()))
+        blocked.push(r.url());
     });
     page.on('websocket', (ws) => blocked.push(ws.url()));
     await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
@@ -100,7 +101,12 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
     const rules = await page.$$eval('#rule-matrix details.rule[data-rule]', (found) =>
       (found as unknown as El[]).map((d) => {
         const s = d.querySelector(':scope > summary')!.getBoundingClientRect();
-        return { id: d.dataset.rule!, verdict: d.dataset.verdict!, open: d.open === true, visible: s.width > 0 && s.height > 0 };
+        return {
+          id: d.dataset.rule!,
+          verdict: d.dataset.verdict!,
+          open: d.open === true,
+          visible: s.width > 0 && s.height > 0,
+        };
       }),
     );
     const shown = new Map(rules.map((r) => [r.id, r]));
@@ -112,20 +118,31 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
 
     // Failing rules are expanded, with their first failing checks' evidence on screen.
     const failingRules = rules.filter((r) => r.verdict === 'fail').map((r) => r.id);
-    if (expectedFailing) assert.deepEqual([...failingRules].sort(), [...expectedFailing].sort(), 'failing rules shown differ from results.json');
+    if (expectedFailing)
+      assert.deepEqual(
+        [...failingRules].sort(),
+        [...expectedFailing].sort(),
+        'failing rules shown differ from results.json',
+      );
     for (const id of failingRules) {
-      const state = await page.$eval(`#rule-matrix details.rule[data-rule="${id}"]`, (found, openFailures) => {
-        const d = found as unknown as El;
-        // No named helper functions in here: the tsx loader would wrap them in a __name() call
-        // that does not exist inside the page.
-        const failed = [...d.querySelectorAll('.check[data-verdict="fail"]')].slice(0, openFailures);
-        return {
-          open: d.open === true,
-          checks: failed.length,
-          allOpen: failed.every((c) => c.tagName !== 'DETAILS' || c.open === true),
-          evidenceVisible: failed.every((c) => c.tagName !== 'DETAILS' || (c.querySelector('.evidence')?.getBoundingClientRect().height ?? 0) > 0),
-        };
-      }, OPEN_FAILURES_PER_RULE);
+      const state = await page.$eval(
+        `#rule-matrix details.rule[data-rule="${id}"]`,
+        (found, openFailures) => {
+          const d = found as unknown as El;
+          // No named helper functions in here: the tsx loader would wrap them in a __name() call
+          // that does not exist inside the page.
+          const failed = [...d.querySelectorAll('.check[data-verdict="fail"]')].slice(0, openFailures);
+          return {
+            open: d.open === true,
+            checks: failed.length,
+            allOpen: failed.every((c) => c.tagName !== 'DETAILS' || c.open === true),
+            evidenceVisible: failed.every(
+              (c) => c.tagName !== 'DETAILS' || (c.querySelector('.evidence')?.getBoundingClientRect().height ?? 0) > 0,
+            ),
+          };
+        },
+        OPEN_FAILURES_PER_RULE,
+      );
       assert.ok(state.open, `failing rule ${id} is not expanded`);
       assert.ok(state.checks > 0, `failing rule ${id} shows no failing check`);
       assert.ok(state.allOpen && state.evidenceVisible, `failing rule ${id}: a failing check's evidence is not shown`);
@@ -144,7 +161,10 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
             if (p.classList.contains('hline') || (g.width === 0 && g.height === 0)) continue;
             drawn += ((p.getAttribute('d') ?? '').match(/[ML]/g) ?? []).length;
           }
-          return [svg.dataset.chart!, { width: box.width, height: box.height, points: Number(svg.dataset.points), drawnCoordinates: drawn }];
+          return [
+            svg.dataset.chart!,
+            { width: box.width, height: box.height, points: Number(svg.dataset.points), drawnCoordinates: drawn },
+          ];
         }),
       ),
     );
@@ -159,12 +179,20 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
     const passing = rules.find((r) => r.verdict === 'pass');
     if (passing) {
       await page.click('button[data-filter="problems"]');
-      assert.equal(await page.isVisible(`details.rule[data-rule="${passing.id}"]`), false, 'the fail + error filter did not hide passing rules');
+      assert.equal(
+        await page.isVisible(`details.rule[data-rule="${passing.id}"]`),
+        false,
+        'the fail + error filter did not hide passing rules',
+      );
       await page.click('button[data-filter="all"]');
     }
 
     // Target text stayed text.
-    assert.equal(await page.evaluate('typeof window.__chainprobeXss'), 'undefined', 'text from the target ran as script');
+    assert.equal(
+      await page.evaluate('typeof window.__chainprobeXss'),
+      'undefined',
+      'text from the target ran as script',
+    );
     assert.equal(await page.$$eval('script', (s) => s.length), 1, 'the page has a script it did not write');
 
     mkdirSync(dirname(resolve(opts.screenshot)), { recursive: true });

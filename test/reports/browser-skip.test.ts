@@ -14,7 +14,12 @@ const BROWSER_TEST = fileURLToPath(new URL('./browser.test.ts', import.meta.url)
 
 function browserTestWithout(extra: Record<string, string>): Promise<{ code: number; out: string }> {
   // Only what the child needs: no inherited CHAINPROBE_REQUIRE_BROWSER or CHAINPROBE_REPORT_HTML.
-  const env = { PATH: dirname(process.execPath), HOME: process.env.HOME ?? '/', CHROMIUM_PATH: '/nowhere/chromium', ...extra };
+  const env = {
+    PATH: dirname(process.execPath),
+    HOME: process.env.HOME ?? '/',
+    CHROMIUM_PATH: '/nowhere/chromium',
+    ...extra,
+  };
   // Its own working folder: what it writes under test-results/ must not touch the real browser
   // test's files, which may be running beside it.
   const cwd = mkdtempSync(join(tmpdir(), 'chainprobe-browser-skip-'));
@@ -31,17 +36,31 @@ function browserTestWithout(extra: Record<string, string>): Promise<{ code: numb
   });
 }
 
-test('no browser: the browser test is skipped with how to enable it, and the run passes', { timeout: 90_000 }, async () => {
-  const r = await browserTestWithout({});
-  assert.equal(r.code, 0, r.out.slice(-1500));
-  assert.match(r.out, /^ok 1 - index\.html in Chromium.* # SKIP browser tests skipped: CHROMIUM_PATH=\/nowhere\/chromium is not an executable file; to run them, install Chromium .*npx playwright install chromium.*CHROMIUM_PATH/m);
-  assert.match(r.out, /^# fail 0$/m);
-});
+test(
+  'no browser: the browser test is skipped with how to enable it, and the run passes',
+  { timeout: 90_000 },
+  async () => {
+    const r = await browserTestWithout({});
+    assert.equal(r.code, 0, r.out.slice(-1500));
+    assert.match(
+      r.out,
+      /^ok 1 - index\.html in Chromium.* # SKIP browser tests skipped: CHROMIUM_PATH=\/nowhere\/chromium is not an executable file; to run them, install Chromium .*npx playwright install chromium.*CHROMIUM_PATH/m,
+    );
+    assert.match(r.out, /^# fail 0$/m);
+  },
+);
 
-test('no browser under CHAINPROBE_REQUIRE_BROWSER=1: the browser test fails, naming the cause', { timeout: 90_000 }, async () => {
-  const r = await browserTestWithout({ CHAINPROBE_REQUIRE_BROWSER: '1' });
-  assert.notEqual(r.code, 0, r.out.slice(-1500));
-  assert.match(r.out, /^not ok 1 - index\.html in Chromium/m);
-  assert.match(r.out, /CHAINPROBE_REQUIRE_BROWSER is set and CHROMIUM_PATH=\/nowhere\/chromium is not an executable file/);
-  assert.doesNotMatch(r.out, /# SKIP browser tests skipped/);
-});
+test(
+  'no browser under CHAINPROBE_REQUIRE_BROWSER=1: the browser test fails, naming the cause',
+  { timeout: 90_000 },
+  async () => {
+    const r = await browserTestWithout({ CHAINPROBE_REQUIRE_BROWSER: '1' });
+    assert.notEqual(r.code, 0, r.out.slice(-1500));
+    assert.match(r.out, /^not ok 1 - index\.html in Chromium/m);
+    assert.match(
+      r.out,
+      /CHAINPROBE_REQUIRE_BROWSER is set and CHROMIUM_PATH=\/nowhere\/chromium is not an executable file/,
+    );
+    assert.doesNotMatch(r.out, /# SKIP browser tests skipped/);
+  },
+);

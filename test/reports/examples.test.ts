@@ -39,14 +39,18 @@ test('the example writes no secret to disk', () => {
 });
 
 test('the example runs chainprobe on every Node that package.json supports, and staging once on the newest', () => {
-  const engines = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node;
+  const engines = (
+    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }
+  ).engines.node;
   const supported = [...engines.matchAll(/\^(\d+)\./g)].map((m) => Number(m[1]));
   assert.ok(supported.length >= 2, engines);
   const matrix = /^\s+node: \[([\d, ]+)\]$/m.exec(yml);
   assert.ok(matrix, 'a matrix over Node versions');
   assert.deepEqual(matrix[1]!.split(',').map(Number), supported);
   assert.match(step('${{ matrix.node }}'), /node-version: \$\{\{ matrix\.node \}\}/);
-  const staging = steps.slice(0, steps.indexOf(step('npm start -- --target'))).filter((s) => s.includes('actions/setup-node@'));
+  const staging = steps
+    .slice(0, steps.indexOf(step('npm start -- --target')))
+    .filter((s) => s.includes('actions/setup-node@'));
   assert.equal(staging.length, 1);
   assert.match(staging[0]!, new RegExp(`node-version: ${Math.max(...supported)}\n`));
 });

@@ -11,7 +11,13 @@ export const XSS_MESSAGE = 'event id mismatch <script>window.__chainprobeXss=1</
 export const XSS_BODY = '"><img src=x onerror="window.__chainprobeXss=2"><svg onload="window.__chainprobeXss=3">';
 
 let seq = 0;
-function exchange(method: string, url: string, status: number, responseBody: string, requestHeaders: Record<string, string> = { Authorization: 'Bearer abcd…(redacted)' }): Exchange {
+function exchange(
+  method: string,
+  url: string,
+  status: number,
+  responseBody: string,
+  requestHeaders: Record<string, string> = { Authorization: 'Bearer abcd…(redacted)' },
+): Exchange {
   seq++;
   return {
     seq,
@@ -52,7 +58,15 @@ export function syntheticChecks(): CheckResult[] {
         expected: { status: '2xx' },
         actual: { status: 401 },
         path: '$.status',
-        exchanges: [exchange('POST', `${BASE}/chain-a/mainnet/native?apiKey=abcd…(redacted)`, 401, '{"error":{"code":"unauthorized","message":"bad key"}}', { 'X-API-Key': 'abcd…(redacted)' })],
+        exchanges: [
+          exchange(
+            'POST',
+            `${BASE}/chain-a/mainnet/native?apiKey=abcd…(redacted)`,
+            401,
+            '{"error":{"code":"unauthorized","message":"bad key"}}',
+            { 'X-API-Key': 'abcd…(redacted)' },
+          ),
+        ],
       },
       durationMs: 15,
     },
@@ -61,9 +75,21 @@ export function syntheticChecks(): CheckResult[] {
       rule: 'AUTH-07',
       verdict: 'pass',
       message: 'no credentials: no data (401)',
-      evidence: { observation: { status: 401, contentType: 'application/json', body: { error: { code: 'string', message: 'string' } } } },
+      evidence: {
+        observation: {
+          status: 401,
+          contentType: 'application/json',
+          body: { error: { code: 'string', message: 'string' } },
+        },
+      },
     },
-    { id: 'auth.query[nft.event]', rule: 'AUTH-09', verdict: 'observed', message: 'new key as apiKey query: accepted (200)', evidence: { observation: { accepted: true, status: 200 } } },
+    {
+      id: 'auth.query[nft.event]',
+      rule: 'AUTH-09',
+      verdict: 'observed',
+      message: 'new key as apiKey query: accepted (200)',
+      evidence: { observation: { accepted: true, status: 200 } },
+    },
     {
       id: 'nft.event.id[9b2e0c1a]',
       rule: 'NFT-02',
@@ -76,7 +102,13 @@ export function syntheticChecks(): CheckResult[] {
         exchanges: [exchange('GET', ev, 200, JSON.stringify({ data: { id: XSS_BODY } }))],
       },
     },
-    { id: 'nft.event.types', rule: 'NFT-03', verdict: 'observed', message: 'event types seen: sale, transfer, mint', evidence: { observation: { eventTypes: ['sale', 'transfer', 'mint'] } } },
+    {
+      id: 'nft.event.types',
+      rule: 'NFT-03',
+      verdict: 'observed',
+      message: 'event types seen: sale, transfer, mint',
+      evidence: { observation: { eventTypes: ['sale', 'transfer', 'mint'] } },
+    },
     {
       id: 'res.extra[event]',
       rule: 'RES-02',
@@ -90,13 +122,50 @@ export function syntheticChecks(): CheckResult[] {
       rule: 'RPC-05',
       verdict: 'fail',
       message: 'unknown method got code -32000, expected -32601 \u0001\u001b[31m',
-      evidence: { expected: -32601, actual: -32000, path: '$.error.code', exchanges: [exchange('POST', `${BASE}/chain-a/mainnet/native`, 200, '{"jsonrpc":"2.0","id":1,"error":{"code":-32000}}')] },
+      evidence: {
+        expected: -32601,
+        actual: -32000,
+        path: '$.error.code',
+        exchanges: [
+          exchange('POST', `${BASE}/chain-a/mainnet/native`, 200, '{"jsonrpc":"2.0","id":1,"error":{"code":-32000}}'),
+        ],
+      },
     },
-    { id: 'node.ws[ping]', rule: 'NODE-02', verdict: 'skipped', message: 'nodes.chainB is not in the target file', evidence: {} },
-    { id: 'node.grpc[reflection]', rule: 'NODE-06', verdict: 'error', message: 'budget exhausted before the check', evidence: { cause: 'budget' } },
-    { id: 'rl.headers', rule: 'RL-01', verdict: 'pass', message: 'every limiter answer carried the three headers', evidence: {} },
-    { id: 'rl.cap', rule: 'RL-10', verdict: 'fail', message: '24 requests accepted in one second (cap 20)', evidence: { expected: '<= 20', actual: 24 } },
-    { id: 'rl.over-cap', rule: 'RL-13', verdict: 'observed', message: 'over the cap: 429 without rate-limit headers', evidence: { observation: { status: 429, retryAfter: false, rateLimitHeaders: false, usedQuota: false } } },
+    {
+      id: 'node.ws[ping]',
+      rule: 'NODE-02',
+      verdict: 'skipped',
+      message: 'nodes.chainB is not in the target file',
+      evidence: {},
+    },
+    {
+      id: 'node.grpc[reflection]',
+      rule: 'NODE-06',
+      verdict: 'error',
+      message: 'budget exhausted before the check',
+      evidence: { cause: 'budget' },
+    },
+    {
+      id: 'rl.headers',
+      rule: 'RL-01',
+      verdict: 'pass',
+      message: 'every limiter answer carried the three headers',
+      evidence: {},
+    },
+    {
+      id: 'rl.cap',
+      rule: 'RL-10',
+      verdict: 'fail',
+      message: '24 requests accepted in one second (cap 20)',
+      evidence: { expected: '<= 20', actual: 24 },
+    },
+    {
+      id: 'rl.over-cap',
+      rule: 'RL-13',
+      verdict: 'observed',
+      message: 'over the cap: 429 without rate-limit headers',
+      evidence: { observation: { status: 429, retryAfter: false, rateLimitHeaders: false, usedQuota: false } },
+    },
   ];
 }
 
@@ -107,7 +176,10 @@ export interface GcraParams {
 }
 
 /** A GCRA limiter behind a per-second cap, as rules.md describes the horizon node. */
-export function syntheticTimeline(p: GcraParams = { limit: 10, emissionIntervalMs: 1000, perSecondCap: 20 }, total = 90): TimelineEntry[] {
+export function syntheticTimeline(
+  p: GcraParams = { limit: 10, emissionIntervalMs: 1000, perSecondCap: 20 },
+  total = 90,
+): TimelineEntry[] {
   const T = p.emissionIntervalMs;
   const dvt = p.limit * T;
   let tat = 0;
@@ -132,14 +204,29 @@ export function syntheticTimeline(p: GcraParams = { limit: 10, emissionIntervalM
     if (now < allowAt) {
       const retryAfter = Math.ceil((allowAt - now) / 1000);
       const reset = Math.ceil((tat - now) / 1000);
-      out.push({ ...entry, status: 429, limit: p.limit, remaining: 0, reset, retryAfter, predicted: { accepted: false, remaining: 0, reset, retryAfter } });
+      out.push({
+        ...entry,
+        status: 429,
+        limit: p.limit,
+        remaining: 0,
+        reset,
+        retryAfter,
+        predicted: { accepted: false, remaining: 0, reset, retryAfter },
+      });
     } else {
       tat = newTat;
       acceptedAt.push(now);
       const remaining = Math.floor((now - allowAt) / T);
       const reset = Math.ceil((newTat - now) / 1000);
       // The observed Reset is off by one now and then, as rounding on a real server would be.
-      out.push({ ...entry, status: 200, limit: p.limit, remaining, reset: out.length % 7 === 0 ? reset + 1 : reset, predicted: { accepted: true, remaining, reset } });
+      out.push({
+        ...entry,
+        status: 200,
+        limit: p.limit,
+        remaining,
+        reset: out.length % 7 === 0 ? reset + 1 : reset,
+        predicted: { accepted: true, remaining, reset },
+      });
     }
   }
   return out;
@@ -160,7 +247,14 @@ export function syntheticLimiter(timeline: readonly TimelineEntry[]): LimiterEst
 }
 
 /** A whole results file; `scale` adds that many extra passing checks to test size and speed. */
-export function syntheticResults(opts: { checks?: CheckResult[]; scale?: number; limiter?: LimiterEstimates | null; extra?: Record<string, unknown> } = {}): ResultsFile {
+export function syntheticResults(
+  opts: {
+    checks?: CheckResult[];
+    scale?: number;
+    limiter?: LimiterEstimates | null;
+    extra?: Record<string, unknown>;
+  } = {},
+): ResultsFile {
   const checks = [...(opts.checks ?? syntheticChecks())];
   for (let i = 0; i < (opts.scale ?? 0); i++)
     checks.push({
@@ -168,7 +262,10 @@ export function syntheticResults(opts: { checks?: CheckResult[]; scale?: number;
       rule: ['AUTH-01', 'NFT-01', 'NFT-08', 'RPC-01', 'NODE-01'][i % 5]!,
       verdict: i % 10 === 0 ? 'observed' : 'pass',
       message: `synthetic check ${i}`,
-      evidence: i % 10 === 0 ? { observation: { status: 200, i } } : { exchanges: [exchange('GET', `${BASE}/x/${i}`, 200, '{"ok":true}')] },
+      evidence:
+        i % 10 === 0
+          ? { observation: { status: 200, i } }
+          : { exchanges: [exchange('GET', `${BASE}/x/${i}`, 200, '{"ok":true}')] },
       durationMs: 3,
     });
   return buildResults({

@@ -12,11 +12,14 @@ import { humanTime } from '../../reports/words.js';
 import { syntheticResults, syntheticTimeline, XSS_BODY, XSS_MESSAGE } from './fixture.js';
 
 const files = { results: 'results.json', junit: 'junit.xml', timeline: 'timeline.json' };
-const render = (over: Partial<HtmlInputs> = {}) => renderHtml({ results: syntheticResults(), timeline: syntheticTimeline(), files, ...over });
+const render = (over: Partial<HtmlInputs> = {}) =>
+  renderHtml({ results: syntheticResults(), timeline: syntheticTimeline(), files, ...over });
 
 /** Asserts on a whole page without printing the page when it fails. */
-const has = (html: string, re: RegExp | string, what = String(re)) => assert.ok(typeof re === 'string' ? html.includes(re) : re.test(html), `missing: ${what}`);
-const lacks = (html: string, re: RegExp | string, what = String(re)) => assert.ok(!(typeof re === 'string' ? html.includes(re) : re.test(html)), `unexpected: ${what}`);
+const has = (html: string, re: RegExp | string, what = String(re)) =>
+  assert.ok(typeof re === 'string' ? html.includes(re) : re.test(html), `missing: ${what}`);
+const lacks = (html: string, re: RegExp | string, what = String(re)) =>
+  assert.ok(!(typeof re === 'string' ? html.includes(re) : re.test(html)), `unexpected: ${what}`);
 
 /** The opening tag of the rule row of this id. */
 function ruleTag(html: string, id: string): string {
@@ -38,7 +41,8 @@ test('the matrix has every catalogue rule, with its kind and rolled-up verdict; 
   // Failing checks are open too, with expected vs actual, the JSON path, exchanges and a curl line.
   const nft = html.slice(html.indexOf('id="rule-NFT-02"'), html.indexOf('id="rule-NFT-03"'));
   has(nft, /<details class="check" data-check="nft\.event\.id\[9b2e0c1a\]" data-verdict="fail" open>/);
-  for (const field of ['expected', 'actual', 'path', 'request', 'response', 'curl']) has(nft, new RegExp(`data-field="${field}"`), field);
+  for (const field of ['expected', 'actual', 'path', 'request', 'response', 'curl'])
+    has(nft, new RegExp(`data-field="${field}"`), field);
 });
 
 test('std rules sit under their own heading, apart from the description rules', () => {
@@ -80,7 +84,8 @@ test('self-contained: no external resource, a CSP that allows only the page scri
   has(html, /<a href="playwright\/index\.html" data-link="playwright">/);
   has(html, /<a href="timeline\.json" data-link="timeline">/);
   // A link that is not a plain relative path is dropped.
-  for (const bad of ['javascript:alert(1)', '//evil.invalid/x', '../outside.html', '/etc/passwd']) lacks(render({ playwrightReport: bad }), 'data-link="playwright"', bad);
+  for (const bad of ['javascript:alert(1)', '//evil.invalid/x', '../outside.html', '/etc/passwd'])
+    lacks(render({ playwrightReport: bad }), 'data-link="playwright"', bad);
 });
 
 test('charts are drawn from the timeline: remaining, reset, per-second rate with the cap, retry-after', () => {
@@ -90,7 +95,9 @@ test('charts are drawn from the timeline: remaining, reset, per-second rate with
     const m = new RegExp(`<svg class="chart-svg" data-chart="${id}" data-points="(\\d+)"[\\s\\S]*?</svg>`).exec(html);
     assert.ok(m, `chart ${id}`);
     assert.ok(Number(m[1]) > 0, `chart ${id} has data`);
-    const paths = [...m[0].matchAll(/<path class="(?:series|bars)[^"]*" data-series="[^"]*" data-points="(\d+)" d="([^"]*)"/g)];
+    const paths = [
+      ...m[0].matchAll(/<path class="(?:series|bars)[^"]*" data-series="[^"]*" data-points="(\d+)" d="([^"]*)"/g),
+    ];
     const coords = paths.reduce((n, p) => n + (p[2]!.match(/M/g) ?? []).length, 0);
     assert.ok(coords >= 2, `chart ${id} draws points (${coords})`);
   }
@@ -100,7 +107,10 @@ test('charts are drawn from the timeline: remaining, reset, per-second rate with
   const withRemaining = timeline.filter((e) => e.remaining !== undefined).length;
   has(html, new RegExp(`data-series="observed" data-points="${withRemaining}"`));
   // Estimates with their uncertainty.
-  has(html, /<tr data-param="emissionIntervalMs"><th>[^<]*<\/th><td>1,000 ms \(3,600 requests\/hour\)<\/td><td>± 35 ms<\/td>/);
+  has(
+    html,
+    /<tr data-param="emissionIntervalMs"><th>[^<]*<\/th><td>1,000 ms \(3,600 requests\/hour\)<\/td><td>± 35 ms<\/td>/,
+  );
   has(html, /data-param="emissionIntervalFromRecoveryMs"/);
   // The probes may also put T's uncertainty beside it.
   const results = syntheticResults();
@@ -125,7 +135,8 @@ test('no limiter section when the probes did not run; a baseline section when gi
 test('observations are grouped by rule', () => {
   const html = render();
   const section = html.slice(html.indexOf('<section id="observations">'));
-  for (const id of ['AUTH-07', 'AUTH-09', 'NFT-03', 'RES-02', 'RL-13']) has(section, new RegExp(`data-observations="${id}"`), id);
+  for (const id of ['AUTH-07', 'AUTH-09', 'NFT-03', 'RES-02', 'RL-13'])
+    has(section, new RegExp(`data-observations="${id}"`), id);
   has(section, /<dt>extraFields<\/dt><dd>\[&quot;royalty&quot;,&quot;marketplace&quot;\]<\/dd>/);
 });
 
@@ -136,7 +147,12 @@ test('writeReports writes the four files; results.json and timeline.json round-t
     const timeline = syntheticTimeline();
     const out = join(dir, 'nested', 'out');
     const { files: written } = await writeReports(out, { results, timeline });
-    assert.deepEqual(written.map((f) => f.slice(out.length + 1)).sort(), ['index.html', 'junit.xml', 'results.json', 'timeline.json']);
+    assert.deepEqual(written.map((f) => f.slice(out.length + 1)).sort(), [
+      'index.html',
+      'junit.xml',
+      'results.json',
+      'timeline.json',
+    ]);
     assert.deepEqual(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')), JSON.parse(JSON.stringify(results)));
     assert.deepEqual(JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')), timeline);
     await writeReports(out, { results, timeline: [] });
@@ -172,20 +188,29 @@ test('one headline verdict first: FAIL naming the failing rules, COULD NOT TEST 
   // The verdict is the first thing after the title.
   assert.ok(header.indexOf('data-headline=') < header.indexOf('data-tally='), 'headline before the tallies');
   has(header, /data-headline="FAIL"><span class="big">FAIL<\/span>/);
-  const failing = Object.entries(results.rules).filter(([, v]) => v === 'fail').map(([id]) => id);
+  const failing = Object.entries(results.rules)
+    .filter(([, v]) => v === 'fail')
+    .map(([id]) => id);
   for (const id of failing) has(header, `<a href="#rule-${id}">${id}</a>`, id);
   has(header, new RegExp(`${failing.length} rules failing`));
 
   const errorsOnly = syntheticResults({ checks: results.checks.filter((c) => c.verdict !== 'fail') });
-  const untestable = Object.entries(errorsOnly.rules).filter(([, v]) => v === 'error').map(([id]) => id);
+  const untestable = Object.entries(errorsOnly.rules)
+    .filter(([, v]) => v === 'error')
+    .map(([id]) => id);
   assert.ok(untestable.length > 0);
   const e = headerOf(render({ results: errorsOnly }));
   has(e, /data-headline="COULD NOT TEST"/);
   for (const id of untestable) has(e, `<a href="#rule-${id}">${id}</a>`, id);
 
-  const clean = syntheticResults({ checks: results.checks.filter((c) => c.verdict === 'pass' || c.verdict === 'observed') });
+  const clean = syntheticResults({
+    checks: results.checks.filter((c) => c.verdict === 'pass' || c.verdict === 'observed'),
+  });
   has(headerOf(render({ results: clean })), /data-headline="PASS"/);
-  has(headerOf(render({ results: syntheticResults({ checks: [], limiter: null }), timeline: [] })), /data-headline="COULD NOT TEST".*no check ran/);
+  has(
+    headerOf(render({ results: syntheticResults({ checks: [], limiter: null }), timeline: [] })),
+    /data-headline="COULD NOT TEST".*no check ran/,
+  );
   // The headline's notes slot: an interrupted run says so under the verdict.
   const cut = headerOf(render({ results: syntheticResults({ extra: { interrupted: true } }) }));
   has(cut, /<ul class="notes" data-slot="notes"><li>This run was interrupted/);
@@ -199,14 +224,24 @@ test('rules and checks are counted in separate labelled places; times read as da
   has(tally('checks'), /<h2>Checks<\/h2>/);
   const rolled = Object.values(results.rules);
   for (const v of ['pass', 'fail', 'observed', 'skipped', 'error'] as const) {
-    has(tally('rules'), new RegExp(`data-rule-count="${v}"><b>${rolled.filter((x) => x === v).length}</b>`), `rules ${v}`);
+    has(
+      tally('rules'),
+      new RegExp(`data-rule-count="${v}"><b>${rolled.filter((x) => x === v).length}</b>`),
+      `rules ${v}`,
+    );
     has(tally('checks'), new RegExp(`data-check-count="${v}"><b>${results.summary[v]}</b>`), `checks ${v}`);
   }
   // Human-readable times, the instant kept in datetime for the page's script and for machines.
-  has(header, `<time datetime="2026-01-01T00:00:00.000Z" data-field="startedAt">${humanTime('2026-01-01T00:00:00.000Z')}</time>`);
+  has(
+    header,
+    `<time datetime="2026-01-01T00:00:00.000Z" data-field="startedAt">${humanTime('2026-01-01T00:00:00.000Z')}</time>`,
+  );
   assert.match(humanTime('2026-01-01T00:00:00.000Z'), /^\w{3}, \d{1,2} \w{3} 202[56], \d\d:\d\d:\d\d \S+/);
   has(header, /took 1 min 6 s/);
-  has(header, /the embedded reference service, faults switched on: event-wrong-id \(breaks NFT-02: the event lookup is off by one[^;]*; rl-cap-25 \(breaks RL-10: /);
+  has(
+    header,
+    /the embedded reference service, faults switched on: event-wrong-id \(breaks NFT-02: the event lookup is off by one[^;]*; rl-cap-25 \(breaks RL-10: /,
+  );
   const text = header.replace(/<[^>]*>/g, '');
   lacks(text, /[{}[\]]|&quot;/, 'JSON punctuation in the header');
   lacks(text, /\d{4}-\d\d-\d\dT/, 'ISO time as text');
@@ -237,19 +272,29 @@ test('the limiter section reads as words: labelled figures with units and a one-
     unknown: [],
     capRejectionsUseQuota: 'no',
     pacing: { count: 125, p50Ms: 0.442, p99Ms: 49.558, maxMs: 71.8 },
-    phases: [{ name: 'drain', status: 'done', startedAt: 4103.504010000001, endedAt: 11145.525637000002, requests: 118 }],
+    phases: [
+      { name: 'drain', status: 'done', startedAt: 4103.504010000001, endedAt: 11145.525637000002, requests: 118 },
+    ],
   };
   const html = render({ results });
-  const section = html.slice(html.indexOf('<section id="limiter"'), html.indexOf('</section>', html.indexOf('<section id="limiter"')));
+  const section = html.slice(
+    html.indexOf('<section id="limiter"'),
+    html.indexOf('</section>', html.indexOf('<section id="limiter"')),
+  );
   const table = section.slice(section.indexOf('<table class="params">'));
-  for (const m of table.matchAll(/<tr data-param="[^"]*"><th>([^<]*)<\/th><td>([^<]*)<\/td><td>([^<]*)<\/td><td class="explain">([^<]*)<\/td>/g)) {
+  for (const m of table.matchAll(
+    /<tr data-param="[^"]*"><th>([^<]*)<\/th><td>([^<]*)<\/td><td>([^<]*)<\/td><td class="explain">([^<]*)<\/td>/g,
+  )) {
     const [, label, value, pm, explain] = m;
     assert.doesNotMatch(label!, /[a-z][A-Z]/, `camelCase label ${label}`);
     assert.ok(explain!.length > 10, `no explanation for ${label}`);
     if (pm) assert.match(pm, /^± [\d.,]+ \S+/, `± without a unit: ${label}`);
     assert.doesNotMatch(value!, /[{[]/, `raw JSON in ${label}: ${value}`);
   }
-  has(table, /<th>Emission interval T \(estimated\)<\/th><td>999.938 ms \(3,600 requests\/hour\)<\/td><td>± 0.064 ms<\/td>/);
+  has(
+    table,
+    /<th>Emission interval T \(estimated\)<\/th><td>999.938 ms \(3,600 requests\/hour\)<\/td><td>± 0.064 ms<\/td>/,
+  );
   has(table, /<th>Send delay<\/th><td>median 0.442 ms, 99th percentile 49.558 ms, at most 71.8 ms \(125 timed sends\)/);
   lacks(section, /unknown/i, 'an empty "unknown" list');
   lacks(section, /\d\.\d{4,}/, 'numbers with more than 3 decimals');
@@ -275,7 +320,12 @@ test('a rule failing many times shows its first failing checks open and folds th
   for (let i = 0; i < 4; i++) results.checks.push({ ...base, id: `${base.id}[copy ${i}]` });
   const html = render({ results: syntheticResults({ checks: results.checks }) });
   const rule = html.slice(html.indexOf('id="rule-AUTH-02"'), html.indexOf('id="rule-AUTH-03"'));
-  const states = [...rule.matchAll(/<details class="check"[^>]*data-verdict="fail"( open)?>/g)].map((m) => m[1] === ' open');
-  assert.deepEqual(states, [0, 1, 2, 3, 4].map((i) => i < OPEN_FAILURES_PER_RULE));
+  const states = [...rule.matchAll(/<details class="check"[^>]*data-verdict="fail"( open)?>/g)].map(
+    (m) => m[1] === ' open',
+  );
+  assert.deepEqual(
+    states,
+    [0, 1, 2, 3, 4].map((i) => i < OPEN_FAILURES_PER_RULE),
+  );
   has(rule, /data-folded-failures="2">The first 3 failing checks are open; the other 2 are folded below/);
 });

@@ -8,7 +8,17 @@ import { findAll, parseXml, XmlError } from './xml.js';
 import { syntheticResults, XSS_MESSAGE } from './fixture.js';
 
 test('the strict XML checker rejects what CI parsers reject', () => {
-  for (const bad of ['<a>&</a>', '<a>&foo;</a>', '<a><b></a>', '<a x="1" x="2"/>', '<a>\u0001</a>', '<a x="<"/>', '<a/><b/>', '<a>', 'text']) {
+  for (const bad of [
+    '<a>&</a>',
+    '<a>&foo;</a>',
+    '<a><b></a>',
+    '<a x="1" x="2"/>',
+    '<a>\u0001</a>',
+    '<a x="<"/>',
+    '<a/><b/>',
+    '<a>',
+    'text',
+  ]) {
     assert.throws(() => parseXml(bad), XmlError, bad);
   }
   assert.equal(parseXml('<?xml version="1.0"?><a x="&lt;&#65;&#x42;">t&amp;</a>').attrs.x, '<AB');
@@ -21,7 +31,12 @@ test('junit.xml parses, has one testcase per check and counts equal results.summ
   const s = results.summary;
   const total = s.pass + s.fail + s.observed + s.skipped + s.error;
   assert.deepEqual(
-    { tests: Number(root.attrs.tests), failures: Number(root.attrs.failures), errors: Number(root.attrs.errors), skipped: Number(root.attrs.skipped) },
+    {
+      tests: Number(root.attrs.tests),
+      failures: Number(root.attrs.failures),
+      errors: Number(root.attrs.errors),
+      skipped: Number(root.attrs.skipped),
+    },
     { tests: total, failures: s.fail, errors: s.error, skipped: s.skipped },
   );
   const cases = findAll(root, 'testcase');
@@ -65,7 +80,10 @@ test('failures carry the one-line message; observed passes with the observation 
   const observed = byName.get('RES-02 res.extra[event]')!;
   const out = observed.children.find((c) => c.name === 'system-out')!;
   assert.match(out.text, /extraFields = \["royalty","marketplace"\]/);
-  assert.equal(observed.children.some((c) => c.name === 'failure'), false);
+  assert.equal(
+    observed.children.some((c) => c.name === 'failure'),
+    false,
+  );
 
   const err = byName.get('NODE-06 node.grpc[reflection]')!.children[0]!;
   assert.equal(err.name, 'error');
@@ -89,11 +107,14 @@ test('every testcase carries its duration: a contract check its own, a rate-limi
     const tc = findAll(root, 'testcase').find((x) => x.attrs.name === `${c.rule} ${c.id}`)!;
     const want = c.durationMs ?? (c.rule.startsWith('RL-') ? probesMs : 0);
     assert.equal(tc.attrs.time, want > 0 ? (want / 1000).toFixed(3) : '0', `${c.rule} ${c.id}`);
-    if (c.durationMs || c.rule.startsWith('RL-')) assert.ok(Number(tc.attrs.time) > 0, `${c.rule} ${c.id} has time ${tc.attrs.time}`);
+    if (c.durationMs || c.rule.startsWith('RL-'))
+      assert.ok(Number(tc.attrs.time) > 0, `${c.rule} ${c.id} has time ${tc.attrs.time}`);
   }
   // The probes' time counts once in their suite, not once per check.
   const rl = findAll(root, 'testsuite').find((s) => s.attrs.name!.startsWith('RL '))!;
-  const own = results.checks.filter((c) => c.rule.startsWith('RL-') && c.durationMs !== undefined).reduce((n, c) => n + c.durationMs!, 0);
+  const own = results.checks
+    .filter((c) => c.rule.startsWith('RL-') && c.durationMs !== undefined)
+    .reduce((n, c) => n + c.durationMs!, 0);
   assert.equal(rl.attrs.time, ((own + probesMs) / 1000).toFixed(3));
 });
 

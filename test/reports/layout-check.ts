@@ -35,11 +35,17 @@ export async function checkLayout(htmlFile: string, screenshotPrefix: string): P
     const phone = await browser.newPage({ viewport: PHONE, isMobile: true, hasTouch: true });
     await phone.goto(url, { waitUntil: 'load' });
     const scrollWidth = (await phone.evaluate('document.documentElement.scrollWidth')) as number;
-    assert.ok(scrollWidth <= PHONE.width, `at ${PHONE.width} px the page is ${scrollWidth} px wide: ${(await overflowing(phone)).join(', ')}`);
+    assert.ok(
+      scrollWidth <= PHONE.width,
+      `at ${PHONE.width} px the page is ${scrollWidth} px wide: ${(await overflowing(phone)).join(', ')}`,
+    );
     await phone.screenshot({ path: `${screenshotPrefix}-${PHONE.width}.png`, fullPage: true });
     await phone.evaluate(`document.querySelectorAll('details').forEach((d) => { d.open = true; })`);
     const expandedScrollWidth = (await phone.evaluate('document.documentElement.scrollWidth')) as number;
-    assert.ok(expandedScrollWidth <= PHONE.width, `expanded, at ${PHONE.width} px the page is ${expandedScrollWidth} px wide: ${(await overflowing(phone)).join(', ')}`);
+    assert.ok(
+      expandedScrollWidth <= PHONE.width,
+      `expanded, at ${PHONE.width} px the page is ${expandedScrollWidth} px wide: ${(await overflowing(phone)).join(', ')}`,
+    );
     const phoneHeight = (await phone.evaluate('document.documentElement.scrollHeight')) as number;
 
     // Laptop: the verdict is on the first screen.
@@ -48,7 +54,10 @@ export async function checkLayout(htmlFile: string, screenshotPrefix: string): P
     const headline = laptop.locator('#headline');
     const box = await headline.boundingBox();
     assert.ok(box, 'no headline');
-    assert.ok(box.y >= 0 && box.y + box.height <= LAPTOP.height, `the headline ends at ${box.y + box.height} px, below the first ${LAPTOP.height} px`);
+    assert.ok(
+      box.y >= 0 && box.y + box.height <= LAPTOP.height,
+      `the headline ends at ${box.y + box.height} px, below the first ${LAPTOP.height} px`,
+    );
     const text = (await headline.innerText()).replace(/\s+/g, ' ');
     assert.match(text, /^(PASS|FAIL|COULD NOT TEST) /);
     // Times read in the reader's zone, not as ISO strings.
@@ -58,7 +67,9 @@ export async function checkLayout(htmlFile: string, screenshotPrefix: string): P
     const mark = laptop.locator('.check[data-verdict="fail"] pre[data-field="response"] mark').first();
     if ((await mark.count()) > 0) {
       const inBox = await mark.evaluate((m) => {
-        const pre = (m as unknown as { closest(s: string): { getBoundingClientRect(): DOMRectLike } }).closest('pre').getBoundingClientRect();
+        const pre = (m as unknown as { closest(s: string): { getBoundingClientRect(): DOMRectLike } })
+          .closest('pre')
+          .getBoundingClientRect();
         const r = (m as unknown as { getBoundingClientRect(): DOMRectLike }).getBoundingClientRect();
         return r.top >= pre.top && r.bottom <= pre.bottom;
       });

@@ -17,13 +17,20 @@ test('TTY: one status line redrawn in place, with family, counts and expected re
     now += 200;
     p({ stage: 'contracts', family: 'auth', done: i, total: 40 });
   }
-  assert.ok(writes.every((w) => w.startsWith('\r\x1b[2K') && !w.includes('\n')), 'no new lines while running');
+  assert.ok(
+    writes.every((w) => w.startsWith('\r\x1b[2K') && !w.includes('\n')),
+    'no new lines while running',
+  );
   assert.equal(writes.at(-1), '\r\x1b[2Kchainprobe contracts · auth · 20/40 checks (50%) · ~4.0 s left');
   now += 10;
   p({ stage: 'probes', phase: 'drain', requestsSent: 12, expectedRemainingMs: 65_000 });
   assert.equal(writes.at(-1), '\r\x1b[2Kchainprobe probes · drain · 12 requests sent · ~1 min 5 s left');
   p({ stage: 'info', message: 'budget: 900 of 1000 requests used' });
-  assert.deepEqual(writes.slice(-3), ['\r\x1b[2K', 'budget: 900 of 1000 requests used\n', '\r\x1b[2Kchainprobe probes · drain · 12 requests sent · ~1 min 5 s left']);
+  assert.deepEqual(writes.slice(-3), [
+    '\r\x1b[2K',
+    'budget: 900 of 1000 requests used\n',
+    '\r\x1b[2Kchainprobe probes · drain · 12 requests sent · ~1 min 5 s left',
+  ]);
   p.end();
   assert.equal(writes.at(-1), '\n');
   for (const w of writes) assert.ok(w.replace('\r\x1b[2K', '').length <= 80);
@@ -66,7 +73,11 @@ test('no TTY: plain lines, at most about one a second per stage; changes and the
   p({ stage: 'info', message: 'line\nwith \u001b[31mcontrol' });
   assert.equal(lines().at(-1), 'chainprobe: line with ?[31mcontrol');
   p.end();
-  assert.equal(lines().at(-1), 'chainprobe: probes · recover · 32 requests sent · ~2.0 s left', 'end() prints the last throttled state');
+  assert.equal(
+    lines().at(-1),
+    'chainprobe: probes · recover · 32 requests sent · ~2.0 s left',
+    'end() prints the last throttled state',
+  );
   const count = lines().length;
   p.end();
   assert.equal(lines().length, count, 'end() twice prints nothing more');

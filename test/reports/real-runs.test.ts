@@ -21,10 +21,20 @@ import { runCli } from '../safety/support/cli.js';
 const OUT = resolve('test-results/real-runs');
 const FAST_LIMITER: Partial<ReferenceOptions> = { hourlyLimit: 7200, burst: 30 };
 
-async function runAgainst(options: Partial<ReferenceOptions>, only: string | undefined, out: string, baseline?: ResultsFile): Promise<RunOutcome> {
+async function runAgainst(
+  options: Partial<ReferenceOptions>,
+  only: string | undefined,
+  out: string,
+  baseline?: ResultsFile,
+): Promise<RunOutcome> {
   const ref = await startReference({ ...FAST_LIMITER, ...options });
   try {
-    return await runChainprobe({ target: resolveTarget(ref.target, {}, 'reference'), selection: parseSelectors(only), outDir: out, baseline });
+    return await runChainprobe({
+      target: resolveTarget(ref.target, {}, 'reference'),
+      selection: parseSelectors(only),
+      outDir: out,
+      baseline,
+    });
   } finally {
     await ref.close();
   }
@@ -32,25 +42,40 @@ async function runAgainst(options: Partial<ReferenceOptions>, only: string | und
 
 before(() => rmSync(OUT, { recursive: true, force: true }));
 
-test('a clean run: report in Chromium shows every rule, none failing, the limiter charts drawn', { timeout: 120_000 }, async (t) => {
-  const out = join(OUT, 'clean');
-  const run = await runAgainst({}, undefined, out);
-  assert.equal(run.results.summary.fail, 0, JSON.stringify(run.results.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.rule} ${c.message}`)));
-  await t.test('in Chromium', { skip: skipWithoutBrowser() }, async () => {
-    const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'clean.png') });
-    assert.deepEqual(found.rules.map((r) => r.id).sort(), RULES.map((r) => r.id).sort());
-    assert.deepEqual(found.failingRules, []);
-    // A clean run never sees retry-after on the model's "accepted" side, but it always sees 429s.
-    for (const id of CHART_IDS) assert.ok(found.charts[id]!.drawnCoordinates > 0, `chart ${id} is empty`);
-    assert.deepEqual(found.blockedRequests, []);
-  });
-});
+test(
+  'a clean run: report in Chromium shows every rule, none failing, the limiter charts drawn',
+  { timeout: 120_000 },
+  async (t) => {
+    const out = join(OUT, 'clean');
+    const run = await runAgainst({}, undefined, out);
+    assert.equal(
+      run.results.summary.fail,
+      0,
+      JSON.stringify(run.results.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.rule} ${c.message}`)),
+    );
+    await t.test('in Chromium', { skip: skipWithoutBrowser() }, async () => {
+      const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'clean.png') });
+      assert.deepEqual(found.rules.map((r) => r.id).sort(), RULES.map((r) => r.id).sort());
+      assert.deepEqual(found.failingRules, []);
+      // A clean run never sees retry-after on the model's "accepted" side, but it always sees 429s.
+      for (const id of CHART_IDS) assert.ok(found.charts[id]!.drawnCoordinates > 0, `chart ${id} is empty`);
+      assert.deepEqual(found.blockedRequests, []);
+    });
+  },
+);
 
 test('a run with faults: the failing rules are expanded with their evidence', { timeout: 120_000 }, async (t) => {
   const out = join(OUT, 'faults');
-  const run = await runAgainst({ faults: new Set(['xapikey-case-sensitive', 'hex-leading-zero', 'rl-cap-25']) }, 'auth,native,load', out);
-  const failing = Object.entries(run.results.rules).filter(([, v]) => v === 'fail').map(([id]) => id);
-  for (const rule of ['AUTH-03', 'RPC-02', 'RL-10']) assert.ok(failing.includes(rule), `${rule} not failing: ${failing.join(', ')}`);
+  const run = await runAgainst(
+    { faults: new Set(['xapikey-case-sensitive', 'hex-leading-zero', 'rl-cap-25']) },
+    'auth,native,load',
+    out,
+  );
+  const failing = Object.entries(run.results.rules)
+    .filter(([, v]) => v === 'fail')
+    .map(([id]) => id);
+  for (const rule of ['AUTH-03', 'RPC-02', 'RL-10'])
+    assert.ok(failing.includes(rule), `${rule} not failing: ${failing.join(', ')}`);
   await t.test('in Chromium', { skip: skipWithoutBrowser() }, async () => {
     const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'faults.png') });
     assert.deepEqual([...found.failingRules].sort(), [...failing].sort());
@@ -63,17 +88,29 @@ test('a run with faults: the failing rules are expanded with their evidence', { 
   });
 });
 
-test('a baseline notices an observed behaviour that changed (missing credentials: 401 -> 403)', { timeout: 120_000 }, async () => {
-  const first = await runAgainst({}, 'auth', join(OUT, 'baseline-1'));
-  const second = await runAgainst({ variants: new Set(['missing-credentials-403']) }, 'auth', join(OUT, 'baseline-2'), first.results);
-  // The variant breaks no rule: the verdicts stay; only the observation moves.
-  assert.deepEqual(second.results.rules, first.results.rules);
-  const drift = second.baseline!.items.filter((i) => i.rule === 'AUTH-07' && i.kind === 'observation-changed');
-  assert.ok(drift.length > 0, `no AUTH-07 drift: ${JSON.stringify(second.baseline!.items.slice(0, 5))}`);
-  assert.ok(drift.some((i) => /401/.test(i.text) && /403/.test(i.text)), drift.map((i) => i.text).join('\n'));
-  const html = readFileSync(join(OUT, 'baseline-2', 'index.html'), 'utf8');
-  assert.match(html, /data-drift-kind="observation-changed"/);
-});
+test(
+  'a baseline notices an observed behaviour that changed (missing credentials: 401 -> 403)',
+  { timeout: 120_000 },
+  async () => {
+    const first = await runAgainst({}, 'auth', join(OUT, 'baseline-1'));
+    const second = await runAgainst(
+      { variants: new Set(['missing-credentials-403']) },
+      'auth',
+      join(OUT, 'baseline-2'),
+      first.results,
+    );
+    // The variant breaks no rule: the verdicts stay; only the observation moves.
+    assert.deepEqual(second.results.rules, first.results.rules);
+    const drift = second.baseline!.items.filter((i) => i.rule === 'AUTH-07' && i.kind === 'observation-changed');
+    assert.ok(drift.length > 0, `no AUTH-07 drift: ${JSON.stringify(second.baseline!.items.slice(0, 5))}`);
+    assert.ok(
+      drift.some((i) => /401/.test(i.text) && /403/.test(i.text)),
+      drift.map((i) => i.text).join('\n'),
+    );
+    const html = readFileSync(join(OUT, 'baseline-2', 'index.html'), 'utf8');
+    assert.match(html, /data-drift-kind="observation-changed"/);
+  },
+);
 
 let nodeRef: RunningReference | undefined;
 after(async () => nodeRef?.close());
@@ -83,7 +120,18 @@ test('the ad hoc node command runs only the node and limiter checks of that node
   const horizon = nodeRef.target.nodes!.horizon!;
   const out = join(OUT, 'adhoc');
   const run = await runCli(
-    ['--node', 'horizon', '--endpoint', horizon.endpoint, '--token-env', 'ADHOC_NODE_TOKEN', '--hourly-limit', '7200', '--out', out],
+    [
+      '--node',
+      'horizon',
+      '--endpoint',
+      horizon.endpoint,
+      '--token-env',
+      'ADHOC_NODE_TOKEN',
+      '--hourly-limit',
+      '7200',
+      '--out',
+      out,
+    ],
     { env: { ADHOC_NODE_TOKEN: horizon.token }, killAfterMs: 90_000 },
   );
   assert.equal(run.code, 0, run.stderr.slice(-800));
@@ -92,7 +140,9 @@ test('the ad hoc node command runs only the node and limiter checks of that node
   const sections = new Set(results.checks.map((c) => c.rule.split('-')[0]));
   assert.deepEqual([...sections].sort(), ['NAUTH', 'NODE', 'RL']);
   const ran = new Set(results.checks.filter((c) => c.verdict !== 'skipped').map((c) => c.rule));
-  for (const rule of ['NAUTH-04', 'NAUTH-07', 'NODE-07', ...RULES.filter((r) => r.section === 'RL').map((r) => r.id)]) assert.ok(ran.has(rule), `${rule} did not run`);
+  for (const rule of ['NAUTH-04', 'NAUTH-07', 'NODE-07', ...RULES.filter((r) => r.section === 'RL').map((r) => r.id)])
+    assert.ok(ran.has(rule), `${rule} did not run`);
   // The other node kinds are not in the in-memory target: their checks say so instead of running.
-  for (const c of results.checks.filter((x) => x.rule === 'NODE-01' || x.rule === 'NODE-06')) assert.equal(c.verdict, 'skipped', c.id);
+  for (const c of results.checks.filter((x) => x.rule === 'NODE-01' || x.rule === 'NODE-06'))
+    assert.equal(c.verdict, 'skipped', c.id);
 });

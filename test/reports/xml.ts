@@ -18,7 +18,7 @@ export class XmlError extends Error {}
 
 function decode(s: string, where: number): string {
   let out = '';
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const c = s[i]!;
     if (c === '&') {
       ENTITY.lastIndex = i;
@@ -37,7 +37,8 @@ function decode(s: string, where: number): string {
 
 export function parseXml(xml: string): XmlElement {
   const bad = BAD_CHAR.exec(xml);
-  if (bad) throw new XmlError(`character not allowed in XML 1.0 at ${bad.index}: U+${bad[0].codePointAt(0)!.toString(16)}`);
+  if (bad)
+    throw new XmlError(`character not allowed in XML 1.0 at ${bad.index}: U+${bad[0].codePointAt(0)!.toString(16)}`);
   let i = 0;
   if (xml.startsWith('<?xml')) {
     const end = xml.indexOf('?>');
@@ -73,7 +74,8 @@ export function parseXml(xml: string): XmlElement {
       const close = xml.indexOf('>', i);
       if (!m || close < 0 || xml.slice(i + 2 + m[0].length, close).trim()) throw new XmlError(`bad end tag at ${i}`);
       const open = stack.pop();
-      if (!open || open.name !== m[0]) throw new XmlError(`end tag </${m[0]}> does not match <${open?.name ?? '(none)'}> at ${i}`);
+      if (!open || open.name !== m[0])
+        throw new XmlError(`end tag </${m[0]}> does not match <${open?.name ?? '(none)'}> at ${i}`);
       i = close + 1;
     } else {
       const m = NAME.exec(xml.slice(i + 1));

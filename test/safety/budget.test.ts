@@ -36,7 +36,10 @@ interface RunSpec {
 }
 
 /** One CLI run against a fresh reference; the reference is closed after. */
-async function withRun<T>({ limits, args = [], reference }: RunSpec, judge: (x: { ref: WatchedReference; run: CliRun; out: string }) => T): Promise<T> {
+async function withRun<T>(
+  { limits, args = [], reference }: RunSpec,
+  judge: (x: { ref: WatchedReference; run: CliRun; out: string }) => T,
+): Promise<T> {
   const ref = await startWatchedReference({ ...QUICK_PROBES, ...reference });
   try {
     const target = ref.writeTarget(limits && ((f) => (f.limits = limits)));
@@ -54,7 +57,9 @@ test('limits.maxRequests holds for the whole run, counted by the servers; cut ch
   const maxRequests = 60;
   await withRun({ limits: { maxRequests, maxSeconds: 120, timeoutMs: 5000 } }, ({ ref, run, out }) => {
     const seen = ref.options.counters.total();
-    t.diagnostic(`exit ${run.code} in ${Math.round(run.wallMs)} ms; the servers counted ${seen} requests ${JSON.stringify(ref.options.counters.snapshot())}`);
+    t.diagnostic(
+      `exit ${run.code} in ${Math.round(run.wallMs)} ms; the servers counted ${seen} requests ${JSON.stringify(ref.options.counters.snapshot())}`,
+    );
     assert.equal(run.code, 1, run.stderr.slice(-400));
     assert.ok(seen <= maxRequests, `the servers counted ${seen} requests, limits.maxRequests is ${maxRequests}`);
     // The bound was reached, not merely respected by a run that needed fewer.
@@ -65,7 +70,10 @@ test('limits.maxRequests holds for the whole run, counted by the servers; cut ch
     for (const c of cut) assert.ok(!c.message.includes('\n'), `${c.id}: message is not one line`);
     // The probes found no room and said so instead of sending.
     const rl = r.checks.filter((c) => c.rule.startsWith('RL-'));
-    assert.ok(rl.length > 0 && rl.every((c) => c.verdict === 'error' && /budget/i.test(c.message)), `RL checks: ${rl.map((c) => `${c.rule} ${c.verdict} ${c.message}`).join('; ')}`);
+    assert.ok(
+      rl.length > 0 && rl.every((c) => c.verdict === 'error' && /budget/i.test(c.message)),
+      `RL checks: ${rl.map((c) => `${c.rule} ${c.verdict} ${c.message}`).join('; ')}`,
+    );
     assert.deepEqual(stackTraceLines(run.stderr), []);
   });
 });
@@ -74,19 +82,34 @@ test('limits.maxSeconds holds: the run ends in time and no request reaches a ser
   const maxSeconds = 9;
   // 40 ms on every answer stretches the contracts to well past 9 s whatever the start-up took, so
   // the deadline falls while Playwright workers are sending.
-  await withRun({ limits: { maxRequests: 5000, maxSeconds, timeoutMs: 5000 }, reference: { latency: { baseMs: 40, jitterMs: 0 } } }, ({ ref, run, out }) => {
-    const r = results(out);
-    const deadline = Date.parse(r.startedAt) + maxSeconds * 1000;
-    const late = ref.arrivals.filter((a) => performance.timeOrigin + a.at > deadline + IN_FLIGHT_MS);
-    const lastArrival = Math.max(...ref.arrivals.map((a) => performance.timeOrigin + a.at));
-    // Sending went on until shortly before the deadline: the bound cut the run, not its end.
-    assert.ok(lastArrival > deadline - 1500, `the last request came ${Math.round(deadline - lastArrival)} ms before the deadline: nothing was cut`);
-    t.diagnostic(`exit ${run.code} in ${Math.round(run.wallMs)} ms (limit ${maxSeconds} s + ${MAX_SECONDS_MARGIN_MS} ms); last arrival ${Math.round(lastArrival - deadline)} ms from the deadline; ${ref.arrivals.length} requests`);
-    assert.ok(run.wallMs <= maxSeconds * 1000 + MAX_SECONDS_MARGIN_MS, `the run took ${Math.round(run.wallMs)} ms`);
-    assert.deepEqual(late.map((a) => `${a.server} +${Math.round(performance.timeOrigin + a.at - deadline)} ms`), [], 'requests arrived after the deadline');
-    assert.ok(budgetErrors(r).some((c) => /maxSeconds|time/i.test(c.message)), `no check says the time budget cut it: ${JSON.stringify(r.summary)}`);
-    assert.deepEqual(stackTraceLines(run.stderr), []);
-  });
+  await withRun(
+    { limits: { maxRequests: 5000, maxSeconds, timeoutMs: 5000 }, reference: { latency: { baseMs: 40, jitterMs: 0 } } },
+    ({ ref, run, out }) => {
+      const r = results(out);
+      const deadline = Date.parse(r.startedAt) + maxSeconds * 1000;
+      const late = ref.arrivals.filter((a) => performance.timeOrigin + a.at > deadline + IN_FLIGHT_MS);
+      const lastArrival = Math.max(...ref.arrivals.map((a) => performance.timeOrigin + a.at));
+      // Sending went on until shortly before the deadline: the bound cut the run, not its end.
+      assert.ok(
+        lastArrival > deadline - 1500,
+        `the last request came ${Math.round(deadline - lastArrival)} ms before the deadline: nothing was cut`,
+      );
+      t.diagnostic(
+        `exit ${run.code} in ${Math.round(run.wallMs)} ms (limit ${maxSeconds} s + ${MAX_SECONDS_MARGIN_MS} ms); last arrival ${Math.round(lastArrival - deadline)} ms from the deadline; ${ref.arrivals.length} requests`,
+      );
+      assert.ok(run.wallMs <= maxSeconds * 1000 + MAX_SECONDS_MARGIN_MS, `the run took ${Math.round(run.wallMs)} ms`);
+      assert.deepEqual(
+        late.map((a) => `${a.server} +${Math.round(performance.timeOrigin + a.at - deadline)} ms`),
+        [],
+        'requests arrived after the deadline',
+      );
+      assert.ok(
+        budgetErrors(r).some((c) => /maxSeconds|time/i.test(c.message)),
+        `no check says the time budget cut it: ${JSON.stringify(r.summary)}`,
+      );
+      assert.deepEqual(stackTraceLines(run.stderr), []);
+    },
+  );
 });
 
 test('the probes never send faster than their plan and wait out every retry-after outside the edge tests', async (t) => {
@@ -97,7 +120,10 @@ test('the probes never send faster than their plan and wait out every retry-afte
     const cap = ref.target.nodes!.horizon!.perSecondCap!;
     const burstCap = cap * DEFAULT_PLAN.burstRateFactor;
     const isBurst = (e: TimelineEntry) => e.probe === BURST_PHASE;
-    assert.ok(timeline.some(isBurst) && timeline.some((e) => e.status === 429 && !isBurst(e)), 'the probes did not run their whole plan (no burst or no limiter 429)');
+    assert.ok(
+      timeline.some(isBurst) && timeline.some((e) => e.status === 429 && !isBurst(e)),
+      'the probes did not run their whole plan (no burst or no limiter 429)',
+    );
 
     // Client side: send times per sliding second.
     const calm = busiestWindow(timeline.filter((e) => !isBurst(e)).map((e) => e.sentAt));
@@ -106,7 +132,11 @@ test('the probes never send faster than their plan and wait out every retry-afte
     // Server side: arrivals at the horizon node, in order; the burst is a contiguous stretch of
     // them, at least a second away from its neighbours, so order tells which arrivals it was.
     const arrivals = ref.arrivals.filter((a) => a.server === 'horizon').map((a) => a.at);
-    assert.equal(arrivals.length, timeline.length, 'the horizon node counted another number of requests than the timeline holds');
+    assert.equal(
+      arrivals.length,
+      timeline.length,
+      'the horizon node counted another number of requests than the timeline holds',
+    );
     const bySend = timeline.map((e, i) => ({ e, i })).sort((a, b) => a.e.sentAt - b.e.sentAt);
     const burstArrivals = arrivals.filter((_, k) => isBurst(bySend[k]!.e));
     const calmArrivals = arrivals.filter((_, k) => !isBurst(bySend[k]!.e));
@@ -117,18 +147,36 @@ test('the probes never send faster than their plan and wait out every retry-afte
       `${timeline.length} requests; busiest second: client ${calm.count} outside the burst (plan: ${cap}), ${burst.count} in the burst (plan: ${burstCap}), ${all.count} overall; ` +
         `server ${serverCalm.count} / ${serverBurst.count} / ${serverAll.count}; pacing ${JSON.stringify(r.limiter?.pacing)}`,
     );
-    assert.ok(calm.count <= cap, `the probes sent ${calm.count} requests in one second outside the burst (plan: at most ${cap})`);
-    assert.ok(serverCalm.count <= cap, `the node received ${serverCalm.count} requests in one second outside the burst (plan: at most ${cap})`);
-    assert.ok(burst.count <= burstCap && serverBurst.count <= burstCap, `burst: ${burst.count} sent / ${serverBurst.count} received in one second (plan: ${burstCap})`);
-    assert.ok(all.count <= burstCap && serverAll.count <= burstCap, `overall: ${all.count} / ${serverAll.count} in one second (plan: ${burstCap})`);
+    assert.ok(
+      calm.count <= cap,
+      `the probes sent ${calm.count} requests in one second outside the burst (plan: at most ${cap})`,
+    );
+    assert.ok(
+      serverCalm.count <= cap,
+      `the node received ${serverCalm.count} requests in one second outside the burst (plan: at most ${cap})`,
+    );
+    assert.ok(
+      burst.count <= burstCap && serverBurst.count <= burstCap,
+      `burst: ${burst.count} sent / ${serverBurst.count} received in one second (plan: ${burstCap})`,
+    );
+    assert.ok(
+      all.count <= burstCap && serverAll.count <= burstCap,
+      `overall: ${all.count} / ${serverAll.count} in one second (plan: ${burstCap})`,
+    );
     assert.equal(WINDOW_MS, 1000);
 
     const violations = retryAfterViolations(timeline);
     assert.deepEqual(
-      violations.map((v) => `#${v.early.index} (${v.early.probe}) sent ${v.shortByMs} ms before the retry-after ${v.after.retryAfter} s of #${v.after.index} (${v.after.probe}, ${v.after.status}) ran out`),
+      violations.map(
+        (v) =>
+          `#${v.early.index} (${v.early.probe}) sent ${v.shortByMs} ms before the retry-after ${v.after.retryAfter} s of #${v.after.index} (${v.after.probe}, ${v.after.status}) ran out`,
+      ),
       [],
     );
     // The deliberate edge test did happen (else the exemption above exempted nothing).
-    assert.ok(timeline.some((e) => e.probe === 'recovery: before the retry-after edge'), 'no request before the retry-after edge');
+    assert.ok(
+      timeline.some((e) => e.probe === 'recovery: before the retry-after edge'),
+      'no request before the retry-after edge',
+    );
   });
 });

@@ -14,7 +14,16 @@ import { REDACTED_SUFFIX } from '../../src/record/redact.js';
 import type { ResultsFile } from '../../src/results.js';
 import { runCli, stackTraceLines, type CliRun } from './support/cli.js';
 import { canaryCredentials, QUICK_PROBES, startWatchedReference } from './support/reference.js';
-import { describeHit, emptyReport, scanBlob, scanTree, secretForms, unzip, zipOf, type ScanReport } from './support/scan.js';
+import {
+  describeHit,
+  emptyReport,
+  scanBlob,
+  scanTree,
+  secretForms,
+  unzip,
+  zipOf,
+  type ScanReport,
+} from './support/scan.js';
 import { nginxSkip } from '../support/nginx.js';
 import { makePki, opensslSkip, startTlsFront } from '../support/tls.js';
 
@@ -27,7 +36,11 @@ function readResults(out: string): ResultsFile {
 /** Every near miss a run with this seed could send, named by credential and kind (never by value). */
 function nearMissesOf(creds: Record<string, string>, seed: number): [name: string, value: string][] {
   const other: Record<string, string | undefined> = { apiKey: creds.legacyApiKey, legacyApiKey: creds.apiKey };
-  return Object.entries(creds).flatMap(([name, secret]) => nearMisses(secret, seed, other[name]).filter((m) => m.kind !== 'other-generation').map((m): [string, string] => [`${name} near miss ${m.kind} (seed ${seed})`, m.value.trim()]));
+  return Object.entries(creds).flatMap(([name, secret]) =>
+    nearMisses(secret, seed, other[name])
+      .filter((m) => m.kind !== 'other-generation')
+      .map((m): [string, string] => [`${name} near miss ${m.kind} (seed ${seed})`, m.value.trim()]),
+  );
 }
 
 /**
@@ -45,13 +58,25 @@ test('the scanner finds a planted secret in every spelling, in files, zips embed
   const dir = join(tmpdir(), `chainprobe-safety-scan-${process.pid}`);
   mkdirSync(join(dir, 'deep'), { recursive: true });
   const forms = secretForms(secret);
-  for (const f of ['raw', 'url-encoded', 'base64']) assert.ok(forms.some((x) => x.form === f), `no ${f} form`);
+  for (const f of ['raw', 'url-encoded', 'base64'])
+    assert.ok(
+      forms.some((x) => x.form === f),
+      `no ${f} form`,
+    );
   // base64url is listed unless it spells the same as base64 (no + or / in this one).
   assert.ok(forms.some((x) => x.text === Buffer.from(secret).toString('base64url')));
   forms.forEach((f, i) => writeFileSync(join(dir, 'deep', `f${i}.txt`), `before ${f.text} after`));
-  const zip = zipOf([{ name: 'data/report.json', data: Buffer.from(JSON.stringify({ title: `GET /x?apiKey=${secret}` })) }]);
-  writeFileSync(join(dir, 'index.html'), `<script>window.data = "data:application/zip;base64,${zip.toString('base64')}";</script>`);
-  writeFileSync(join(dir, 'trace.txt'), `attachment: ${Buffer.from(`{"headers":{"authorization":"Bearer ${secret}"}}`).toString('base64')}`);
+  const zip = zipOf([
+    { name: 'data/report.json', data: Buffer.from(JSON.stringify({ title: `GET /x?apiKey=${secret}` })) },
+  ]);
+  writeFileSync(
+    join(dir, 'index.html'),
+    `<script>window.data = "data:application/zip;base64,${zip.toString('base64')}";</script>`,
+  );
+  writeFileSync(
+    join(dir, 'trace.txt'),
+    `attachment: ${Buffer.from(`{"headers":{"authorization":"Bearer ${secret}"}}`).toString('base64')}`,
+  );
   writeFileSync(join(dir, 'kept5.txt'), `key ${secret.slice(0, 5)}${REDACTED_SUFFIX}`);
   writeFileSync(join(dir, 'tail.txt'), `…${secret.slice(-9)}`);
   writeFileSync(join(dir, 'clean.txt'), `key ${secret.slice(0, 4)}${REDACTED_SUFFIX}`);
@@ -63,7 +88,10 @@ test('the scanner finds a planted secret in every spelling, in files, zips embed
   assert.ok(where('kept5.txt'), 'a redacted form keeping 5 characters not flagged');
   assert.ok(where('tail.txt'), 'the tail of a secret not flagged');
   assert.ok(!where('clean.txt'), 'a redacted form keeping 4 characters flagged');
-  assert.deepEqual(unzip(zip).map((e) => e.name), ['data/report.json']);
+  assert.deepEqual(
+    unzip(zip).map((e) => e.name),
+    ['data/report.json'],
+  );
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -84,29 +112,60 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     const caches = linkCompileCaches(tmp);
     const env = { TMPDIR: tmp };
     const r1 = await runCli(['--target', target, '--out', out1], { killAfterMs: RUN_LIMIT_MS, env });
-    const r2 = await runCli(['--target', target, '--out', out2, '--baseline', join(out1, 'results.json')], { killAfterMs: RUN_LIMIT_MS, env });
-    t.diagnostic(`run 1: exit ${r1.code} in ${Math.round(r1.wallMs)} ms; run 2: exit ${r2.code} in ${Math.round(r2.wallMs)} ms; reference saw ${JSON.stringify(ref.options.counters.snapshot())}`);
+    const r2 = await runCli(['--target', target, '--out', out2, '--baseline', join(out1, 'results.json')], {
+      killAfterMs: RUN_LIMIT_MS,
+      env,
+    });
+    t.diagnostic(
+      `run 1: exit ${r1.code} in ${Math.round(r1.wallMs)} ms; run 2: exit ${r2.code} in ${Math.round(r2.wallMs)} ms; reference saw ${JSON.stringify(ref.options.counters.snapshot())}`,
+    );
 
     // Error messages: a target file that is not JSON where the parser stops inside a credential,
     // and the ad hoc node mode against a port that refuses, with the token from the environment.
     const broken = join(ref.dir, 'broken.json');
-    writeFileSync(broken, readFileSync(target, 'utf8').replace(`"${creds.horizonToken}"`, `"${creds.horizonToken} oops`));
+    writeFileSync(
+      broken,
+      readFileSync(target, 'utf8').replace(`"${creds.horizonToken}"`, `"${creds.horizonToken} oops`),
+    );
     const r3 = await runCli(['--target', broken, '--out', join(ref.dir, 'run3')], { killAfterMs: 30_000, env });
     const refusedEndpoint = 'http://127.0.0.1:1';
-    const r4 = await runCli(['--node', 'horizon', '--endpoint', refusedEndpoint, '--token-env', 'SAFETY_NODE_TOKEN', '--only', 'RL-02', '--out', join(ref.dir, 'run4')], {
-      killAfterMs: 60_000,
-      env: { ...env, SAFETY_NODE_TOKEN: creds.horizonToken },
-    });
-    t.diagnostic(`bad target file: exit ${r3.code}; node mode against a refusing port: exit ${r4.code} in ${Math.round(r4.wallMs)} ms`);
+    const r4 = await runCli(
+      [
+        '--node',
+        'horizon',
+        '--endpoint',
+        refusedEndpoint,
+        '--token-env',
+        'SAFETY_NODE_TOKEN',
+        '--only',
+        'RL-02',
+        '--out',
+        join(ref.dir, 'run4'),
+      ],
+      {
+        killAfterMs: 60_000,
+        env: { ...env, SAFETY_NODE_TOKEN: creds.horizonToken },
+      },
+    );
+    t.diagnostic(
+      `bad target file: exit ${r3.code}; node mode against a refusing port: exit ${r4.code} in ${Math.round(r4.wallMs)} ms`,
+    );
 
     // The runs did what the scan assumes: the whole suite, both report sets, the baseline diff.
-    for (const [r, out] of [[r1, out1], [r2, out2]] as [CliRun, string][]) {
+    for (const [r, out] of [
+      [r1, out1],
+      [r2, out2],
+    ] as [CliRun, string][]) {
       assert.ok(r.code === 0 || r.code === 1, `exit ${r.code}: ${r.stderr.slice(-500)}`);
       const results = readResults(out);
       assert.ok(results.summary.pass > 100, `only ${results.summary.pass} checks passed: the credentials did not work`);
       assert.notEqual(results.limiter, null, 'the probes did not run');
-      for (const f of ['index.html', 'junit.xml', 'timeline.json', 'playwright/index.html']) assert.ok(existsSync(join(out, f)), `${f} missing`);
-      assert.ok(JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')).length > 20, 'the probes sent few requests');
+      for (const f of ['index.html', 'junit.xml', 'timeline.json', 'playwright/index.html'])
+        assert.ok(existsSync(join(out, f)), `${f} missing`);
+      assert.ok(
+        JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')).length > 20,
+        'the probes sent few requests',
+      );
       assert.deepEqual(stackTraceLines(r.stderr + r.stdout), []);
     }
     assert.ok(existsSync(join(out2, 'baseline-diff.json')), 'baseline-diff.json missing');
@@ -118,13 +177,27 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
 
     // The near misses of both runs (each drew its own seed, written to results.json) are secrets too.
     const seeds = [readResults(out1).seed, readResults(out2).seed];
-    assert.ok(seeds.every((s) => typeof s === 'number'), `results.json seeds: ${JSON.stringify(seeds)}`);
+    assert.ok(
+      seeds.every((s) => typeof s === 'number'),
+      `results.json seeds: ${JSON.stringify(seeds)}`,
+    );
     const misses = seeds.flatMap((s) => nearMissesOf(credsByName, s as number));
     names.push(...misses.map(([n]) => n));
     secrets.push(...misses.map(([, v]) => v));
     // They were sent, in every kind, to the API and to the nodes.
     const sentKinds = new Set(readResults(out1).checks.flatMap((c) => authProbeOf(c)?.probe ?? []));
-    for (const kind of ['first-changed', 'middle-changed', 'last-changed', 'case-changed', 'char-cut', 'char-added', 'whitespace', 'empty', 'dup-wrong-first']) assert.ok(sentKinds.has(kind as never), `no ${kind} near miss was sent`);
+    for (const kind of [
+      'first-changed',
+      'middle-changed',
+      'last-changed',
+      'case-changed',
+      'char-cut',
+      'char-added',
+      'whitespace',
+      'empty',
+      'dup-wrong-first',
+    ])
+      assert.ok(sentKinds.has(kind as never), `no ${kind} near miss was sent`);
 
     const report: ScanReport = emptyReport();
     for (const out of [out1, out2, join(ref.dir, 'run4')]) scanTree(out, secrets, report);
@@ -136,16 +209,29 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     // Anything a run left behind in the temp folder is output too.
     const leftovers = readdirSync(tmp).filter((n) => !caches.includes(n));
     scanTree(tmp, secrets, report);
-    t.diagnostic(`scanned ${report.files.length} files, ${report.zipEntries.length} zip entries, ${report.base64Runs} base64 runs; leftover temp folders: ${leftovers.join(', ') || 'none'}`);
+    t.diagnostic(
+      `scanned ${report.files.length} files, ${report.zipEntries.length} zip entries, ${report.base64Runs} base64 runs; leftover temp folders: ${leftovers.join(', ') || 'none'}`,
+    );
 
-    assert.deepEqual(report.hits.map((h) => describeHit(h, names)), [], 'a credential leaked');
+    assert.deepEqual(
+      report.hits.map((h) => describeHit(h, names)),
+      [],
+      'a credential leaked',
+    );
     // The scan looked where the secrets could have gone: the Playwright report's zip holds JSON test results.
-    assert.ok(report.zipEntries.filter((e) => e.endsWith('.json')).length >= 2, `zip entries: ${report.zipEntries.join(', ')}`);
+    assert.ok(
+      report.zipEntries.filter((e) => e.endsWith('.json')).length >= 2,
+      `zip entries: ${report.zipEntries.join(', ')}`,
+    );
     // Redaction kept at most 4 characters, and it did happen (the forms were recorded, masked).
     const masked = `${creds.apiKey.slice(0, 4)}${REDACTED_SUFFIX}`;
     const maskedEncoded = encodeURIComponent(masked);
-    const text = ['results.json', 'timeline.json', 'index.html', 'playwright/index.html'].map((f) => readFileSync(join(out1, f), 'utf8')).join('\n');
-    const zips = [...text.matchAll(/data:application\/zip;base64,([A-Za-z0-9+/=]+)/g)].flatMap((m) => unzip(Buffer.from(m[1]!, 'base64')).map((e) => e.data.toString('utf8')));
+    const text = ['results.json', 'timeline.json', 'index.html', 'playwright/index.html']
+      .map((f) => readFileSync(join(out1, f), 'utf8'))
+      .join('\n');
+    const zips = [...text.matchAll(/data:application\/zip;base64,([A-Za-z0-9+/=]+)/g)].flatMap((m) =>
+      unzip(Buffer.from(m[1]!, 'base64')).map((e) => e.data.toString('utf8')),
+    );
     const all = [text, ...zips].join('\n');
     assert.ok(all.includes(masked) || all.includes(maskedEncoded), `no masked credential (${masked}) in the reports`);
     assert.deepEqual(leftovers, [], 'the run left temporary folders behind');
@@ -154,41 +240,70 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
   }
 });
 
-test('a TLS run with a client certificate (mutual TLS, nginx, private CA) leaks neither the canary credentials nor any key material', { skip: nginxSkip() || opensslSkip() }, async (t) => {
-  const creds = canaryCredentials();
-  const ref = await startWatchedReference({ credentials: creds });
-  const pki = makePki();
-  const front = await startTlsFront(ref.target, pki, { mtls: true });
-  try {
-    const target = ref.writeTarget((tf) => Object.assign(tf, structuredClone(front.target), { tls: { ca: pki.caCert, cert: pki.clientCert, key: pki.clientKey } }));
-    const out = join(ref.dir, 'tls');
-    const r = await runCli(['--target', target, '--only', 'node', '--out', out], { killAfterMs: RUN_LIMIT_MS, env: {} });
-    // The same target without the client certificate: nginx completes the handshake and answers 400
-    // ("No required SSL certificate was sent"), so there are failure messages and exchanges to scan too.
-    const noCert = ref.writeTarget((tf) => Object.assign(tf, structuredClone(front.target), { tls: { ca: pki.caCert } }));
-    const r2 = await runCli(['--target', noCert, '--only', 'node', '--out', join(ref.dir, 'tls-no-cert')], { killAfterMs: RUN_LIMIT_MS, env: {} });
-    t.diagnostic(`mTLS run: exit ${r.code} in ${Math.round(r.wallMs)} ms; without the client certificate: exit ${r2.code} in ${Math.round(r2.wallMs)} ms`);
-    const results = readResults(out);
-    // The client certificate was used: nginx refuses every handshake without it.
-    assert.ok(results.checks.some((c) => c.rule === 'NODE-06' && c.verdict === 'pass'), r.stdout);
-    assert.ok(results.summary.pass > 10, `only ${results.summary.pass} passed`);
-    assert.deepEqual(results.tls, { insecure: false, ca: ['ca.pem'], clientCertificate: true });
-    assert.ok(existsSync(join(ref.dir, 'tls-no-cert', 'results.json')), r2.stderr);
+test(
+  'a TLS run with a client certificate (mutual TLS, nginx, private CA) leaks neither the canary credentials nor any key material',
+  { skip: nginxSkip() || opensslSkip() },
+  async (t) => {
+    const creds = canaryCredentials();
+    const ref = await startWatchedReference({ credentials: creds });
+    const pki = makePki();
+    const front = await startTlsFront(ref.target, pki, { mtls: true });
+    try {
+      const target = ref.writeTarget((tf) =>
+        Object.assign(tf, structuredClone(front.target), {
+          tls: { ca: pki.caCert, cert: pki.clientCert, key: pki.clientKey },
+        }),
+      );
+      const out = join(ref.dir, 'tls');
+      const r = await runCli(['--target', target, '--only', 'node', '--out', out], {
+        killAfterMs: RUN_LIMIT_MS,
+        env: {},
+      });
+      // The same target without the client certificate: nginx completes the handshake and answers 400
+      // ("No required SSL certificate was sent"), so there are failure messages and exchanges to scan too.
+      const noCert = ref.writeTarget((tf) =>
+        Object.assign(tf, structuredClone(front.target), { tls: { ca: pki.caCert } }),
+      );
+      const r2 = await runCli(['--target', noCert, '--only', 'node', '--out', join(ref.dir, 'tls-no-cert')], {
+        killAfterMs: RUN_LIMIT_MS,
+        env: {},
+      });
+      t.diagnostic(
+        `mTLS run: exit ${r.code} in ${Math.round(r.wallMs)} ms; without the client certificate: exit ${r2.code} in ${Math.round(r2.wallMs)} ms`,
+      );
+      const results = readResults(out);
+      // The client certificate was used: nginx refuses every handshake without it.
+      assert.ok(
+        results.checks.some((c) => c.rule === 'NODE-06' && c.verdict === 'pass'),
+        r.stdout,
+      );
+      assert.ok(results.summary.pass > 10, `only ${results.summary.pass} passed`);
+      assert.deepEqual(results.tls, { insecure: false, ca: ['ca.pem'], clientCertificate: true });
+      assert.ok(existsSync(join(ref.dir, 'tls-no-cert', 'results.json')), r2.stderr);
 
-    // Key material: every line of both private keys' PEM bodies, and the keys' DER in base64 as one run.
-    const keyLines = [pki.clientKey, pki.serverKey].flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l.length >= 16 && !l.startsWith('-----')));
-    const secrets = [...Object.values(creds), ...keyLines];
-    const report: ScanReport = emptyReport();
-    for (const dir of [out, join(ref.dir, 'tls-no-cert')]) scanTree(dir, secrets, report);
-    [r, r2].forEach((x, i) => {
-      scanBlob(x.stdout, `tls run ${i + 1} stdout`, secrets, report);
-      scanBlob(x.stderr, `tls run ${i + 1} stderr`, secrets, report);
-    });
-    assert.deepEqual(report.hits.map((h) => describeHit(h, [...Object.keys(creds), ...keyLines.map((_l, i) => `key line ${i}`)])), [], 'a credential or key leaked');
-    assert.deepEqual(stackTraceLines(r.stderr + r.stdout + r2.stderr + r2.stdout), []);
-  } finally {
-    await front.nginx.stop();
-    pki.close();
-    await ref.close();
-  }
-});
+      // Key material: every line of both private keys' PEM bodies, and the keys' DER in base64 as one run.
+      const keyLines = [pki.clientKey, pki.serverKey].flatMap((f) =>
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((l) => l.length >= 16 && !l.startsWith('-----')),
+      );
+      const secrets = [...Object.values(creds), ...keyLines];
+      const report: ScanReport = emptyReport();
+      for (const dir of [out, join(ref.dir, 'tls-no-cert')]) scanTree(dir, secrets, report);
+      [r, r2].forEach((x, i) => {
+        scanBlob(x.stdout, `tls run ${i + 1} stdout`, secrets, report);
+        scanBlob(x.stderr, `tls run ${i + 1} stderr`, secrets, report);
+      });
+      assert.deepEqual(
+        report.hits.map((h) => describeHit(h, [...Object.keys(creds), ...keyLines.map((_l, i) => `key line ${i}`)])),
+        [],
+        'a credential or key leaked',
+      );
+      assert.deepEqual(stackTraceLines(r.stderr + r.stdout + r2.stderr + r2.stdout), []);
+    } finally {
+      await front.nginx.stop();
+      pki.close();
+      await ref.close();
+    }
+  },
+);

@@ -69,19 +69,61 @@ const SCENARIOS: Scenario[] = [
       api: api(h.url('huge'), h.url('reset')),
       nodes: {
         blockRest: { endpoint: h.url('status-500'), token: 'hostile-node-a-token-01' },
-        chainB: { endpoint: h.url('bad-json'), token: 'hostile-node-b-token-02', websocketUrl: h.wsHangUrl, grpcAddress: h.grpcHangAddress, grpcTls: false },
+        chainB: {
+          endpoint: h.url('bad-json'),
+          token: 'hostile-node-b-token-02',
+          websocketUrl: h.wsHangUrl,
+          grpcAddress: h.grpcHangAddress,
+          grpcTls: false,
+        },
         horizon: { endpoint: h.url('status-503'), token: 'hostile-node-c-token-03' },
       },
       limits,
     }),
     expect: [
-      { section: 'api.baseUrl', misbehaviour: 'a 50 MB body', rules: ['UNI-01', 'RPC-01', 'NFT-01', 'AUTH-01'], verdict: 'error', cause: /body over \d+ bytes/ },
-      { section: 'api.legacyBaseUrl', misbehaviour: 'a reset mid-response', rules: ['AUTH-04', 'AUTH-05'], verdict: 'error', cause: /ECONNRESET|other side closed|socket/i },
+      {
+        section: 'api.baseUrl',
+        misbehaviour: 'a 50 MB body',
+        rules: ['UNI-01', 'RPC-01', 'NFT-01', 'AUTH-01'],
+        verdict: 'error',
+        cause: /body over \d+ bytes/,
+      },
+      {
+        section: 'api.legacyBaseUrl',
+        misbehaviour: 'a reset mid-response',
+        rules: ['AUTH-04', 'AUTH-05'],
+        verdict: 'error',
+        cause: /ECONNRESET|other side closed|socket/i,
+      },
       { section: 'nodes.blockRest', misbehaviour: 'HTTP 500', rules: ['NODE-01'], verdict: 'fail', cause: /\b500\b/ },
-      { section: 'nodes.chainB', misbehaviour: 'invalid JSON', rules: ['NODE-03', 'NODE-04', 'NODE-05'], verdict: 'fail', cause: /not JSON/i },
-      { section: 'nodes.chainB.websocketUrl', misbehaviour: 'an upgrade never answered', rules: ['NODE-02', 'NAUTH-05'], verdict: 'error', cause: /timeout|upgrade/i },
-      { section: 'nodes.chainB.grpcAddress', misbehaviour: 'a gRPC server that never answers', rules: ['NODE-06', 'NAUTH-06'], verdict: 'error', cause: /DEADLINE_EXCEEDED|no answer|timeout/i },
-      { section: 'nodes.horizon', misbehaviour: 'HTTP 503 with retry-after', rules: ['NODE-07'], verdict: 'fail', cause: /\b503\b/ },
+      {
+        section: 'nodes.chainB',
+        misbehaviour: 'invalid JSON',
+        rules: ['NODE-03', 'NODE-04', 'NODE-05'],
+        verdict: 'fail',
+        cause: /not JSON/i,
+      },
+      {
+        section: 'nodes.chainB.websocketUrl',
+        misbehaviour: 'an upgrade never answered',
+        rules: ['NODE-02', 'NAUTH-05'],
+        verdict: 'error',
+        cause: /timeout|upgrade/i,
+      },
+      {
+        section: 'nodes.chainB.grpcAddress',
+        misbehaviour: 'a gRPC server that never answers',
+        rules: ['NODE-06', 'NAUTH-06'],
+        verdict: 'error',
+        cause: /DEADLINE_EXCEEDED|no answer|timeout/i,
+      },
+      {
+        section: 'nodes.horizon',
+        misbehaviour: 'HTTP 503 with retry-after',
+        rules: ['NODE-07'],
+        verdict: 'fail',
+        cause: /\b503\b/,
+      },
     ],
   },
   {
@@ -91,19 +133,61 @@ const SCENARIOS: Scenario[] = [
       api: api(h.url('status-502'), `http://${refused(h)}`),
       nodes: {
         blockRest: { endpoint: h.url('silent'), token: 'hostile-node-a-token-01' },
-        chainB: { endpoint: `http://${refused(h)}`, token: 'hostile-node-b-token-02', websocketUrl: `ws://${refused(h)}/websocket`, grpcAddress: refused(h), grpcTls: false },
+        chainB: {
+          endpoint: `http://${refused(h)}`,
+          token: 'hostile-node-b-token-02',
+          websocketUrl: `ws://${refused(h)}/websocket`,
+          grpcAddress: refused(h),
+          grpcTls: false,
+        },
         horizon: { endpoint: h.url('slow'), token: 'hostile-node-c-token-03' },
       },
       limits,
     }),
     expect: [
-      { section: 'api.baseUrl', misbehaviour: 'HTTP 502 from a proxy (HTML)', rules: ['UNI-01', 'RPC-01', 'NFT-01'], verdict: 'fail', cause: /\b502\b/ },
-      { section: 'api.legacyBaseUrl', misbehaviour: 'connections refused', rules: ['AUTH-04', 'AUTH-05'], verdict: 'error', cause: /cannot reach 127\.0\.0\.1:\d+ \(connection refused\)/ },
+      {
+        section: 'api.baseUrl',
+        misbehaviour: 'HTTP 502 from a proxy (HTML)',
+        rules: ['UNI-01', 'RPC-01', 'NFT-01'],
+        verdict: 'fail',
+        cause: /\b502\b/,
+      },
+      {
+        section: 'api.legacyBaseUrl',
+        misbehaviour: 'connections refused',
+        rules: ['AUTH-04', 'AUTH-05'],
+        verdict: 'error',
+        cause: /cannot reach 127\.0\.0\.1:\d+ \(connection refused\)/,
+      },
       { section: 'nodes.blockRest', misbehaviour: 'silence', rules: ['NODE-01'], verdict: 'error', cause: /timeout/i },
-      { section: 'nodes.chainB', misbehaviour: 'connections refused', rules: ['NODE-03', 'NODE-04', 'NODE-05'], verdict: 'error', cause: /cannot reach 127\.0\.0\.1:\d+ \(connection refused\)/ },
-      { section: 'nodes.chainB.websocketUrl', misbehaviour: 'connections refused', rules: ['NODE-02'], verdict: 'error', cause: /cannot reach 127\.0\.0\.1:\d+ \(connection refused\)/ },
-      { section: 'nodes.chainB.grpcAddress', misbehaviour: 'connections refused', rules: ['NODE-06'], verdict: 'error', cause: /cannot reach 127\.0\.0\.1:\d+ \(connection refused\)/ },
-      { section: 'nodes.horizon', misbehaviour: 'one byte per second', rules: ['NODE-07'], verdict: 'error', cause: /timeout/i },
+      {
+        section: 'nodes.chainB',
+        misbehaviour: 'connections refused',
+        rules: ['NODE-03', 'NODE-04', 'NODE-05'],
+        verdict: 'error',
+        cause: /cannot reach 127\.0\.0\.1:\d+ \(connection refused\)/,
+      },
+      {
+        section: 'nodes.chainB.websocketUrl',
+        misbehaviour: 'connections refused',
+        rules: ['NODE-02'],
+        verdict: 'error',
+        cause: /cannot reach 127\.0\.0\.1:\d+ \(connection refused\)/,
+      },
+      {
+        section: 'nodes.chainB.grpcAddress',
+        misbehaviour: 'connections refused',
+        rules: ['NODE-06'],
+        verdict: 'error',
+        cause: /cannot reach 127\.0\.0\.1:\d+ \(connection refused\)/,
+      },
+      {
+        section: 'nodes.horizon',
+        misbehaviour: 'one byte per second',
+        rules: ['NODE-07'],
+        verdict: 'error',
+        cause: /timeout/i,
+      },
     ],
   },
 ];
@@ -122,7 +206,9 @@ before(async () => {
       writeFileSync(targetFile, JSON.stringify(s.target(hostile)));
       const out = join(dir, `out-${i}`);
       const run = await runCli(['--target', targetFile, '--out', out], { killAfterMs: (MAX_SECONDS + 60) * 1000 });
-      const results = existsSync(join(out, 'results.json')) ? (JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile) : (undefined as unknown as ResultsFile);
+      const results = existsSync(join(out, 'results.json'))
+        ? (JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile)
+        : (undefined as unknown as ResultsFile);
       runs.set(s.name, { run, results, out });
     }),
   );
@@ -136,12 +222,18 @@ after(async () => {
 for (const s of SCENARIOS) {
   test(`hostile target (${s.name}): the run ends in time, writes its reports and keeps memory bounded`, (t) => {
     const { run, results, out } = runs.get(s.name)!;
-    t.diagnostic(`exit ${run.code} in ${Math.round(run.wallMs)} ms; peak RSS of the process tree ${Math.round((run.peakRssKb ?? 0) / 1024)} MB; summary ${JSON.stringify(results?.summary)}; hostile server saw ${JSON.stringify(hostile.stats.requests)}`);
+    t.diagnostic(
+      `exit ${run.code} in ${Math.round(run.wallMs)} ms; peak RSS of the process tree ${Math.round((run.peakRssKb ?? 0) / 1024)} MB; summary ${JSON.stringify(results?.summary)}; hostile server saw ${JSON.stringify(hostile.stats.requests)}`,
+    );
     assert.equal(run.code, 1, `exit ${run.code}: ${run.stderr.slice(-600)}`);
-    assert.ok(run.wallMs <= MAX_SECONDS * 1000 + MARGIN_MS, `took ${Math.round(run.wallMs)} ms (limits.maxSeconds ${MAX_SECONDS})`);
+    assert.ok(
+      run.wallMs <= MAX_SECONDS * 1000 + MARGIN_MS,
+      `took ${Math.round(run.wallMs)} ms (limits.maxSeconds ${MAX_SECONDS})`,
+    );
     assert.ok(results, `results.json missing; stderr: ${run.stderr.slice(-600)}`);
     for (const f of ['index.html', 'junit.xml', 'timeline.json']) assert.ok(existsSync(join(out, f)), `${f} missing`);
-    if (run.peakRssKb !== undefined) assert.ok(run.peakRssKb < MAX_RSS_KB, `peak RSS ${Math.round(run.peakRssKb / 1024)} MB`);
+    if (run.peakRssKb !== undefined)
+      assert.ok(run.peakRssKb < MAX_RSS_KB, `peak RSS ${Math.round(run.peakRssKb / 1024)} MB`);
     assert.deepEqual(stackTraceLines(run.stderr + run.stdout), []);
     // Every rule got a verdict: the misbehaving sections did not stop the others from being checked.
     const missing = RULES.filter((r) => !results.checks.some((c) => c.rule === r.id)).map((r) => r.id);
@@ -163,7 +255,9 @@ for (const s of SCENARIOS) {
         const rolled = results.rules[rule];
         const witness = checks.find((c) => c.verdict === e.verdict && e.cause.test(c.message));
         if (rolled !== e.verdict || !witness) {
-          problems.push(`${e.section} (${e.misbehaviour}) ${rule}: rule ${rolled}; checks: ${checks.map((c) => `${c.verdict} "${c.message.slice(0, 120)}"`).join(' | ')}`);
+          problems.push(
+            `${e.section} (${e.misbehaviour}) ${rule}: rule ${rolled}; checks: ${checks.map((c) => `${c.verdict} "${c.message.slice(0, 120)}"`).join(' | ')}`,
+          );
         }
       }
     }
@@ -171,7 +265,10 @@ for (const s of SCENARIOS) {
     // The probes against a node that never gives a limiter answer: no RL verdict is pass or fail,
     // each says why it could not test.
     const rl = results.checks.filter((c) => c.rule.startsWith('RL-') && (c.verdict === 'pass' || c.verdict === 'fail'));
-    assert.deepEqual(rl.map((c) => `${c.rule} ${c.verdict}: ${c.message}`), []);
+    assert.deepEqual(
+      rl.map((c) => `${c.rule} ${c.verdict}: ${c.message}`),
+      [],
+    );
   });
 }
 
@@ -179,5 +276,8 @@ test('the 50 MB answers were cut off by the clients, not read whole', () => {
   const written = hostile.stats.hugeBytesWritten;
   assert.ok(written.length > 0, 'no request reached the huge body');
   const most = Math.max(...written);
-  assert.ok(most < HUGE_BODY_BYTES / 2, `a client took ${(most / 1e6).toFixed(1)} MB of the ${HUGE_BODY_BYTES / 1e6} MB body`);
+  assert.ok(
+    most < HUGE_BODY_BYTES / 2,
+    `a client took ${(most / 1e6).toFixed(1)} MB of the ${HUGE_BODY_BYTES / 1e6} MB body`,
+  );
 });

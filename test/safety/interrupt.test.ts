@@ -55,12 +55,24 @@ async function interruptWhen(ref: WatchedReference, ready: (stderrSoFar: string)
   return { run, signalAt, out, results: JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile };
 }
 
-function assertCleanStop(t: { diagnostic(s: string): void }, ref: WatchedReference, x: Interrupted, stage: string, graceMs: number): void {
+function assertCleanStop(
+  t: { diagnostic(s: string): void },
+  ref: WatchedReference,
+  x: Interrupted,
+  stage: string,
+  graceMs: number,
+): void {
   const after = ref.arrivals.filter((a) => a.at > x.signalAt);
   const late = after.filter((a) => a.at > x.signalAt + graceMs);
   const exitMs = x.run.exitedAt - x.signalAt;
-  t.diagnostic(`${stage}: exit ${x.run.code} ${Math.round(exitMs)} ms after SIGINT; ${after.length} request(s) counted after the signal (${after.map((a) => `${a.server} +${(a.at - x.signalAt).toFixed(1)} ms`).join(', ') || 'none'})`);
-  assert.deepEqual(late.map((a) => `${a.server} +${Math.round(a.at - x.signalAt)} ms`), [], `requests reached the reference more than ${graceMs} ms after the signal`);
+  t.diagnostic(
+    `${stage}: exit ${x.run.code} ${Math.round(exitMs)} ms after SIGINT; ${after.length} request(s) counted after the signal (${after.map((a) => `${a.server} +${(a.at - x.signalAt).toFixed(1)} ms`).join(', ') || 'none'})`,
+  );
+  assert.deepEqual(
+    late.map((a) => `${a.server} +${Math.round(a.at - x.signalAt)} ms`),
+    [],
+    `requests reached the reference more than ${graceMs} ms after the signal`,
+  );
   assert.ok(exitMs <= EXIT_WITHIN_MS, `exited ${Math.round(exitMs)} ms after SIGINT`);
   assert.ok(x.run.code !== 0 && x.run.code !== null, `exit status ${x.run.code} (signal ${x.run.signal})`);
   assert.equal(x.results.interrupted, true);
@@ -79,13 +91,18 @@ test('SIGINT during the probes stops sending at once, writes partial reports and
       // Several requests into the under-cap drain: the probes are sending steadily.
       return drainFrom >= 0 && ref.arrivals.length >= drainFrom + 10;
     });
-    const before = ref.arrivals.filter((a) => a.server === 'horizon' && a.at > x.signalAt - 1000 && a.at <= x.signalAt).length;
+    const before = ref.arrivals.filter(
+      (a) => a.server === 'horizon' && a.at > x.signalAt - 1000 && a.at <= x.signalAt,
+    ).length;
     t.diagnostic(`${before} requests reached the horizon node in the second before the signal`);
     assert.ok(before >= 5, 'the probes were not sending when the signal came');
     assertCleanStop(t, ref, x, 'probes', IN_FLIGHT_MS);
     const rl = x.results.checks.filter((c) => c.rule.startsWith('RL-'));
     const cut = rl.filter((c) => c.verdict === 'error' && /interrupted/i.test(c.message));
-    assert.ok(cut.length > 0, `no RL check says it was interrupted: ${rl.map((c) => `${c.rule} ${c.verdict} ${c.message}`).join('; ')}`);
+    assert.ok(
+      cut.length > 0,
+      `no RL check says it was interrupted: ${rl.map((c) => `${c.rule} ${c.verdict} ${c.message}`).join('; ')}`,
+    );
     // The contracts had finished: their verdicts are kept, not replaced by "interrupted".
     const contracts = x.results.checks.filter((c) => !c.rule.startsWith('RL-'));
     assert.ok(contracts.filter((c) => c.verdict === 'pass').length > 100, 'the finished contract checks were lost');
@@ -108,7 +125,10 @@ test('SIGINT during the contracts stops the Playwright workers at once and exits
     assert.doesNotMatch(readFileSync(join(x.out, 'index.html'), 'utf8'), /data-link="playwright"/);
     const notRun = x.results.checks.filter((c) => c.verdict === 'error' && /interrupted/i.test(c.message));
     assert.ok(notRun.length > 0, 'no check is marked as not run because of the interruption');
-    assert.ok(x.results.checks.some((c) => c.rule.startsWith('RL-') && /interrupted/i.test(c.message)), 'the probes are not marked as not run');
+    assert.ok(
+      x.results.checks.some((c) => c.rule.startsWith('RL-') && /interrupted/i.test(c.message)),
+      'the probes are not marked as not run',
+    );
   } finally {
     await ref.close();
   }

@@ -26,8 +26,23 @@ function targetAt(httpBase: string, hostPort: string, name: string): string {
 }
 
 for (const [name, make] of [
-  ['a closed port', async () => { const p = await freePort(); return { file: targetAt(`http://127.0.0.1:${p}`, `127.0.0.1:${p}`, 'closed'), line: `cannot reach 127.0.0.1:${p} (connection refused)` }; }],
-  ['a host name that does not resolve', async () => ({ file: targetAt('http://chainprobe-unreachable.invalid:8080', 'chainprobe-unreachable.invalid:8080', 'dns'), line: 'cannot reach chainprobe-unreachable.invalid:8080 (host name does not resolve: ' })],
+  [
+    'a closed port',
+    async () => {
+      const p = await freePort();
+      return {
+        file: targetAt(`http://127.0.0.1:${p}`, `127.0.0.1:${p}`, 'closed'),
+        line: `cannot reach 127.0.0.1:${p} (connection refused)`,
+      };
+    },
+  ],
+  [
+    'a host name that does not resolve',
+    async () => ({
+      file: targetAt('http://chainprobe-unreachable.invalid:8080', 'chainprobe-unreachable.invalid:8080', 'dns'),
+      line: 'cannot reach chainprobe-unreachable.invalid:8080 (host name does not resolve: ',
+    }),
+  ],
 ] as const) {
   test(`${name}: one cause line first, every rule error with it, exit 1`, async (t) => {
     const { file, line } = await make();
@@ -38,10 +53,19 @@ for (const [name, make] of [
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
     assert.equal(results.summary.fail, 0);
     assert.equal(results.summary.error, results.checks.length);
-    assert.ok(results.checks.every((c) => c.message.includes(line)), 'a check without the cause');
+    assert.ok(
+      results.checks.every((c) => c.message.includes(line)),
+      'a check without the cause',
+    );
     const summary = r.stdout.slice(r.stdout.indexOf('chainprobe 0.'));
-    const lines = summary.split('\n').map((l) => l.trim()).filter(Boolean);
-    assert.ok(lines[1]!.startsWith(line) && lines[1]!.endsWith(`: ${results.checks.length} checks could not run`), summary);
+    const lines = summary
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    assert.ok(
+      lines[1]!.startsWith(line) && lines[1]!.endsWith(`: ${results.checks.length} checks could not run`),
+      summary,
+    );
     assert.equal(lines.filter((l) => /^(ERROR|FAIL) /.test(l)).length, 0, summary);
     assert.ok(readFileSync(join(out, 'index.html'), 'utf8').includes('data-cause='));
   });
@@ -63,9 +87,15 @@ test('one address unreachable (api.baseUrl): its checks error with one cause lin
     assert.equal(results.summary.fail, 0);
     assert.ok(results.summary.pass > 10, 'the reachable nodes were not tested');
     for (const rule of ['NFT-01', 'NFT-03', 'NFT-04', 'RES-02']) assert.equal(results.rules[rule], 'error', rule);
-    assert.ok(results.checks.filter((c) => c.verdict === 'error').every((c) => c.message.includes(line)), 'an error without the cause');
+    assert.ok(
+      results.checks.filter((c) => c.verdict === 'error').every((c) => c.message.includes(line)),
+      'an error without the cause',
+    );
     const summary = r.stdout.slice(r.stdout.indexOf('chainprobe 0.'));
-    assert.match(summary.split('\n')[1]!, new RegExp(`^  ${line.replace(/[.()]/g, '\\$&')}: \\d+ checks could not run$`));
+    assert.match(
+      summary.split('\n')[1]!,
+      new RegExp(`^  ${line.replace(/[.()]/g, '\\$&')}: \\d+ checks could not run$`),
+    );
     assert.doesNotMatch(summary, /^\s+ERROR /m);
   } finally {
     await ref.close();

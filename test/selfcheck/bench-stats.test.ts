@@ -25,22 +25,44 @@ test('maxInWindow counts the most timestamps in any half-open window', () => {
 });
 
 test('a figure judges its target on the median and says whether every run met it', () => {
-  const f = figure({ id: 'x', group: 'g', label: 'p99', unit: 'ms', values: [1.2, 1.9, 2.4], target: { op: '<', value: 2 } });
+  const f = figure({
+    id: 'x',
+    group: 'g',
+    label: 'p99',
+    unit: 'ms',
+    values: [1.2, 1.9, 2.4],
+    target: { op: '<', value: 2 },
+  });
   assert.equal(f.met, true);
   assert.equal(f.metEveryRun, false);
-  const g = figure({ id: 'y', group: 'g', label: 'rps', unit: 'req/s', values: [12000, 9000, 11000], target: { op: '>=', value: 10000 } });
+  const g = figure({
+    id: 'y',
+    group: 'g',
+    label: 'rps',
+    unit: 'req/s',
+    values: [12000, 9000, 11000],
+    target: { op: '>=', value: 10000 },
+  });
   assert.equal(g.met, true);
   assert.equal(g.metEveryRun, false);
   const none = figure({ id: 'z', group: 'g', label: 'nothing', unit: 's', values: [Number.NaN] });
   assert.equal(none.missing, 'no successful repetition');
   assert.deepEqual(ratios([2, 4], [1, 2]), [2, 2]);
-  assert.match(textTable([f, g, none]), /g: p99\s+1\.90 ms\s+1\.20 \.\. 2\.40 \(n=3\)\s+< 2 ms\s+met \(median; not every run\)/);
+  assert.match(
+    textTable([f, g, none]),
+    /g: p99\s+1\.90 ms\s+1\.20 \.\. 2\.40 \(n=3\)\s+< 2 ms\s+met \(median; not every run\)/,
+  );
   assert.match(markdownTable([f]), /^\| figure \| median \|/);
 });
 
 test('stability compares verdicts check by check and names the ones that differ', () => {
   const m = (o: Record<string, Verdict>) => new Map(Object.entries(o));
-  const r = compareRuns([m({ a: 'pass', b: 'pass' }), m({ a: 'pass', b: 'pass' }), m({ a: 'pass', b: 'fail' }), m({ a: 'pass' })]);
+  const r = compareRuns([
+    m({ a: 'pass', b: 'pass' }),
+    m({ a: 'pass', b: 'pass' }),
+    m({ a: 'pass', b: 'fail' }),
+    m({ a: 'pass' }),
+  ]);
   assert.equal(r.identical, 2);
   assert.deepEqual(r.differing, [{ id: 'b', verdicts: { pass: 2, fail: 1, absent: 1 } }]);
 });

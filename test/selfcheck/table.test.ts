@@ -11,12 +11,25 @@ import { planRuns, selectorFor, subsetOf, sectionOf, FAULT_FREE, PlanError } fro
 import { classifyClean, classifyFault, summarize } from '../../scripts/selfcheck/classify.js';
 import { htmlReport, textReport, type SelfcheckReport } from '../../scripts/selfcheck/render.js';
 
-const check = (rule: string, verdict: Verdict, message = `${rule} ${verdict}`): CheckResult => ({ id: `${rule.toLowerCase()}.x`, rule, verdict, message, evidence: {} });
-const results = (checks: CheckResult[]) => buildResults({ target: 'reference', startedAt: new Date(0), finishedAt: new Date(1000), checks, limiter: null });
-const fault: FaultDef = { name: 'xapikey-case-sensitive', rule: 'AUTH-03', family: 'auth', description: 'X-API-Key <b>case</b> & "quotes"' };
+const check = (rule: string, verdict: Verdict, message = `${rule} ${verdict}`): CheckResult => ({
+  id: `${rule.toLowerCase()}.x`,
+  rule,
+  verdict,
+  message,
+  evidence: {},
+});
+const results = (checks: CheckResult[]) =>
+  buildResults({ target: 'reference', startedAt: new Date(0), finishedAt: new Date(1000), checks, limiter: null });
+const fault: FaultDef = {
+  name: 'xapikey-case-sensitive',
+  rule: 'AUTH-03',
+  family: 'auth',
+  description: 'X-API-Key <b>case</b> & "quotes"',
+};
 
 test('every fault of the catalogue is selected by its own --only selector', () => {
-  for (const f of FAULTS) assert.ok(parseSelectors(selectorFor(f)).rule(f.rule), `${f.name}: ${selectorFor(f)} does not run ${f.rule}`);
+  for (const f of FAULTS)
+    assert.ok(parseSelectors(selectorFor(f)).rule(f.rule), `${f.name}: ${selectorFor(f)} does not run ${f.rule}`);
 });
 
 test('the subset has exactly one fault per rule section the catalogue covers, in a stable choice', () => {
@@ -28,7 +41,10 @@ test('the subset has exactly one fault per rule section the catalogue covers, in
 
 test('the plan has the fault-free full run and one run per selected fault, each with its own folder', () => {
   const plan = planRuns(FAULTS, { outRoot: '/tmp/sc', onlyFaults: [fault.name] });
-  assert.deepEqual(plan.map((r) => r.key), [FAULT_FREE, fault.name]);
+  assert.deepEqual(
+    plan.map((r) => r.key),
+    [FAULT_FREE, fault.name],
+  );
   assert.deepEqual(plan[0]!.args, ['--out', '/tmp/sc/runs/fault-free']);
   assert.deepEqual(plan[1]!.args, ['--fault', fault.name, '--only', 'auth', '--out', `/tmp/sc/runs/${fault.name}`]);
   assert.throws(() => planRuns(FAULTS, { outRoot: '/tmp/sc', onlyFaults: ['no-such-fault'] }), PlanError);
@@ -36,11 +52,19 @@ test('the plan has the fault-free full run and one run per selected fault, each 
 
 test('a fault is caught on its rule, caught only elsewhere, missed, or the run errored', () => {
   const facts = (checks: CheckResult[]) => ({ exitCode: 1, durationMs: 1234, results: results(checks) });
-  const caught = classifyFault(fault, 'auth', facts([check('AUTH-03', 'fail'), check('AUTH-02', 'fail'), check('AUTH-01', 'pass')]), 'r');
+  const caught = classifyFault(
+    fault,
+    'auth',
+    facts([check('AUTH-03', 'fail'), check('AUTH-02', 'fail'), check('AUTH-01', 'pass')]),
+    'r',
+  );
   assert.equal(caught.outcome, 'caught');
   assert.deepEqual(caught.alsoFailed, ['AUTH-02']);
   assert.equal(caught.message, 'AUTH-03 fail');
-  assert.equal(classifyFault(fault, 'auth', facts([check('AUTH-03', 'pass'), check('AUTH-02', 'fail')]), 'r').outcome, 'elsewhere');
+  assert.equal(
+    classifyFault(fault, 'auth', facts([check('AUTH-03', 'pass'), check('AUTH-02', 'fail')]), 'r').outcome,
+    'elsewhere',
+  );
   const missed = classifyFault(fault, 'auth', facts([check('AUTH-03', 'error'), check('AUTH-02', 'pass')]), 'r');
   assert.equal(missed.outcome, 'missed');
   assert.equal(missed.ruleVerdict, 'error');
@@ -50,17 +74,43 @@ test('a fault is caught on its rule, caught only elsewhere, missed, or the run e
 });
 
 test('the fault-free run is clean only without fail and error', () => {
-  const ok = classifyClean({ exitCode: 0, durationMs: 1, results: results([check('AUTH-01', 'pass'), check('AUTH-09', 'observed')]) }, 'r');
+  const ok = classifyClean(
+    { exitCode: 0, durationMs: 1, results: results([check('AUTH-01', 'pass'), check('AUTH-09', 'observed')]) },
+    'r',
+  );
   assert.equal(ok.clean, true);
-  const bad = classifyClean({ exitCode: 1, durationMs: 1, results: results([check('AUTH-01', 'pass'), check('RL-10', 'error'), check('NFT-09', 'fail')]) }, 'r');
+  const bad = classifyClean(
+    {
+      exitCode: 1,
+      durationMs: 1,
+      results: results([check('AUTH-01', 'pass'), check('RL-10', 'error'), check('NFT-09', 'fail')]),
+    },
+    'r',
+  );
   assert.equal(bad.clean, false);
-  assert.deepEqual(bad.bad.map((b) => `${b.rule}:${b.verdict}`), ['NFT-09:fail', 'RL-10:error']);
+  assert.deepEqual(
+    bad.bad.map((b) => `${b.rule}:${b.verdict}`),
+    ['NFT-09:fail', 'RL-10:error'],
+  );
 });
 
 test('the kill-rate table prints every row and the HTML escapes what the catalogue and messages hold', () => {
-  const row = classifyFault(fault, 'auth', { exitCode: 1, durationMs: 2500, results: results([check('AUTH-03', 'fail', '<script>alert(1)</script>')]) }, 'runs/x/index.html');
-  const missed = classifyFault({ ...fault, name: 'other', rule: 'AUTH-02' }, 'auth', { exitCode: 0, durationMs: 900, results: results([check('AUTH-02', 'pass')]) }, 'r');
-  const clean = classifyClean({ exitCode: 0, durationMs: 3000, results: results(RULES.slice(0, 3).map((r) => check(r.id, 'pass'))) }, 'r');
+  const row = classifyFault(
+    fault,
+    'auth',
+    { exitCode: 1, durationMs: 2500, results: results([check('AUTH-03', 'fail', '<script>alert(1)</script>')]) },
+    'runs/x/index.html',
+  );
+  const missed = classifyFault(
+    { ...fault, name: 'other', rule: 'AUTH-02' },
+    'auth',
+    { exitCode: 0, durationMs: 900, results: results([check('AUTH-02', 'pass')]) },
+    'r',
+  );
+  const clean = classifyClean(
+    { exitCode: 0, durationMs: 3000, results: results(RULES.slice(0, 3).map((r) => check(r.id, 'pass'))) },
+    'r',
+  );
   const rep: SelfcheckReport = {
     tool: 'chainprobe selfcheck',
     startedAt: new Date(0).toISOString(),

@@ -9,7 +9,15 @@ import { chromium } from '@playwright/test';
 export const REQUIRE_BROWSER_ENV = 'CHAINPROBE_REQUIRE_BROWSER';
 
 /** Debian's flags (see the guide); they suit any Chromium or Chrome. */
-export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Usual install locations, in order: Debian, Ubuntu (deb and snap), Fedora, Chrome, macOS. */
 export const KNOWN_LOCATIONS = [
@@ -88,7 +96,10 @@ export function findChromium(lookup: ChromiumLookup = SYSTEM_LOOKUP): ChromiumFo
   }
   const own = lookup.playwrightBrowser();
   if (own && lookup.isExecutable(own)) return { path: own, source: 'Playwright' };
-  return { path: undefined, reason: 'no Chromium found (CHROMIUM_PATH unset, none at the usual locations, on PATH or installed by Playwright)' };
+  return {
+    path: undefined,
+    reason: 'no Chromium found (CHROMIUM_PATH unset, none at the usual locations, on PATH or installed by Playwright)',
+  };
 }
 
 export function browserRequired(env: Record<string, string | undefined> = process.env): boolean {

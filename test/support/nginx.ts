@@ -7,18 +7,26 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
-const CANDIDATES = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx', '/opt/homebrew/bin/nginx'];
+const CANDIDATES = [
+  '/usr/sbin/nginx',
+  '/usr/local/sbin/nginx',
+  '/usr/local/nginx/sbin/nginx',
+  '/opt/homebrew/bin/nginx',
+];
 
 export function findNginx(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env['NGINX_PATH']) return existsSync(env['NGINX_PATH']) ? env['NGINX_PATH'] : undefined;
-  const onPath = (env['PATH'] ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'nginx'));
+  const onPath = (env['PATH'] ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((d) => join(d, 'nginx'));
   return [...onPath, ...CANDIDATES].find((p) => existsSync(p));
 }
 
 /** For node:test's `skip` option: a reason when nginx is absent and not required, else false. */
 export function nginxSkip(env: NodeJS.ProcessEnv = process.env): string | false {
   if (findNginx(env) || env['CHAINPROBE_REQUIRE_NGINX'] === '1') return false;
-  const reason = 'nginx not found: install Debian\'s nginx (apt-get install nginx) or set NGINX_PATH to run this test';
+  const reason = "nginx not found: install Debian's nginx (apt-get install nginx) or set NGINX_PATH to run this test";
   console.log(`# skipped: ${reason}`);
   return reason;
 }
@@ -54,7 +62,10 @@ export interface Nginx {
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
   });
 }
@@ -82,7 +93,10 @@ function exited(child: ChildProcess, ms: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
-    child.once('exit', () => { clearTimeout(timer); resolve(true); });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
   });
 }
 
@@ -97,7 +111,9 @@ export async function startNginx(opts: NginxOptions): Promise<Nginx> {
   const errorLog = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
   let stderr = '';
   const child = spawn(bin, ['-p', prefix, '-c', conf, '-e', logFile], { stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const stop = async () => {
     if (!(await exited(child, 0))) {
       child.kill('SIGTERM');

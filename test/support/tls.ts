@@ -40,14 +40,115 @@ function openssl(args: string[], cwd: string): void {
 export function makePki(): Pki {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-pki-'));
   const p = (f: string) => join(dir, f);
-  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=chainprobe test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=chainprobe test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
   writeFileSync(p('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
-  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1'], dir);
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext'], dir);
+  openssl(
+    [
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'server.key',
+      '-out',
+      'server.csr',
+      '-subj',
+      '/CN=127.0.0.1',
+    ],
+    dir,
+  );
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'server.ext',
+    ],
+    dir,
+  );
   writeFileSync(p('client.ext'), 'extendedKeyUsage=clientAuth\n');
-  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=chainprobe client'], dir);
-  openssl(['x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '2', '-extfile', 'client.ext'], dir);
-  return { dir, caCert: p('ca.pem'), serverCert: p('server.pem'), serverKey: p('server.key'), clientCert: p('client.pem'), clientKey: p('client.key'), close: () => rmSync(dir, { recursive: true, force: true }) };
+  openssl(
+    [
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'client.key',
+      '-out',
+      'client.csr',
+      '-subj',
+      '/CN=chainprobe client',
+    ],
+    dir,
+  );
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'client.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'client.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'client.ext',
+    ],
+    dir,
+  );
+  return {
+    dir,
+    caCert: p('ca.pem'),
+    serverCert: p('server.pem'),
+    serverKey: p('server.key'),
+    clientCert: p('client.pem'),
+    clientKey: p('client.key'),
+    close: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 export interface TlsFront {
@@ -62,7 +163,11 @@ export interface TlsFront {
  * nginx in front of every address of `plain`: one TLS server per upstream. `mtls` asks every
  * client for a certificate signed by the CA.
  */
-export async function startTlsFront(plain: ReferenceTarget, pki: Pki, opts: { mtls?: boolean } = {}): Promise<TlsFront> {
+export async function startTlsFront(
+  plain: ReferenceTarget,
+  pki: Pki,
+  opts: { mtls?: boolean } = {},
+): Promise<TlsFront> {
   const target = structuredClone(plain);
   const upstreams = new Map<string, number>();
   const portFor = async (hostPort: string) => {
@@ -98,7 +203,10 @@ export async function startTlsFront(plain: ReferenceTarget, pki: Pki, opts: { mt
     ([up, port]) => `server { listen 127.0.0.1:${port} ssl; ${ssl}
     location / { proxy_pass http://${up}; proxy_http_version 1.1; proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection $connection_upgrade; proxy_read_timeout 30s; proxy_buffering off; } }`,
   );
-  if (grpc) servers.push(`server { listen 127.0.0.1:${grpc.port} ssl http2; ${ssl} location / { grpc_pass grpc://${grpc.upstream}; } }`);
+  if (grpc)
+    servers.push(
+      `server { listen 127.0.0.1:${grpc.port} ssl http2; ${ssl} location / { grpc_pass grpc://${grpc.upstream}; } }`,
+    );
   const ports: Record<number, string> = Object.fromEntries([...upstreams.entries()].map(([up, port]) => [port, up]));
   if (grpc) ports[grpc.port] = grpc.upstream;
   const nginx = await startNginx({

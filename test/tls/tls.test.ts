@@ -18,7 +18,9 @@ import { makePki, opensslSkip, startTlsFront, type Pki, type TlsFront } from '..
 const skip = nginxSkip() || opensslSkip();
 // Every contract family: the node part (HTTP nodes, WebSocket, gRPC) and the API behind the same nginx.
 const SELECTION = 'contracts';
-const SYSTEM_BUNDLE = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'].find((p) => existsSync(p));
+const SYSTEM_BUNDLE = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'].find((p) =>
+  existsSync(p),
+);
 
 let ref: WatchedReference;
 let pki: Pki;
@@ -30,9 +32,17 @@ function results(out: string): ResultsFile {
   return JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
 }
 
-async function run(name: string, target: string, extra: string[] = [], env: Record<string, string> = {}): Promise<{ r: CliRun; results: ResultsFile | undefined; out: string }> {
+async function run(
+  name: string,
+  target: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ r: CliRun; results: ResultsFile | undefined; out: string }> {
   const out = join(ref.dir, name);
-  const r = await runCli(['--target', target, '--only', SELECTION, '--out', out, ...extra], { killAfterMs: 120_000, env });
+  const r = await runCli(['--target', target, '--only', SELECTION, '--out', out, ...extra], {
+    killAfterMs: 120_000,
+    env,
+  });
   return { r, out, results: existsSync(join(out, 'results.json')) ? results(out) : undefined };
 }
 
@@ -40,7 +50,10 @@ async function run(name: string, target: string, extra: string[] = [], env: Reco
 function differences(a: ResultsFile, b: ResultsFile): string[] {
   return Object.keys(a.rules)
     .filter((rule) => a.rules[rule] !== b.rules[rule])
-    .map((rule) => `${rule} ${a.rules[rule]}->${b.rules[rule]} (${b.checks.find((c) => c.rule === rule && c.verdict === b.rules[rule])?.message ?? ''})`);
+    .map(
+      (rule) =>
+        `${rule} ${a.rules[rule]}->${b.rules[rule]} (${b.checks.find((c) => c.rule === rule && c.verdict === b.rules[rule])?.message ?? ''})`,
+    );
 }
 
 before(async () => {
@@ -64,114 +77,189 @@ after(async () => {
 for (const [name, extra, env] of [
   ['--ca', () => ['--ca', pki.caCert], () => ({})],
   ['NODE_EXTRA_CA_CERTS', () => [], () => ({ NODE_EXTRA_CA_CERTS: pki.caCert })],
-  ['NODE_EXTRA_CA_CERTS with GRPC_DEFAULT_SSL_ROOTS_FILE_PATH at the system bundle', () => [], () => ({ NODE_EXTRA_CA_CERTS: pki.caCert, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: SYSTEM_BUNDLE ?? '/nonexistent' })],
+  [
+    'NODE_EXTRA_CA_CERTS with GRPC_DEFAULT_SSL_ROOTS_FILE_PATH at the system bundle',
+    () => [],
+    () => ({ NODE_EXTRA_CA_CERTS: pki.caCert, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: SYSTEM_BUNDLE ?? '/nonexistent' }),
+  ],
 ] as const) {
   test(`over TLS trusted by ${name}: every rule's verdict equals the plain-HTTP run's`, { skip }, async () => {
     const { r, results: tls } = await run(name.replace(/\W+/g, '-'), tlsTarget, extra(), env());
     assert.ok(tls, `no results (exit ${r.code}): ${r.stderr.slice(-400)}`);
     assert.deepEqual(differences(plain, tls), [], front.nginx.errorLog().slice(-400));
     assert.equal(r.code, plain.summary.fail || plain.summary.error ? 1 : 0);
-    assert.ok(tls.checks.some((c) => c.rule === 'NODE-06' && c.verdict === 'pass'), 'gRPC reflection over TLS did not pass');
+    assert.ok(
+      tls.checks.some((c) => c.rule === 'NODE-06' && c.verdict === 'pass'),
+      'gRPC reflection over TLS did not pass',
+    );
     assert.doesNotMatch(r.stdout, /TLS verification OFF/);
   });
 }
 
-test('over TLS without the CA: one cause line naming host and port first, no fail, exit 1, within 5 s', { skip }, async (t) => {
-  // The bound is on the run, not on starting node and tsx: on a loaded machine the bare start of
-  // the CLI (a usage error, exit 2) alone can take seconds, so it is measured alongside.
-  const bare = await runCli(['--no-such-flag'], { killAfterMs: 60_000 });
-  const { r, results: tls } = await run('untrusted', tlsTarget);
-  t.diagnostic(`untrusted run: exit ${r.code} in ${Math.round(r.wallMs)} ms; a bare CLI start: ${Math.round(bare.wallMs)} ms`);
-  assert.equal(bare.code, 2);
-  assert.equal(r.code, 1, r.stderr.slice(-400));
-  assert.ok(r.wallMs < 5_000 + bare.wallMs, `took ${Math.round(r.wallMs)} ms (bare start ${Math.round(bare.wallMs)} ms)`);
-  assert.ok(tls);
-  assert.equal(tls.summary.fail, 0);
-  const lines = r.stdout.split('\n').filter((l) => l.includes('TLS: certificate of'));
-  assert.ok(lines.length >= 1 && lines.length <= Object.keys(front.ports).length, r.stdout);
-  for (const l of lines) assert.match(l, /TLS: certificate of 127\.0\.0\.1:\d+ not trusted \(.+\); give the CA with --ca or NODE_EXTRA_CA_CERTS: \d+ checks? could not run/);
-  // Causes come before the counts, and no rule is listed one by one for the same reason.
-  assert.ok(r.stdout.indexOf('TLS: certificate of') < r.stdout.indexOf('pass '), r.stdout);
-  assert.doesNotMatch(r.stdout, /^\s+ERROR /m);
-  assert.doesNotMatch(JSON.stringify(tls.checks), /token form was refused|event types seen: none/);
-  const html = readFileSync(join(ref.dir, 'untrusted', 'index.html'), 'utf8');
-  assert.match(html, /<title>[^<]*could not test[^<]*errors?\)/);
-  assert.match(html, /data-cause="tls-untrusted"/);
-});
+test(
+  'over TLS without the CA: one cause line naming host and port first, no fail, exit 1, within 5 s',
+  { skip },
+  async (t) => {
+    // The bound is on the run, not on starting node and tsx: on a loaded machine the bare start of
+    // the CLI (a usage error, exit 2) alone can take seconds, so it is measured alongside.
+    const bare = await runCli(['--no-such-flag'], { killAfterMs: 60_000 });
+    const { r, results: tls } = await run('untrusted', tlsTarget);
+    t.diagnostic(
+      `untrusted run: exit ${r.code} in ${Math.round(r.wallMs)} ms; a bare CLI start: ${Math.round(bare.wallMs)} ms`,
+    );
+    assert.equal(bare.code, 2);
+    assert.equal(r.code, 1, r.stderr.slice(-400));
+    assert.ok(
+      r.wallMs < 5_000 + bare.wallMs,
+      `took ${Math.round(r.wallMs)} ms (bare start ${Math.round(bare.wallMs)} ms)`,
+    );
+    assert.ok(tls);
+    assert.equal(tls.summary.fail, 0);
+    const lines = r.stdout.split('\n').filter((l) => l.includes('TLS: certificate of'));
+    assert.ok(lines.length >= 1 && lines.length <= Object.keys(front.ports).length, r.stdout);
+    for (const l of lines)
+      assert.match(
+        l,
+        /TLS: certificate of 127\.0\.0\.1:\d+ not trusted \(.+\); give the CA with --ca or NODE_EXTRA_CA_CERTS: \d+ checks? could not run/,
+      );
+    // Causes come before the counts, and no rule is listed one by one for the same reason.
+    assert.ok(r.stdout.indexOf('TLS: certificate of') < r.stdout.indexOf('pass '), r.stdout);
+    assert.doesNotMatch(r.stdout, /^\s+ERROR /m);
+    assert.doesNotMatch(JSON.stringify(tls.checks), /token form was refused|event types seen: none/);
+    const html = readFileSync(join(ref.dir, 'untrusted', 'index.html'), 'utf8');
+    assert.match(html, /<title>[^<]*could not test[^<]*errors?\)/);
+    assert.match(html, /data-cause="tls-untrusted"/);
+  },
+);
 
-test('over TLS with --insecure: verdicts equal the plain run\'s, and the terminal, report and results.json say verification was off', { skip }, async () => {
-  const { r, results: tls, out } = await run('insecure', tlsTarget, ['--insecure']);
-  assert.ok(tls, r.stderr.slice(-400));
-  assert.deepEqual(differences(plain, tls), []);
-  assert.match(r.stdout, /TLS verification OFF/);
-  assert.deepEqual(tls.tls, { insecure: true, ca: [], clientCertificate: false });
-  assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /data-tls="insecure"/);
-});
+test(
+  "over TLS with --insecure: verdicts equal the plain run's, and the terminal, report and results.json say verification was off",
+  { skip },
+  async () => {
+    const { r, results: tls, out } = await run('insecure', tlsTarget, ['--insecure']);
+    assert.ok(tls, r.stderr.slice(-400));
+    assert.deepEqual(differences(plain, tls), []);
+    assert.match(r.stdout, /TLS verification OFF/);
+    assert.deepEqual(tls.tls, { insecure: true, ca: [], clientCertificate: false });
+    assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /data-tls="insecure"/);
+  },
+);
 
-test('only gRPC behind an untrusted certificate: its checks error with the cause, the rest equal the plain run, ERR-01 counts no handshake as an answer', { skip }, async () => {
-  const grpcOnly = ref.writeTarget((t) => {
-    t.nodes!.chainB!.grpcAddress = front.target.nodes!.chainB!.grpcAddress;
-    t.nodes!.chainB!.grpcTls = true;
-  });
-  const out = join(ref.dir, 'grpc-untrusted');
-  const r = await runCli(['--target', grpcOnly, '--only', `${SELECTION},ERR-01`, '--out', out], { killAfterMs: 120_000, env: {} });
-  const res = results(out);
-  const grpcRules = new Set(['NODE-06', 'NAUTH-06', 'NAUTH-07']);
-  assert.deepEqual(differences(plain, res).filter((d) => !grpcRules.has(d.split(' ')[0]!) && !d.startsWith('ERR-01')), []);
-  const line = `TLS: certificate of ${front.target.nodes!.chainB!.grpcAddress} not trusted`;
-  for (const rule of ['NODE-06', 'NAUTH-06']) assert.equal(res.rules[rule], 'error', rule);
-  assert.ok(res.checks.filter((c) => grpcRules.has(c.rule) && c.verdict === 'error').every((c) => c.message.includes(line)));
-  assert.equal(res.summary.fail, 0);
-  assert.equal(r.code, 1);
-  assert.match(r.stdout.split('\n').find((l) => l.includes('could not run')) ?? '', new RegExp(`${line.replace(/\./g, '\\.')}.*: \\d+ checks? could not run`));
-  const err01 = res.checks.filter((c) => c.rule === 'ERR-01');
-  assert.ok(err01.length > 0);
-  assert.doesNotMatch(JSON.stringify(err01), /grpc UNAVAILABLE/);
-});
+test(
+  'only gRPC behind an untrusted certificate: its checks error with the cause, the rest equal the plain run, ERR-01 counts no handshake as an answer',
+  { skip },
+  async () => {
+    const grpcOnly = ref.writeTarget((t) => {
+      t.nodes!.chainB!.grpcAddress = front.target.nodes!.chainB!.grpcAddress;
+      t.nodes!.chainB!.grpcTls = true;
+    });
+    const out = join(ref.dir, 'grpc-untrusted');
+    const r = await runCli(['--target', grpcOnly, '--only', `${SELECTION},ERR-01`, '--out', out], {
+      killAfterMs: 120_000,
+      env: {},
+    });
+    const res = results(out);
+    const grpcRules = new Set(['NODE-06', 'NAUTH-06', 'NAUTH-07']);
+    assert.deepEqual(
+      differences(plain, res).filter((d) => !grpcRules.has(d.split(' ')[0]!) && !d.startsWith('ERR-01')),
+      [],
+    );
+    const line = `TLS: certificate of ${front.target.nodes!.chainB!.grpcAddress} not trusted`;
+    for (const rule of ['NODE-06', 'NAUTH-06']) assert.equal(res.rules[rule], 'error', rule);
+    assert.ok(
+      res.checks.filter((c) => grpcRules.has(c.rule) && c.verdict === 'error').every((c) => c.message.includes(line)),
+    );
+    assert.equal(res.summary.fail, 0);
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stdout.split('\n').find((l) => l.includes('could not run')) ?? '',
+      new RegExp(`${line.replace(/\./g, '\\.')}.*: \\d+ checks? could not run`),
+    );
+    const err01 = res.checks.filter((c) => c.rule === 'ERR-01');
+    assert.ok(err01.length > 0);
+    assert.doesNotMatch(JSON.stringify(err01), /grpc UNAVAILABLE/);
+  },
+);
 
-test('the probe engine uses the same trust: --ca reaches the node, no CA gives the cause line, insecure reaches it', { skip }, async () => {
-  const { NodeEngine } = await import('../../load/engine/node.js');
-  const { useTls } = await import('../../src/tls/trust.js');
-  const horizon = front.target.nodes!.horizon!;
-  const once = async () => {
-    const engine = new NodeEngine({ endpoint: horizon.endpoint, token: ref.target.nodes!.horizon!.token, timeoutMs: 5000 });
+test(
+  'the probe engine uses the same trust: --ca reaches the node, no CA gives the cause line, insecure reaches it',
+  { skip },
+  async () => {
+    const { NodeEngine } = await import('../../load/engine/node.js');
+    const { useTls } = await import('../../src/tls/trust.js');
+    const horizon = front.target.nodes!.horizon!;
+    const once = async () => {
+      const engine = new NodeEngine({
+        endpoint: horizon.endpoint,
+        token: ref.target.nodes!.horizon!.token,
+        timeoutMs: 5000,
+      });
+      try {
+        return await engine.send('GET');
+      } finally {
+        await engine.close();
+      }
+    };
     try {
-      return await engine.send('GET');
+      useTls({ ca: [pki.caCert], insecure: false });
+      assert.equal((await once()).status, 200);
+      useTls(undefined);
+      const untrusted = await once();
+      assert.equal(untrusted.status, undefined);
+      assert.match(
+        untrusted.error ?? '',
+        /^TLS: certificate of 127\.0\.0\.1:\d+ not trusted \(unable to verify the first certificate\); give the CA/,
+      );
+      useTls({ ca: [], insecure: true });
+      assert.equal((await once()).status, 200);
     } finally {
-      await engine.close();
+      useTls(undefined);
     }
-  };
-  try {
-    useTls({ ca: [pki.caCert], insecure: false });
-    assert.equal((await once()).status, 200);
-    useTls(undefined);
-    const untrusted = await once();
-    assert.equal(untrusted.status, undefined);
-    assert.match(untrusted.error ?? '', /^TLS: certificate of 127\.0\.0\.1:\d+ not trusted \(unable to verify the first certificate\); give the CA/);
-    useTls({ ca: [], insecure: true });
-    assert.equal((await once()).status, 200);
-  } finally {
-    useTls(undefined);
-  }
-});
+  },
+);
 
-test('the rate-limit probes over TLS (--ca) give the plain run\'s verdicts: each on a fresh reference', { skip }, async (t) => {
-  const { QUICK_PROBES } = await import('../safety/support/reference.js');
-  const refs = [await startWatchedReference(QUICK_PROBES), await startWatchedReference(QUICK_PROBES)];
-  const probeFront = await startTlsFront(refs[1]!.target, pki);
-  try {
-    // One after the other: the probes' timing model should not compete with a second run for the CPU.
-    const runs = [
-      await runCli(['--target', refs[0]!.writeTarget(), '--only', 'load', '--out', join(refs[0]!.dir, 'plain')], { killAfterMs: 240_000 }),
-      await runCli(['--target', refs[1]!.writeTarget((tf) => Object.assign(tf, structuredClone(probeFront.target))), '--only', 'load', '--ca', pki.caCert, '--out', join(refs[1]!.dir, 'tls')], { killAfterMs: 240_000 }),
-    ] as const;
-    t.diagnostic(`plain: exit ${runs[0].code} in ${Math.round(runs[0].wallMs)} ms; TLS: exit ${runs[1].code} in ${Math.round(runs[1].wallMs)} ms`);
-    const [a, b] = [results(join(refs[0]!.dir, 'plain')), results(join(refs[1]!.dir, 'tls'))];
-    assert.ok(Object.keys(b.rules).filter((r) => r.startsWith('RL-')).every((r) => b.rules[r] !== 'error' && b.rules[r] !== 'skipped'), JSON.stringify(b.rules));
-    assert.deepEqual(differences(a, b), []);
-    assert.equal(b.summary.fail, 0);
-  } finally {
-    await probeFront.nginx.stop();
-    for (const r of refs) await r.close();
-  }
-});
+test(
+  "the rate-limit probes over TLS (--ca) give the plain run's verdicts: each on a fresh reference",
+  { skip },
+  async (t) => {
+    const { QUICK_PROBES } = await import('../safety/support/reference.js');
+    const refs = [await startWatchedReference(QUICK_PROBES), await startWatchedReference(QUICK_PROBES)];
+    const probeFront = await startTlsFront(refs[1]!.target, pki);
+    try {
+      // One after the other: the probes' timing model should not compete with a second run for the CPU.
+      const runs = [
+        await runCli(['--target', refs[0]!.writeTarget(), '--only', 'load', '--out', join(refs[0]!.dir, 'plain')], {
+          killAfterMs: 240_000,
+        }),
+        await runCli(
+          [
+            '--target',
+            refs[1]!.writeTarget((tf) => Object.assign(tf, structuredClone(probeFront.target))),
+            '--only',
+            'load',
+            '--ca',
+            pki.caCert,
+            '--out',
+            join(refs[1]!.dir, 'tls'),
+          ],
+          { killAfterMs: 240_000 },
+        ),
+      ] as const;
+      t.diagnostic(
+        `plain: exit ${runs[0].code} in ${Math.round(runs[0].wallMs)} ms; TLS: exit ${runs[1].code} in ${Math.round(runs[1].wallMs)} ms`,
+      );
+      const [a, b] = [results(join(refs[0]!.dir, 'plain')), results(join(refs[1]!.dir, 'tls'))];
+      assert.ok(
+        Object.keys(b.rules)
+          .filter((r) => r.startsWith('RL-'))
+          .every((r) => b.rules[r] !== 'error' && b.rules[r] !== 'skipped'),
+        JSON.stringify(b.rules),
+      );
+      assert.deepEqual(differences(a, b), []);
+      assert.equal(b.summary.fail, 0);
+    } finally {
+      await probeFront.nginx.stop();
+      for (const r of refs) await r.close();
+    }
+  },
+);

@@ -17,15 +17,69 @@ const KEY = 'k3y-V4lue_0123456789';
 
 // Methods 1 of the description: `?` when the URL has no query string, `&` when it has one.
 const JOINS: { url: string; name: string; value: string; want: string; why: string }[] = [
-  { url: 'https://api.example.invalid/nft/v1/p/n/event/e1', name: 'apiKey', value: KEY, want: `https://api.example.invalid/nft/v1/p/n/event/e1?apiKey=${KEY}`, why: 'no query: ?' },
-  { url: 'https://api.example.invalid/nft/v1/p/n/asset?contract_address=0xc&token_id=1', name: 'apiKey', value: KEY, want: `https://api.example.invalid/nft/v1/p/n/asset?contract_address=0xc&token_id=1&apiKey=${KEY}`, why: 'existing query: &' },
-  { url: 'https://api.example.invalid/x?', name: 'apiKey', value: KEY, want: `https://api.example.invalid/x?apiKey=${KEY}`, why: 'trailing ?: nothing added' },
-  { url: 'https://api.example.invalid/x?a=1&', name: 'apiKey', value: KEY, want: `https://api.example.invalid/x?a=1&apiKey=${KEY}`, why: 'trailing &: nothing added' },
-  { url: 'https://api.example.invalid/x#frag', name: 'apiKey', value: KEY, want: `https://api.example.invalid/x?apiKey=${KEY}#frag`, why: 'fragment stays last' },
-  { url: 'https://api.example.invalid/x?a=1#frag?b', name: 'apiKey', value: KEY, want: `https://api.example.invalid/x?a=1&apiKey=${KEY}#frag?b`, why: 'a ? inside the fragment does not count' },
-  { url: 'https://node.example.invalid/fee_stats', name: 'auth', value: KEY, want: `https://node.example.invalid/fee_stats?auth=${KEY}`, why: 'auth, no query: ?' },
-  { url: 'https://node.example.invalid/consensus_rpc?x=1', name: 'auth', value: KEY, want: `https://node.example.invalid/consensus_rpc?x=1&auth=${KEY}`, why: 'auth, existing query: &' },
-  { url: 'https://node.example.invalid/v1/blocks/by_height/1', name: 'auth', value: 'a b&c=d/+', want: 'https://node.example.invalid/v1/blocks/by_height/1?auth=a%20b%26c%3Dd%2F%2B', why: 'value is URL-encoded' },
+  {
+    url: 'https://api.example.invalid/nft/v1/p/n/event/e1',
+    name: 'apiKey',
+    value: KEY,
+    want: `https://api.example.invalid/nft/v1/p/n/event/e1?apiKey=${KEY}`,
+    why: 'no query: ?',
+  },
+  {
+    url: 'https://api.example.invalid/nft/v1/p/n/asset?contract_address=0xc&token_id=1',
+    name: 'apiKey',
+    value: KEY,
+    want: `https://api.example.invalid/nft/v1/p/n/asset?contract_address=0xc&token_id=1&apiKey=${KEY}`,
+    why: 'existing query: &',
+  },
+  {
+    url: 'https://api.example.invalid/x?',
+    name: 'apiKey',
+    value: KEY,
+    want: `https://api.example.invalid/x?apiKey=${KEY}`,
+    why: 'trailing ?: nothing added',
+  },
+  {
+    url: 'https://api.example.invalid/x?a=1&',
+    name: 'apiKey',
+    value: KEY,
+    want: `https://api.example.invalid/x?a=1&apiKey=${KEY}`,
+    why: 'trailing &: nothing added',
+  },
+  {
+    url: 'https://api.example.invalid/x#frag',
+    name: 'apiKey',
+    value: KEY,
+    want: `https://api.example.invalid/x?apiKey=${KEY}#frag`,
+    why: 'fragment stays last',
+  },
+  {
+    url: 'https://api.example.invalid/x?a=1#frag?b',
+    name: 'apiKey',
+    value: KEY,
+    want: `https://api.example.invalid/x?a=1&apiKey=${KEY}#frag?b`,
+    why: 'a ? inside the fragment does not count',
+  },
+  {
+    url: 'https://node.example.invalid/fee_stats',
+    name: 'auth',
+    value: KEY,
+    want: `https://node.example.invalid/fee_stats?auth=${KEY}`,
+    why: 'auth, no query: ?',
+  },
+  {
+    url: 'https://node.example.invalid/consensus_rpc?x=1',
+    name: 'auth',
+    value: KEY,
+    want: `https://node.example.invalid/consensus_rpc?x=1&auth=${KEY}`,
+    why: 'auth, existing query: &',
+  },
+  {
+    url: 'https://node.example.invalid/v1/blocks/by_height/1',
+    name: 'auth',
+    value: 'a b&c=d/+',
+    want: 'https://node.example.invalid/v1/blocks/by_height/1?auth=a%20b%26c%3Dd%2F%2B',
+    why: 'value is URL-encoded',
+  },
 ];
 
 for (const j of JOINS) {
@@ -35,7 +89,13 @@ for (const j of JOINS) {
 }
 
 test('the joined parameter reads back as the value and the other parameters are intact (AUTH-06)', () => {
-  const u = new URL(withQueryParam('https://api.example.invalid/nft/v1/p/n/assets/rarity/c?sort_by=rarity_rank&page_token=abc%3D', 'apiKey', 'x&y=z'));
+  const u = new URL(
+    withQueryParam(
+      'https://api.example.invalid/nft/v1/p/n/assets/rarity/c?sort_by=rarity_rank&page_token=abc%3D',
+      'apiKey',
+      'x&y=z',
+    ),
+  );
   assert.equal(u.searchParams.get('apiKey'), 'x&y=z');
   assert.equal(u.searchParams.get('sort_by'), 'rarity_rank');
   assert.equal(u.searchParams.get('page_token'), 'abc=');
@@ -73,7 +133,10 @@ test('applyForm does not change the headers it is given', () => {
 });
 
 test('the form table holds every credential form of the description', () => {
-  const byName = (transport: string) => Object.values(AUTH_FORMS).filter((f) => f.transport === transport).map((f) => f.name);
+  const byName = (transport: string) =>
+    Object.values(AUTH_FORMS)
+      .filter((f) => f.transport === transport)
+      .map((f) => f.name);
   assert.equal(AUTH_FORMS.bearer.value(KEY), `Bearer ${KEY}`);
   assert.equal(AUTH_FORMS.bearer.name, 'Authorization');
   // X-API-Key in several letter cases (AUTH-03)
@@ -81,14 +144,18 @@ test('the form table holds every credential form of the description', () => {
   assert.ok(new Set(apiKeyCases).size >= 4, apiKeyCases.join(','));
   assert.deepEqual([...new Set(byName('query'))].sort(), ['apiKey', 'auth']);
   assert.deepEqual(byName('ws-header'), ['X-Auth-Token', 'Authorization']);
-  assert.deepEqual(byName('grpc-metadata').map((n) => n.toLowerCase()), ['x-auth-token', 'authorization']);
+  assert.deepEqual(
+    byName('grpc-metadata').map((n) => n.toLowerCase()),
+    ['x-auth-token', 'authorization'],
+  );
   assert.ok(byName('header').includes('X-Auth-Token'));
   for (const [id, form] of Object.entries(AUTH_FORMS)) assert.equal(form.id, id);
 });
 
 test('the redactor knows every credential header and query parameter the forms use', () => {
   for (const form of Object.values(AUTH_FORMS)) {
-    if (form.transport === 'query') assert.ok((CREDENTIAL_QUERY_PARAMS as readonly string[]).includes(form.name), form.id);
+    if (form.transport === 'query')
+      assert.ok((CREDENTIAL_QUERY_PARAMS as readonly string[]).includes(form.name), form.id);
     else assert.ok((CREDENTIAL_HEADERS as readonly string[]).includes(form.name.toLowerCase()), form.id);
   }
 });
@@ -98,7 +165,8 @@ test('the usage matrices name only real rule ids and known forms; documented for
   for (const u of usages) {
     assert.ok(isRuleId(u.rule), `${u.rule} is not in the catalogue`);
     assert.ok(u.form in AUTH_FORMS, u.form);
-    if (u.expect === 'accept') assert.equal(ruleById(u.rule).kind, 'must', `${u.rule} (${u.form}) is documented, so a must rule`);
+    if (u.expect === 'accept')
+      assert.equal(ruleById(u.rule).kind, 'must', `${u.rule} (${u.form}) is documented, so a must rule`);
   }
   for (const u of API_KEY_USAGES) assert.ok(u.rule.startsWith('AUTH-'), u.rule);
   for (const u of NODE_TOKEN_USAGES) assert.ok(u.rule.startsWith('NAUTH-'), u.rule);
@@ -112,7 +180,9 @@ test('the usage matrices name only real rule ids and known forms; documented for
 test('the accepted key forms are exactly the documented (accept) forms of each key on its own base', () => {
   for (const [key, forms] of Object.entries(ACCEPTED_KEY_FORMS) as [string, FormId[]][]) {
     const ownBase = key === 'newKey' ? 'base' : 'legacy';
-    const documented = API_KEY_USAGES.filter((u) => u.key === key && u.base === ownBase && u.expect === 'accept').map((u) => u.form);
+    const documented = API_KEY_USAGES.filter((u) => u.key === key && u.base === ownBase && u.expect === 'accept').map(
+      (u) => u.form,
+    );
     for (const f of forms) assert.ok(documented.includes(f), `${key}: ${f}`);
   }
   assert.deepEqual([...ACCEPTED_KEY_FORMS.newKey].sort(), ['bearer', 'x-api-key']);
@@ -120,9 +190,13 @@ test('the accepted key forms are exactly the documented (accept) forms of each k
 });
 
 test('every node path has its documented form as accept', () => {
-  const accepted = (path: string) => NODE_TOKEN_USAGES.filter((u) => u.path === path && u.expect === 'accept').map((u) => u.form).sort();
+  const accepted = (path: string) =>
+    NODE_TOKEN_USAGES.filter((u) => u.path === path && u.expect === 'accept')
+      .map((u) => u.form)
+      .sort();
   assert.deepEqual(accepted('blockRest'), ['auth-query', 'bearer', 'x-auth-token']);
-  for (const path of ['appRest', 'consensusRpc', 'consensusRest', 'feeStats']) assert.deepEqual(accepted(path), ['auth-query'], path);
+  for (const path of ['appRest', 'consensusRpc', 'consensusRest', 'feeStats'])
+    assert.deepEqual(accepted(path), ['auth-query'], path);
   assert.deepEqual(accepted('websocket'), ['ws-x-auth-token']);
   assert.deepEqual(accepted('grpc'), ['grpc-metadata']);
 });

@@ -1,18 +1,31 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
-import { CONTRACT_FAMILIES, FAMILIES, FAMILY_NAMES, familyOf, PROBE_FAMILIES, RULES, rulesOf, SECTIONS } from '../../src/rules/catalogue.js';
+import {
+  CONTRACT_FAMILIES,
+  FAMILIES,
+  FAMILY_NAMES,
+  familyOf,
+  PROBE_FAMILIES,
+  RULES,
+  rulesOf,
+  SECTIONS,
+} from '../../src/rules/catalogue.js';
 import { RL_RULES, RULE_PHASES } from '../../load/plan.js';
 
 // The project keeps its own catalogue; this keeps it equal to the shared one when that is beside us.
 const shared = new URL('../../../shared/spec/rules.md', import.meta.url);
 
-test('rule ids and kinds equal those of the shared rules.md', { skip: !existsSync(shared) && 'no ../shared checkout beside the project' }, () => {
-  const md = readFileSync(shared, 'utf8');
-  const theirs = [...md.matchAll(/^\| ([A-Z]+-\d+) \| (must|std|observe) \|/gm)].map((m) => `${m[1]} ${m[2]}`);
-  const ours = RULES.map((r) => `${r.id} ${r.kind}`);
-  assert.deepEqual(ours, theirs);
-});
+test(
+  'rule ids and kinds equal those of the shared rules.md',
+  { skip: !existsSync(shared) && 'no ../shared checkout beside the project' },
+  () => {
+    const md = readFileSync(shared, 'utf8');
+    const theirs = [...md.matchAll(/^\| ([A-Z]+-\d+) \| (must|std|observe) \|/gm)].map((m) => `${m[1]} ${m[2]}`);
+    const ours = RULES.map((r) => `${r.id} ${r.kind}`);
+    assert.deepEqual(ours, theirs);
+  },
+);
 
 test('every rule belongs to a known section and ids are unique', () => {
   const keys = new Set(SECTIONS.map((s) => s.key));
@@ -21,7 +34,8 @@ test('every rule belongs to a known section and ids are unique', () => {
 });
 
 test('each family is one stage: a contract spec file per contract family, the probes judge the rest', () => {
-  for (const f of CONTRACT_FAMILIES) assert.ok(existsSync(new URL(`../../contracts/${f}.spec.ts`, import.meta.url)), `contracts/${f}.spec.ts`);
+  for (const f of CONTRACT_FAMILIES)
+    assert.ok(existsSync(new URL(`../../contracts/${f}.spec.ts`, import.meta.url)), `contracts/${f}.spec.ts`);
   assert.deepEqual([...CONTRACT_FAMILIES, ...PROBE_FAMILIES].sort(), [...FAMILY_NAMES].sort());
   assert.deepEqual([...rulesOf('contracts'), ...rulesOf('probes')].sort(), RULES.map((r) => r.id).sort());
   for (const r of RULES) assert.ok(FAMILIES[familyOf(r.id)].includes(r.section), r.id);

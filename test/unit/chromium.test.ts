@@ -2,18 +2,33 @@
 // files exist, what the environment holds, and which browser (or which skip line) results.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserRequired, findChromium, skipLine, type ChromiumFound, type ChromiumLookup } from '../support/chromium.js';
+import {
+  browserRequired,
+  findChromium,
+  skipLine,
+  type ChromiumFound,
+  type ChromiumLookup,
+} from '../support/chromium.js';
 
 const PLAYWRIGHTS = '/home/u/.cache/ms-playwright/chromium-1255/chrome-linux64/chrome';
 
-function machine(files: string[], env: Record<string, string | undefined>, playwright: string | undefined = PLAYWRIGHTS): ChromiumLookup {
+function machine(
+  files: string[],
+  env: Record<string, string | undefined>,
+  playwright: string | undefined = PLAYWRIGHTS,
+): ChromiumLookup {
   const present = new Set(files);
   return { env, isExecutable: (p) => present.has(p), playwrightBrowser: () => playwright };
 }
 
-const cases: { name: string; files: string[]; env: Record<string, string | undefined>; want: Partial<ChromiumFound> }[] = [
+const cases: {
+  name: string;
+  files: string[];
+  env: Record<string, string | undefined>;
+  want: Partial<ChromiumFound>;
+}[] = [
   {
-    name: 'CHROMIUM_PATH wins over Debian\'s chromium',
+    name: "CHROMIUM_PATH wins over Debian's chromium",
     files: ['/opt/chrome/chrome', '/usr/bin/chromium'],
     env: { CHROMIUM_PATH: '/opt/chrome/chrome', PATH: '/usr/bin' },
     want: { path: '/opt/chrome/chrome', source: 'CHROMIUM_PATH' },
@@ -31,13 +46,13 @@ const cases: { name: string; files: string[]; env: Record<string, string | undef
     want: { path: undefined, reason: 'CHROMIUM_PATH=/nowhere/chromium is not an executable file' },
   },
   {
-    name: 'Debian\'s /usr/bin/chromium first among the usual locations',
+    name: "Debian's /usr/bin/chromium first among the usual locations",
     files: ['/usr/bin/google-chrome', '/usr/bin/chromium', '/snap/bin/chromium'],
     env: { PATH: '' },
     want: { path: '/usr/bin/chromium', source: 'known location' },
   },
   {
-    name: 'Ubuntu\'s snap',
+    name: "Ubuntu's snap",
     files: ['/snap/bin/chromium'],
     env: {},
     want: { path: '/snap/bin/chromium', source: 'known location' },
@@ -55,13 +70,13 @@ const cases: { name: string; files: string[]; env: Record<string, string | undef
     want: { path: '/home/u/bin/chromium', source: 'PATH' },
   },
   {
-    name: 'Playwright\'s own browser last',
+    name: "Playwright's own browser last",
     files: [PLAYWRIGHTS],
     env: { PATH: '/usr/bin' },
     want: { path: PLAYWRIGHTS, source: 'Playwright' },
   },
   {
-    name: 'none: CHROMIUM_PATH unset, PATH stripped, Playwright\'s browser not installed',
+    name: "none: CHROMIUM_PATH unset, PATH stripped, Playwright's browser not installed",
     files: [],
     env: { PATH: '' },
     want: { path: undefined },

@@ -128,9 +128,15 @@ test('the output folder: missing levels are made, a file in the way or an unmake
     assert.deepEqual(readdirSync(nested), [], 'the write test leaves nothing behind');
     prepareOutDir(nested); // an existing folder is fine
     writeFileSync(join(dir, 'f'), '');
-    assert.throws(() => prepareOutDir(join(dir, 'f', 'x')), { message: `--out ${join(dir, 'f', 'x')}: ${join(dir, 'f')} is a file, not a folder` });
-    assert.throws(() => prepareOutDir(join(dir, 'f'), '--out-dir'), { message: `--out-dir ${join(dir, 'f')}: is a file, not a folder` });
-    assert.throws(() => prepareOutDir('/proc/chainprobe-nope/x'), { message: '--out /proc/chainprobe-nope/x: a folder cannot be made there' });
+    assert.throws(() => prepareOutDir(join(dir, 'f', 'x')), {
+      message: `--out ${join(dir, 'f', 'x')}: ${join(dir, 'f')} is a file, not a folder`,
+    });
+    assert.throws(() => prepareOutDir(join(dir, 'f'), '--out-dir'), {
+      message: `--out-dir ${join(dir, 'f')}: is a file, not a folder`,
+    });
+    assert.throws(() => prepareOutDir('/proc/chainprobe-nope/x'), {
+      message: '--out /proc/chainprobe-nope/x: a folder cannot be made there',
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -147,7 +153,10 @@ test('--only: a misspelt selector gets the nearest one, nothing after the commas
   };
   assert.equal(problemOf('nftt'), '--only: unknown selector "nftt" (did you mean nft?)');
   assert.equal(problemOf('auth,NFT-9'), '--only: unknown selector "NFT-9" (did you mean NFT-09?)');
-  assert.match(problemOf('xyz'), /^--only: unknown selector "xyz" \(use contracts, auth, .* a rule id such as NFT-09\)$/);
+  assert.match(
+    problemOf('xyz'),
+    /^--only: unknown selector "xyz" \(use contracts, auth, .* a rule id such as NFT-09\)$/,
+  );
   assert.match(problemOf(' , '), /^--only: no selector given/);
   assert.equal(parseSelectors('').all, true, 'no --only at all runs everything');
 });

@@ -11,7 +11,11 @@ import { TOOL } from '../../src/results.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function run(script: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -21,7 +25,11 @@ for (const { script, def } of COMMANDS) {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
     const lines = r.stdout.split('\n');
-    for (const [name, flag] of Object.entries({ ...def.flags, help: { help: 'print this help and exit' }, version: { help: "print chainprobe's version and exit" } })) {
+    for (const [name, flag] of Object.entries({
+      ...def.flags,
+      help: { help: 'print this help and exit' },
+      version: { help: "print chainprobe's version and exit" },
+    })) {
       const at = lines.findIndex((l) => new RegExp(`^\\s+(-\\w, )?--${name}\\b`).test(l));
       assert.ok(at >= 0, `--${name} listed`);
       // The help text follows on the same line, or on the next one when the flag is long.
@@ -47,15 +55,22 @@ test('npm start -- --version prints the package version', () => {
 
 test('package.json runs exactly the commands the list knows (a new script gets --help too)', () => {
   const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { scripts: Record<string, string> };
-  const user = Object.entries(pkg.scripts).filter(([name]) => name !== 'typecheck');
+  // tsc and prettier answer --help themselves.
+  const user = Object.entries(pkg.scripts).filter(([name]) => name !== 'typecheck' && name !== 'format');
   for (const [name, cmd] of user) {
     const script = /tsx (scripts\/\S+\.ts)/.exec(cmd)?.[1];
-    assert.ok(script && COMMANDS.some((c) => c.script === script), `npm run ${name} (${cmd}) is in scripts/commands.ts`);
+    assert.ok(
+      script && COMMANDS.some((c) => c.script === script),
+      `npm run ${name} (${cmd}) is in scripts/commands.ts`,
+    );
   }
 });
 
 test('output piped into a reader that stops early (| head) ends the command quietly, with no stack trace', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/reference.ts', '--list-faults'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/reference.ts', '--list-faults'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   child.stdout.destroy(); // the reader is gone before the first line

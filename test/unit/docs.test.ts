@@ -16,10 +16,12 @@ function properties(node: unknown, at: string, out: Map<string, string>): Map<st
   if (Array.isArray(node)) node.forEach((n) => properties(n, at, out));
   else if (isSchemaNode(node)) {
     for (const [k, v] of Object.entries(node)) {
-      if (k === 'properties' && isSchemaNode(v)) for (const [name, sub] of Object.entries(v as SchemaNode)) {
-        if (name !== '$schema') out.set(`${at}${name}`, name);
-        properties(sub, `${at}${name}.`, out);
-      } else properties(v, k === '$defs' ? '' : at, out);
+      if (k === 'properties' && isSchemaNode(v))
+        for (const [name, sub] of Object.entries(v as SchemaNode)) {
+          if (name !== '$schema') out.set(`${at}${name}`, name);
+          properties(sub, `${at}${name}.`, out);
+        }
+      else properties(v, k === '$defs' ? '' : at, out);
     }
   }
   return out;
@@ -28,12 +30,19 @@ function properties(node: unknown, at: string, out: Map<string, string>): Map<st
 test('docs/target-file.md describes every field of schemas/target.schema.json', () => {
   const doc = read('docs/target-file.md');
   const schema = JSON.parse(read('schemas/target.schema.json')) as SchemaNode;
-  const missing = [...properties(schema, '', new Map())].filter(([, name]) => !doc.includes(`\`${name}\``) && !doc.includes(`.${name}\``)).map(([where]) => where);
+  const missing = [...properties(schema, '', new Map())]
+    .filter(([, name]) => !doc.includes(`\`${name}\``) && !doc.includes(`.${name}\``))
+    .map(([where]) => where);
   assert.deepEqual(missing, [], 'add these fields to docs/target-file.md');
 });
 
 test('every relative link of README.md and docs/*.md leads to a file that exists', () => {
-  const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const pages = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const broken: string[] = [];
   for (const page of pages) {
     for (const m of read(page).matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
@@ -47,5 +56,6 @@ test('every relative link of README.md and docs/*.md leads to a file that exists
 
 test('README.md links every page of docs/', () => {
   const readme = read('README.md');
-  for (const f of readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md'))) assert.ok(readme.includes(`(docs/${f})`), `README links docs/${f}`);
+  for (const f of readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')))
+    assert.ok(readme.includes(`(docs/${f})`), `README links docs/${f}`);
 });

@@ -1,12 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NEAR_MISS_KINDS, nearMisses, rotatingKind, withNearMisses, type NearMissKind } from '../../src/auth/near-miss.js';
+import {
+  NEAR_MISS_KINDS,
+  nearMisses,
+  rotatingKind,
+  withNearMisses,
+  type NearMissKind,
+} from '../../src/auth/near-miss.js';
 import { ROTATION, wrongCredentialCount, wrongCredentials } from '../../src/auth/wrong-credentials.js';
 
 const REAL = 'ref-new-key-7f3a9c2e41d84b6f';
 const OTHER = 'ref-legacy-key-2b8e5d1c9a7f4e03';
 
-const byKind = (real: string, seed: number, other?: string) => new Map(nearMisses(real, seed, other).map((m) => [m.kind, m.value]));
+const byKind = (real: string, seed: number, other?: string) =>
+  new Map(nearMisses(real, seed, other).map((m) => [m.kind, m.value]));
 
 /** Positions where two equally long strings differ. */
 function diffs(a: string, b: string): number[] {
@@ -23,7 +30,10 @@ function oneInserted(shorter: string, longer: string): boolean {
 
 test('every kind is made, distinct from the real value and from each other', () => {
   const m = nearMisses(REAL, 7, OTHER);
-  assert.deepEqual(m.map((x) => x.kind), [...NEAR_MISS_KINDS]);
+  assert.deepEqual(
+    m.map((x) => x.kind),
+    [...NEAR_MISS_KINDS],
+  );
   const values = m.map((x) => x.value);
   assert.equal(new Set([...values, REAL]).size, values.length + 1);
 });
@@ -51,7 +61,8 @@ test('each kind is the near miss its name says (many seeds)', () => {
 test('changed characters keep the alphabet: a hex token stays hex, an upper-case letter stays upper-case', () => {
   for (let seed = 0; seed < 100; seed++) {
     const hex = byKind('5c1e9b7d3f2a5c1e', seed);
-    for (const kind of ['first-changed', 'middle-changed', 'last-changed', 'char-added'] as NearMissKind[]) assert.match(hex.get(kind)!, /^[0-9a-f]+$/, kind);
+    for (const kind of ['first-changed', 'middle-changed', 'last-changed', 'char-added'] as NearMissKind[])
+      assert.match(hex.get(kind)!, /^[0-9a-f]+$/, kind);
     const upper = byKind('ABCDEFGH', seed);
     assert.match(upper.get('first-changed')!, /^[A-Z]+$/);
     assert.equal(upper.get('case-changed'), 'abcdefgh');
@@ -63,7 +74,8 @@ test('deterministic per (seed, real value); another seed moves the positions', (
   const runs = new Set(Array.from({ length: 20 }, (_v, seed) => JSON.stringify(nearMisses(REAL, seed))));
   assert.ok(runs.size > 15, `only ${runs.size} distinct sets over 20 seeds`);
   // Two secrets of one run are not mutated alike.
-  const middles = (s: string) => Array.from({ length: 20 }, (_v, seed) => diffs(s, byKind(s, seed).get('middle-changed')!)[0]);
+  const middles = (s: string) =>
+    Array.from({ length: 20 }, (_v, seed) => diffs(s, byKind(s, seed).get('middle-changed')!)[0]);
   assert.notDeepEqual(middles('aaaaaaaaaaaaaaaa'), middles('bbbbbbbbbbbbbbbb'));
 });
 
@@ -78,7 +90,10 @@ test('kinds that cannot differ are left out, never sent as the real value', () =
 
 test('the rotating kind walks every kind over consecutive endpoints, starting where the seed says', () => {
   const kinds = ['a', 'b', 'c'] as const;
-  assert.deepEqual([0, 1, 2, 3].map((i) => rotatingKind(kinds, 4, i)), ['b', 'c', 'a', 'b']);
+  assert.deepEqual(
+    [0, 1, 2, 3].map((i) => rotatingKind(kinds, 4, i)),
+    ['b', 'c', 'a', 'b'],
+  );
 });
 
 test('withNearMisses lists every value a run can send, for the redactor', () => {
@@ -102,18 +117,24 @@ test('wrong credentials of a form: the near misses, the empty value, and in a qu
   assert.deepEqual(query.find((w) => w.kind === 'empty')!.values, ['']);
   // Headers: whitespace around a value is not part of it, and a header carries one value.
   const header = wrongCredentials('x-auth-token', REAL, 5, { full: true, index: 0 }).map((w) => w.kind);
-  assert.ok(!header.includes('whitespace') && !header.includes('dup-wrong-first') && !header.includes('other-generation'));
+  assert.ok(
+    !header.includes('whitespace') && !header.includes('dup-wrong-first') && !header.includes('other-generation'),
+  );
   assert.ok(header.length <= wrongCredentialCount('x-auth-token', true));
 });
 
 test('outside the full set the empty value and one near miss, rotating over the positions, each one a correct service refuses', () => {
-  const picked = Array.from({ length: ROTATION.length }, (_v, i) => wrongCredentials('bearer', REAL, 3, { full: false, index: i }).filter((w) => w.kind !== 'empty'));
+  const picked = Array.from({ length: ROTATION.length }, (_v, i) =>
+    wrongCredentials('bearer', REAL, 3, { full: false, index: i }).filter((w) => w.kind !== 'empty'),
+  );
   for (const p of picked) {
     assert.equal(p.length, 1);
     assert.equal(p[0]!.expect, 'refuse');
   }
   // The empty value goes everywhere: it is no credential, which every endpoint must refuse.
-  assert.ok(wrongCredentials('bearer', REAL, 3, { full: false, index: 0 }).some((w) => w.kind === 'empty' && !w.rotating));
+  assert.ok(
+    wrongCredentials('bearer', REAL, 3, { full: false, index: 0 }).some((w) => w.kind === 'empty' && !w.rotating),
+  );
   assert.equal(new Set(picked.map((p) => p[0]!.kind)).size, ROTATION.length);
   // The rotating one is marked (its check id leaves the kind out); the full set is not.
   assert.ok(picked.every((p) => p[0]!.rotating));

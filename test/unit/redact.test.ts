@@ -11,7 +11,13 @@ const TOKEN = 'tok/en+with=chars&more?';
 const SECRETS = [NEW_KEY, LEGACY_KEY, TOKEN];
 
 /** Every form a secret can take in output: raw, URL-encoded, base64 (padded, unpadded, url-safe). */
-const encodings = (s: string) => [s, encodeURIComponent(s), Buffer.from(s).toString('base64'), Buffer.from(s).toString('base64').replace(/=+$/, ''), Buffer.from(s).toString('base64url')];
+const encodings = (s: string) => [
+  s,
+  encodeURIComponent(s),
+  Buffer.from(s).toString('base64'),
+  Buffer.from(s).toString('base64').replace(/=+$/, ''),
+  Buffer.from(s).toString('base64url'),
+];
 
 /** Fails when any 8 consecutive characters of any encoding of any secret appear in the text. */
 function assertNoSecret(text: string, secrets: readonly string[] = SECRETS): void {
@@ -40,7 +46,13 @@ test('maskSecret keeps at most 4 leading characters, and none of a short secret'
 });
 
 // Every credential header, in several letter cases, known and unknown values.
-const HEADER_NAMES = [...new Set(Object.values(AUTH_FORMS).filter((f) => f.transport === 'header' || f.transport === 'ws-header').map((f) => f.name))].flatMap((n) => [n, n.toLowerCase(), n.toUpperCase()]);
+const HEADER_NAMES = [
+  ...new Set(
+    Object.values(AUTH_FORMS)
+      .filter((f) => f.transport === 'header' || f.transport === 'ws-header')
+      .map((f) => f.name),
+  ),
+].flatMap((n) => [n, n.toLowerCase(), n.toUpperCase()]);
 
 test('headers: every credential header is redacted by name, in any letter case, known secret or not', () => {
   const unknown = 'zz-unknown-credential-77';
@@ -74,7 +86,11 @@ test('URLs: apiKey and auth parameters are redacted by name and by value, joined
   const unknown = 'not-a-known-key-123456';
   const urls = [
     withQueryParam('https://api.example.invalid/nft/v1/p/n/event/e', 'apiKey', NEW_KEY),
-    withQueryParam('https://api.example.invalid/nft/v1/p/n/asset?contract_address=0xc&token_id=1', 'apiKey', LEGACY_KEY),
+    withQueryParam(
+      'https://api.example.invalid/nft/v1/p/n/asset?contract_address=0xc&token_id=1',
+      'apiKey',
+      LEGACY_KEY,
+    ),
     withQueryParam('https://node.example.invalid/fee_stats', 'auth', TOKEN),
     withQueryParam('https://node.example.invalid/consensus_rpc?x=1', 'auth', TOKEN),
     `https://api.example.invalid/x?APIKEY=${unknown}&y=2`,
@@ -88,7 +104,9 @@ test('URLs: apiKey and auth parameters are redacted by name and by value, joined
     assertNoSecret(out, [...SECRETS, unknown]);
     assert.ok(out.startsWith(u.slice(0, u.indexOf('/', 8))), 'scheme and host stay');
   }
-  const kept = redactor().url(withQueryParam('https://api.example.invalid/a?contract_address=0xc&token_id=1', 'apiKey', NEW_KEY));
+  const kept = redactor().url(
+    withQueryParam('https://api.example.invalid/a?contract_address=0xc&token_id=1', 'apiKey', NEW_KEY),
+  );
   assert.ok(kept.includes('contract_address=0xc&token_id=1&apiKey='), kept);
 });
 
@@ -129,7 +147,12 @@ test('the recorder redacts every credential form in every part of an exchange, a
     .filter((f) => f.transport !== 'grpc-metadata')
     .map((form) => {
       const secret = form.transport === 'query' && form.name === 'auth' ? TOKEN : NEW_KEY;
-      const req = applyForm(form.id, secret, 'https://api.example.invalid/nft/v1/p/n/asset?contract_address=0xc&token_id=1', { Accept: 'application/json' });
+      const req = applyForm(
+        form.id,
+        secret,
+        'https://api.example.invalid/nft/v1/p/n/asset?contract_address=0xc&token_id=1',
+        { Accept: 'application/json' },
+      );
       return recorder.record({
         purpose: `test[${form.id}]`,
         method: 'post',
@@ -137,7 +160,10 @@ test('the recorder redacts every credential form in every part of an exchange, a
         requestHeaders: req.headers,
         requestBody: JSON.stringify({ key: secret, legacy: LEGACY_KEY }),
         status: 401,
-        responseHeaders: { 'www-authenticate': `Bearer realm="${secret}"`, 'X-Echo-Key': Buffer.from(secret).toString('base64') },
+        responseHeaders: {
+          'www-authenticate': `Bearer realm="${secret}"`,
+          'X-Echo-Key': Buffer.from(secret).toString('base64'),
+        },
         responseBody: `{"error":"bad key ${secret}"}`,
         sentAt: 1000,
         receivedAt: 1012.5,
@@ -154,7 +180,10 @@ test('the recorder redacts every credential form in every part of an exchange, a
     assert.equal(ex.method, 'POST');
     assert.equal(ex.durationMs, 12.5);
   }
-  assert.deepEqual(exchanges.map((e) => e.seq), exchanges.map((_, i) => i + 1));
+  assert.deepEqual(
+    exchanges.map((e) => e.seq),
+    exchanges.map((_, i) => i + 1),
+  );
   assertNoSecret(recorder.redact(`log line with ${TOKEN}`));
 });
 

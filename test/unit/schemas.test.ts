@@ -1,14 +1,28 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { SCHEMA, annotationsOf, extraFields, headerRecord, isValid, schemaNames, strictViewOf, validate, type SchemaName, type SchemaProblem } from '../../src/schemas/validate.js';
+import {
+  SCHEMA,
+  annotationsOf,
+  extraFields,
+  headerRecord,
+  isValid,
+  schemaNames,
+  strictViewOf,
+  validate,
+  type SchemaName,
+  type SchemaProblem,
+} from '../../src/schemas/validate.js';
 import { mapSchema, isSchemaNode } from '../../src/schemas/walk.js';
 import { isRuleId } from '../../src/rules/catalogue.js';
 import { substituteEnv } from '../../src/target-file/load.js';
 
 const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
-const schemaFiles = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json')).sort();
-const rawSchema = (file: string) => JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as Record<string, unknown>;
+const schemaFiles = readdirSync(SCHEMA_DIR)
+  .filter((f) => f.endsWith('.schema.json'))
+  .sort();
+const rawSchema = (file: string) =>
+  JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as Record<string, unknown>;
 
 // ---- Correct records, one per resource (shapes as the description shows them).
 
@@ -26,8 +40,19 @@ const event = {
   transaction,
   payments: [payment],
 };
-const contract = { address: '0xc0ffee', name: 'Apes', symbol: 'APE', description: 'd', image_url: '/media/c.png', type: 'ERC721' };
-const collectionMeta = { discord_url: 'https://discord.example/apes', external_url: 'https://apes.example', twitter_username: 'apes' };
+const contract = {
+  address: '0xc0ffee',
+  name: 'Apes',
+  symbol: 'APE',
+  description: 'd',
+  image_url: '/media/c.png',
+  type: 'ERC721',
+};
+const collectionMeta = {
+  discord_url: 'https://discord.example/apes',
+  external_url: 'https://apes.example',
+  twitter_username: 'apes',
+};
 const collection = {
   id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
   name: 'Apes',
@@ -56,7 +81,14 @@ const asset = {
   burned: false,
   rarity: [rarityEntry],
 };
-const assetListItem = { id: '16fd2706-8baf-433b-82eb-8c7fada847da', token_id: '42', image_url: '/media/42.png', name: 'Ape #42', contract_address: '0xc0ffee', rarity: [rarityEntry] };
+const assetListItem = {
+  id: '16fd2706-8baf-433b-82eb-8c7fada847da',
+  token_id: '42',
+  image_url: '/media/42.png',
+  name: 'Ape #42',
+  contract_address: '0xc0ffee',
+  rarity: [rarityEntry],
+};
 const paging = { paging: { next_page_token: 'eyJwYWdlIjoyfQ==' } };
 const rpcRequest = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] };
 const rpcSuccess = { jsonrpc: '2.0', id: 1, result: { any: 'shape' } };
@@ -64,7 +96,12 @@ const rpcError = { code: -32601, message: 'Method not found' };
 const rpcErrorResponse = { jsonrpc: '2.0', id: 1, error: rpcError };
 const rpcBlockNumber = { jsonrpc: '2.0', id: 1, result: '0x10d4f' };
 const rateLimit = { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '1' };
-const rateLimitDenial = { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2', 'retry-after': '1' };
+const rateLimitDenial = {
+  'x-ratelimit-limit': '20',
+  'x-ratelimit-remaining': '0',
+  'x-ratelimit-reset': '2',
+  'retry-after': '1',
+};
 
 const RECORDS: Partial<Record<SchemaName, unknown>> = {
   [SCHEMA.event]: event,
@@ -101,8 +138,16 @@ interface Kind {
 }
 
 const KIND = {
-  uuid: { expected: 'uuid', good: ['00000000-0000-4000-8000-000000000000'], bad: ['not-a-uuid', '0f8fad5b-d9cb-469f-a165-70867728950', 'urn:uuid:0f8fad5b-d9cb-469f-a165-70867728950e', 42, ''] },
-  digits: { expected: 'string of decimal digits', good: ['0', '1', '123456789012345678901234567890'], bad: ['12a', '-1', '1.5', ' 1', '', 12, '0x1'] },
+  uuid: {
+    expected: 'uuid',
+    good: ['00000000-0000-4000-8000-000000000000'],
+    bad: ['not-a-uuid', '0f8fad5b-d9cb-469f-a165-70867728950', 'urn:uuid:0f8fad5b-d9cb-469f-a165-70867728950e', 42, ''],
+  },
+  digits: {
+    expected: 'string of decimal digits',
+    good: ['0', '1', '123456789012345678901234567890'],
+    bad: ['12a', '-1', '1.5', ' 1', '', 12, '0x1'],
+  },
   text: { expected: 'string', good: ['x', ''], bad: [5, null, true] },
   maybeEmpty: { expected: 'string', good: ['', 'x'], bad: [5, null, false] },
   integer: { expected: 'integer', good: [0, 17_000_000], bad: ['12', 1.5, null] },
@@ -110,7 +155,11 @@ const KIND = {
   boolean: { expected: 'boolean', good: [true, false], bad: ['true', 0, null] },
   array: { expected: 'array', good: [[]], bad: [{}, 'x', null] },
   object: { expected: 'object', good: [], bad: ['x', [], null, 5] },
-  hex: { expected: 'hex quantity (0x, lower-case hex digits, no leading zeros)', good: ['0x0', '0x1', '0xabc', '0x10d4f'], bad: ['0x00', '0x01', '0X1', '0xA', '12', '0x', '', '0xg', 16] },
+  hex: {
+    expected: 'hex quantity (0x, lower-case hex digits, no leading zeros)',
+    good: ['0x0', '0x1', '0xabc', '0x10d4f'],
+    bad: ['0x00', '0x01', '0X1', '0xA', '12', '0x', '', '0xg', 16],
+  },
   headerInt: { expected: 'non-negative integer', good: ['0', '3600'], bad: ['-1', '1.5', '', ' 1', 'abc', 1] },
   seconds: { expected: 'non-negative number of seconds', good: ['0', '1', '2.5'], bad: ['-1', 'soon', '', 1] },
   rpcId: { expected: 'number, string or null', good: [0, 1, 2 ** 53 - 1, 'abc', null], bad: [{}, [], true] },
@@ -136,7 +185,9 @@ type KindName = keyof typeof KIND;
 
 /** One row per field of a schema: field -> kind, or [kind, row options]. */
 const fields = (schema: SchemaName, rule: string, kinds: Record<string, KindName | [KindName, Partial<Row>]>): Row[] =>
-  Object.entries(kinds).map(([field, k]) => (Array.isArray(k) ? { schema, field, rule, kind: k[0], ...k[1] } : { schema, field, rule, kind: k }));
+  Object.entries(kinds).map(([field, k]) =>
+    Array.isArray(k) ? { schema, field, rule, kind: k[0], ...k[1] } : { schema, field, rule, kind: k },
+  );
 
 const TABLE: Row[] = [
   // NFT event (NFT-01), its transaction and payments (NFT-04)
@@ -166,7 +217,14 @@ const TABLE: Row[] = [
     meta: 'object',
     sub_collection: 'array',
   }),
-  ...fields(SCHEMA.contract, 'NFT-05', { address: 'text', name: 'text', symbol: 'text', description: 'maybeEmpty', image_url: 'maybeEmpty', type: 'text' }),
+  ...fields(SCHEMA.contract, 'NFT-05', {
+    address: 'text',
+    name: 'text',
+    symbol: 'text',
+    description: 'maybeEmpty',
+    image_url: 'maybeEmpty',
+    type: 'text',
+  }),
   ...fields(SCHEMA.collectionMeta, 'NFT-05', { discord_url: 'text', external_url: 'text', twitter_username: 'text' }),
   // Asset (NFT-06), media, attributes, rarity entries (NFT-07)
   ...fields(SCHEMA.asset, 'NFT-06', {
@@ -187,28 +245,53 @@ const TABLE: Row[] = [
   ...fields(SCHEMA.attribute, 'NFT-06', { trait_type: 'text', value: 'text' }),
   ...fields(SCHEMA.rarityEntry, 'NFT-07', { model: 'text', score: 'number', rank: 'digits' }),
   // Asset list item and paging (NFT-08)
-  ...fields(SCHEMA.assetListItem, 'NFT-08', { id: 'uuid', token_id: 'digits', image_url: 'text', name: 'text', contract_address: 'text', rarity: 'array' }),
-  ...fields(SCHEMA.paging, 'NFT-08', { paging: 'object', 'paging.next_page_token': ['maybeEmpty', { required: false }] }),
+  ...fields(SCHEMA.assetListItem, 'NFT-08', {
+    id: 'uuid',
+    token_id: 'digits',
+    image_url: 'text',
+    name: 'text',
+    contract_address: 'text',
+    rarity: 'array',
+  }),
+  ...fields(SCHEMA.paging, 'NFT-08', {
+    paging: 'object',
+    'paging.next_page_token': ['maybeEmpty', { required: false }],
+  }),
   // Envelopes
   ...fields(SCHEMA.eventResponse, 'NFT-01', { data: 'object' }),
   ...fields(SCHEMA.collectionResponse, 'NFT-05', { collection: 'object' }),
   ...fields(SCHEMA.assetResponse, 'NFT-06', { asset: 'object' }),
   ...fields(SCHEMA.rarityListResponse, 'NFT-08', { data: 'array', meta: 'object' }),
   // JSON-RPC 2.0
-  ...fields(SCHEMA.rpcRequest, 'RPC-01', { jsonrpc: 'jsonrpc', id: ['requestId', { rule: 'RPC-04' }], method: 'text', params: 'array' }),
+  ...fields(SCHEMA.rpcRequest, 'RPC-01', {
+    jsonrpc: 'jsonrpc',
+    id: ['requestId', { rule: 'RPC-04' }],
+    method: 'text',
+    params: 'array',
+  }),
   ...fields(SCHEMA.rpcSuccess, 'RPC-01', {
     jsonrpc: 'jsonrpc',
     id: ['rpcId', { rule: 'RPC-04' }],
     result: 'absent',
-    error: ['absent', { required: false, refuse: { value: rpcError, expected: 'no error member in a success response' } }],
+    error: [
+      'absent',
+      { required: false, refuse: { value: rpcError, expected: 'no error member in a success response' } },
+    ],
   }),
   ...fields(SCHEMA.rpcBlockNumberResponse, 'RPC-02', { result: 'hex' }),
-  ...fields(SCHEMA.rpcError, 'RPC-05', { code: 'integer', message: 'maybeEmpty', data: ['absent', { required: false }] }),
+  ...fields(SCHEMA.rpcError, 'RPC-05', {
+    code: 'integer',
+    message: 'maybeEmpty',
+    data: ['absent', { required: false }],
+  }),
   ...fields(SCHEMA.rpcErrorResponse, 'RPC-05', {
     jsonrpc: 'jsonrpc',
     id: ['rpcId', { rule: 'RPC-06' }],
     error: 'object',
-    result: ['absent', { required: false, refuse: { value: '0x1', expected: 'no result member in an error response' } }],
+    result: [
+      'absent',
+      { required: false, refuse: { value: '0x1', expected: 'no result member in an error response' } },
+    ],
   }),
   // Rate-limit headers (RL-01; retry-after RL-06)
   ...fields(SCHEMA.rateLimitHeaders, 'RL-01', {
@@ -235,7 +318,8 @@ function withField(record: unknown, field: string, value: unknown, remove = fals
 const show = (problems: SchemaProblem[]) => problems.map((p) => p.message).join(' | ') || '(no problems)';
 
 test('every correct record is accepted', () => {
-  for (const [name, record] of Object.entries(RECORDS)) assert.deepEqual(validate(name as SchemaName, record), [], name);
+  for (const [name, record] of Object.entries(RECORDS))
+    assert.deepEqual(validate(name as SchemaName, record), [], name);
 });
 
 for (const r of TABLE) {
@@ -243,8 +327,16 @@ for (const r of TABLE) {
   const record = RECORDS[r.schema];
   test(`${r.schema}.${r.field}: ${r.kind === 'absent' ? 'presence' : kind.expected} (${r.rule})`, () => {
     assert.ok(record, `no correct record for ${r.schema}`);
-    for (const good of kind.good) assert.deepEqual(validate(r.schema, withField(record, r.field, good)), [], `${JSON.stringify(good)} should be accepted`);
-    const refusals = [...kind.bad.map((value) => ({ value, expected: kind.expected })), ...(r.refuse ? [r.refuse] : [])];
+    for (const good of kind.good)
+      assert.deepEqual(
+        validate(r.schema, withField(record, r.field, good)),
+        [],
+        `${JSON.stringify(good)} should be accepted`,
+      );
+    const refusals = [
+      ...kind.bad.map((value) => ({ value, expected: kind.expected })),
+      ...(r.refuse ? [r.refuse] : []),
+    ];
     for (const { value, expected } of refusals) {
       const problems = validate(r.schema, withField(record, r.field, value));
       assert.equal(problems.length, 1, `${JSON.stringify(value)}: ${show(problems)}`);
@@ -288,10 +380,22 @@ test('the table has a row for every documented field of every resource schema', 
 
 test('"may be empty" fields and payments accept empty values; extra fields are allowed', () => {
   assert.deepEqual(validate(SCHEMA.event, { ...event, payments: [] }), []);
-  assert.deepEqual(validate(SCHEMA.collection, { ...collection, description: '', banner: '', sub_collection: [{ anything: 1 }] }), []);
+  assert.deepEqual(
+    validate(SCHEMA.collection, { ...collection, description: '', banner: '', sub_collection: [{ anything: 1 }] }),
+    [],
+  );
   assert.deepEqual(validate(SCHEMA.contract, { ...contract, description: '', image_url: '' }), []);
-  assert.deepEqual(validate(SCHEMA.asset, { ...asset, description: '', wallets: [{ address: '0x1' }], attributes: [], rarity: [] }), []);
-  assert.deepEqual(validate(SCHEMA.eventResponse, { data: { ...event, extra: 1, transaction: { ...transaction, gas: 1 } }, more: true }), []);
+  assert.deepEqual(
+    validate(SCHEMA.asset, { ...asset, description: '', wallets: [{ address: '0x1' }], attributes: [], rarity: [] }),
+    [],
+  );
+  assert.deepEqual(
+    validate(SCHEMA.eventResponse, {
+      data: { ...event, extra: 1, transaction: { ...transaction, gas: 1 } },
+      more: true,
+    }),
+    [],
+  );
 });
 
 test('event types and rarity models beyond those shown are accepted (observed by NFT-03 and NFT-07)', () => {
@@ -304,22 +408,36 @@ test('the last page of the rarity list may carry no token or an empty one (NFT-0
     assert.deepEqual(validate(SCHEMA.rarityListResponse, { data: [], meta }), [], JSON.stringify(meta));
   }
   assert.deepEqual(
-    validate(SCHEMA.rarityListResponse, { data: [assetListItem], meta: { paging: { next_page_token: 7 } } }).map((p) => p.path),
+    validate(SCHEMA.rarityListResponse, { data: [assetListItem], meta: { paging: { next_page_token: 7 } } }).map(
+      (p) => p.path,
+    ),
     ['meta.paging.next_page_token'],
   );
 });
 
 test('problems inside envelopes carry the full dotted path, one line each, and the rules of every level', () => {
-  const body = { data: { ...event, transaction: { ...transaction, block_number: '12' }, payments: [payment, { ...payment, price: '9.5' }] } };
+  const body = {
+    data: {
+      ...event,
+      transaction: { ...transaction, block_number: '12' },
+      payments: [payment, { ...payment, price: '9.5' }],
+    },
+  };
   const problems = validate(SCHEMA.eventResponse, body);
   assert.deepEqual(
     problems.map((p) => p.message),
-    ['data.transaction.block_number: expected integer, got string "12"', 'data.payments[1].price: expected number, got string "9.5"'],
+    [
+      'data.transaction.block_number: expected integer, got string "12"',
+      'data.payments[1].price: expected number, got string "9.5"',
+    ],
   );
   assert.deepEqual(problems[1]!.rules.sort(), ['NFT-01', 'NFT-04', 'RES-01']);
   assert.equal(problems[1]!.source, 'Resources and their fields / NFT event / Payment object');
 
-  const rarity = validate(SCHEMA.rarityListResponse, { data: [assetListItem, { ...assetListItem, rarity: [{ ...rarityEntry, rank: 'first' }] }], meta: paging });
+  const rarity = validate(SCHEMA.rarityListResponse, {
+    data: [assetListItem, { ...assetListItem, rarity: [{ ...rarityEntry, rank: 'first' }] }],
+    meta: paging,
+  });
   assert.deepEqual(
     rarity.map((p) => [p.path, p.expected, p.actual]),
     [['data[1].rarity[0].rank', 'string of decimal digits', 'string "first"']],
@@ -327,10 +445,19 @@ test('problems inside envelopes carry the full dotted path, one line each, and t
   assert.ok(rarity[0]!.rules.includes('NFT-07') && rarity[0]!.rules.includes('NFT-08'));
 
   const asset2 = validate(SCHEMA.assetResponse, { asset: { ...asset, media: { image_url: '/m.png' } } });
-  assert.deepEqual(asset2.map((p) => p.message), ['asset.media.source: required field is missing']);
+  assert.deepEqual(
+    asset2.map((p) => p.message),
+    ['asset.media.source: required field is missing'],
+  );
 
-  assert.deepEqual(validate(SCHEMA.eventResponse, []).map((p) => p.message), ['(root): expected object, got array of 0 items']);
-  assert.deepEqual(validate(SCHEMA.collectionResponse, {}).map((p) => p.message), ['collection: required field is missing']);
+  assert.deepEqual(
+    validate(SCHEMA.eventResponse, []).map((p) => p.message),
+    ['(root): expected object, got array of 0 items'],
+  );
+  assert.deepEqual(
+    validate(SCHEMA.collectionResponse, {}).map((p) => p.message),
+    ['collection: required field is missing'],
+  );
 });
 
 test('the excerpt of a long value is clipped', () => {
@@ -342,11 +469,24 @@ test('the excerpt of a long value is clipped', () => {
 test('JSON-RPC: request, success, error response and the block-number result', () => {
   assert.deepEqual(validate(SCHEMA.rpcRequest, { ...rpcRequest, id: 'req-1' }), []);
   assert.deepEqual(validate(SCHEMA.rpcSuccess, { jsonrpc: '2.0', id: null, result: null }), []);
-  assert.deepEqual(validate(SCHEMA.rpcErrorResponse, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error', data: { at: 3 } } }), []);
+  assert.deepEqual(
+    validate(SCHEMA.rpcErrorResponse, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error', data: { at: 3 } },
+    }),
+    [],
+  );
   assert.deepEqual(validate(SCHEMA.rpcBlockNumberResponse, { jsonrpc: '2.0', id: 'x', result: '0x0' }), []);
   // the block-number response is a success response too
-  assert.deepEqual(validate(SCHEMA.rpcBlockNumberResponse, { jsonrpc: '2.0', result: '0x1' }).map((p) => p.path), ['id']);
-  assert.deepEqual(validate(SCHEMA.rpcBlockNumberResponse, { ...rpcBlockNumber, error: rpcError }).map((p) => p.path), ['error']);
+  assert.deepEqual(
+    validate(SCHEMA.rpcBlockNumberResponse, { jsonrpc: '2.0', result: '0x1' }).map((p) => p.path),
+    ['id'],
+  );
+  assert.deepEqual(
+    validate(SCHEMA.rpcBlockNumberResponse, { ...rpcBlockNumber, error: rpcError }).map((p) => p.path),
+    ['error'],
+  );
   const [code] = validate(SCHEMA.rpcErrorResponse, { ...rpcErrorResponse, error: { code: '-32601', message: 'x' } });
   assert.equal(code?.message, 'error.code: expected integer, got string "-32601"');
   assert.deepEqual(validate(SCHEMA.hexQuantity, '0x1b4'), []);
@@ -354,38 +494,82 @@ test('JSON-RPC: request, success, error response and the block-number result', (
 });
 
 test('rate-limit headers: names are read case-insensitively through headerRecord', () => {
-  const fromNode = headerRecord({ 'X-RateLimit-Limit': '3600', 'X-Ratelimit-Remaining': ['3599'], 'x-ratelimit-reset': '1', 'Content-Type': 'application/json', skipped: undefined });
-  assert.deepEqual(fromNode, { 'x-ratelimit-limit': '3600', 'x-ratelimit-remaining': '3599', 'x-ratelimit-reset': '1', 'content-type': 'application/json' });
+  const fromNode = headerRecord({
+    'X-RateLimit-Limit': '3600',
+    'X-Ratelimit-Remaining': ['3599'],
+    'x-ratelimit-reset': '1',
+    'Content-Type': 'application/json',
+    skipped: undefined,
+  });
+  assert.deepEqual(fromNode, {
+    'x-ratelimit-limit': '3600',
+    'x-ratelimit-remaining': '3599',
+    'x-ratelimit-reset': '1',
+    'content-type': 'application/json',
+  });
   assert.deepEqual(validate(SCHEMA.rateLimitHeaders, fromNode), []);
-  assert.deepEqual(validate(SCHEMA.rateLimitDenialHeaders, fromNode).map((p) => p.message), ['retry-after: required field is missing']);
-  assert.deepEqual(validate(SCHEMA.rateLimitHeaders, {}).map((p) => p.path), ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+  assert.deepEqual(
+    validate(SCHEMA.rateLimitDenialHeaders, fromNode).map((p) => p.message),
+    ['retry-after: required field is missing'],
+  );
+  assert.deepEqual(
+    validate(SCHEMA.rateLimitHeaders, {}).map((p) => p.path),
+    ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
+  );
 });
 
 test('the strict view lists extra fields, nested ones too, and nothing on a documented record', () => {
-  for (const [name, record] of Object.entries(RECORDS)) assert.deepEqual(extraFields(name as SchemaName, record), [], name);
+  for (const [name, record] of Object.entries(RECORDS))
+    assert.deepEqual(extraFields(name as SchemaName, record), [], name);
   const body = {
-    data: { ...event, chain: 'a', transaction: { ...transaction, gas_used: 1 }, payments: [payment, { ...payment, fee: 0 }] },
+    data: {
+      ...event,
+      chain: 'a',
+      transaction: { ...transaction, gas_used: 1 },
+      payments: [payment, { ...payment, fee: 0 }],
+    },
     request_id: 'r',
   };
-  assert.deepEqual(extraFields(SCHEMA.eventResponse, body).map((x) => `${x.resource}:${x.path}:${x.field}`).sort(), [
-    'EventResponse:request_id:request_id',
-    'NftEvent:data.chain:chain',
-    'Payment:data.payments[1].fee:fee',
-    'Transaction:data.transaction.gas_used:gas_used',
-  ]);
+  assert.deepEqual(
+    extraFields(SCHEMA.eventResponse, body)
+      .map((x) => `${x.resource}:${x.path}:${x.field}`)
+      .sort(),
+    [
+      'EventResponse:request_id:request_id',
+      'NftEvent:data.chain:chain',
+      'Payment:data.payments[1].fee:fee',
+      'Transaction:data.transaction.gas_used:gas_used',
+    ],
+  );
 
-  const col = { collection: { ...collection, meta: { ...collectionMeta, instagram: 'x' }, contracts: [{ ...contract, deployed_at: 1 }], sub_collection: [{ shape: 'not shown' }] } };
-  assert.deepEqual(extraFields(SCHEMA.collectionResponse, col).map((x) => `${x.resource}:${x.path}`).sort(), [
-    'CollectionMeta:collection.meta.instagram',
-    'Contract:collection.contracts[0].deployed_at',
-  ]);
-  const list = { data: [{ ...assetListItem, rarity: [{ ...rarityEntry, percentile: 1 }] }], meta: { paging: { next_page_token: '', total: 3 }, took: 1 } };
-  assert.deepEqual(extraFields(SCHEMA.rarityListResponse, list).map((x) => `${x.resource}:${x.path}`).sort(), [
-    'Paging:meta.paging.total',
-    'PagingEnvelope:meta.took',
-    'RarityEntry:data[0].rarity[0].percentile',
-  ]);
-  assert.deepEqual(extraFields(SCHEMA.rpcBlockNumberResponse, { ...rpcBlockNumber, extra: 1 }).map((x) => x.path), ['extra']);
+  const col = {
+    collection: {
+      ...collection,
+      meta: { ...collectionMeta, instagram: 'x' },
+      contracts: [{ ...contract, deployed_at: 1 }],
+      sub_collection: [{ shape: 'not shown' }],
+    },
+  };
+  assert.deepEqual(
+    extraFields(SCHEMA.collectionResponse, col)
+      .map((x) => `${x.resource}:${x.path}`)
+      .sort(),
+    ['CollectionMeta:collection.meta.instagram', 'Contract:collection.contracts[0].deployed_at'],
+  );
+  const list = {
+    data: [{ ...assetListItem, rarity: [{ ...rarityEntry, percentile: 1 }] }],
+    meta: { paging: { next_page_token: '', total: 3 }, took: 1 },
+  };
+  assert.deepEqual(
+    extraFields(SCHEMA.rarityListResponse, list)
+      .map((x) => `${x.resource}:${x.path}`)
+      .sort(),
+    ['Paging:meta.paging.total', 'PagingEnvelope:meta.took', 'RarityEntry:data[0].rarity[0].percentile'],
+  );
+  assert.deepEqual(
+    extraFields(SCHEMA.rpcBlockNumberResponse, { ...rpcBlockNumber, extra: 1 }).map((x) => x.path),
+    ['extra'],
+  );
   // the strict view judges fields, not types: a badly typed documented field is not "extra"
   assert.deepEqual(extraFields(SCHEMA.transaction, { ...transaction, block_number: '1' }), []);
 });
@@ -397,12 +581,14 @@ test('the strict view is generated from the schemas, not a copy of them', () => 
     assert.equal(strict.$id, String(schema.$id).replace('/schemas/', '/schemas/strict/'));
     // the lax files allow extras; only the target file (ours) is closed
     mapSchema(schema, (node) => {
-      if (file !== 'target.schema.json') assert.ok(node.additionalProperties !== false && node.unevaluatedProperties === undefined, file);
+      if (file !== 'target.schema.json')
+        assert.ok(node.additionalProperties !== false && node.unevaluatedProperties === undefined, file);
       return node;
     });
     // every object schema outside allOf/anyOf/oneOf is closed in the strict view
     mapSchema(strict, (node, { branch }) => {
-      if (!branch && isSchemaNode(node.properties)) assert.equal(node.unevaluatedProperties, false, `${file}: ${Object.keys(node.properties).join(',')}`);
+      if (!branch && isSchemaNode(node.properties))
+        assert.equal(node.unevaluatedProperties, false, `${file}: ${Object.keys(node.properties).join(',')}`);
       return node;
     });
     assert.deepEqual(schema, rawSchema(file), 'strictViewOf must not change its input');
@@ -415,7 +601,8 @@ test('every schema and every field names its source section and real rule ids', 
     if (typeof node['x-source'] !== 'string' || !node['x-source']) problems.push(`${file} ${where}: no x-source`);
     const rules = node['x-rules'];
     if (!Array.isArray(rules)) problems.push(`${file} ${where}: no x-rules`);
-    else for (const id of rules) if (!isRuleId(String(id))) problems.push(`${file} ${where}: unknown rule ${String(id)}`);
+    else
+      for (const id of rules) if (!isRuleId(String(id))) problems.push(`${file} ${where}: unknown rule ${String(id)}`);
   };
   for (const file of schemaFiles) {
     const schema = rawSchema(file);
@@ -468,9 +655,20 @@ test('type generation is deterministic, matches the files on disk, and declares 
   const [first, second] = [await generate(), await generate()];
   assert.deepEqual([...first], [...second]);
   const dir = new URL('../../src/types/generated/', import.meta.url);
-  for (const [file, text] of first) assert.equal(readFileSync(new URL(file, dir), 'utf8'), text, `${file} is out of date: run npm run generate`);
-  const declared = [...first.values()].flatMap((text) => [...text.matchAll(/^export (?:interface|type) (\w+)/gm)].map((m) => m[1]!));
-  assert.deepEqual(declared.filter((name, i) => declared.indexOf(name) !== i), [], 'a type declared twice');
-  assert.deepEqual(declared.filter((name) => /\d$/.test(name)), [], 'json2ts numbered a duplicate');
+  for (const [file, text] of first)
+    assert.equal(readFileSync(new URL(file, dir), 'utf8'), text, `${file} is out of date: run npm run generate`);
+  const declared = [...first.values()].flatMap((text) =>
+    [...text.matchAll(/^export (?:interface|type) (\w+)/gm)].map((m) => m[1]!),
+  );
+  assert.deepEqual(
+    declared.filter((name, i) => declared.indexOf(name) !== i),
+    [],
+    'a type declared twice',
+  );
+  assert.deepEqual(
+    declared.filter((name) => /\d$/.test(name)),
+    [],
+    'json2ts numbered a duplicate',
+  );
   assert.ok(first.get('target.ts')?.includes('export interface TargetFile'));
 });

@@ -38,7 +38,10 @@ function problems(fn: () => unknown): string[] {
 }
 
 test('tls.ca, tls.cert and tls.key are read relative to the target file and checked at load', { skip }, () => {
-  writeFileSync(join(pki.dir, 'target.json'), JSON.stringify({ tls: { ca: 'ca.pem', cert: 'client.pem', key: 'client.key' } }));
+  writeFileSync(
+    join(pki.dir, 'target.json'),
+    JSON.stringify({ tls: { ca: 'ca.pem', cert: 'client.pem', key: 'client.key' } }),
+  );
   const t = loadTargetFile(join(pki.dir, 'target.json'));
   assert.deepEqual(t.tls, { ca: [pki.caCert], cert: pki.clientCert, key: pki.clientKey, insecure: false });
   assert.deepEqual(tlsRecord(t.tls), { insecure: false, ca: ['ca.pem'], clientCertificate: true });
@@ -61,30 +64,42 @@ test('a wrong tls file is one line naming the field and the path, never its cont
   assert.match(lines[4]!, /^tls: .*key/);
   for (const l of lines) {
     assert.ok(!l.includes('\n'));
-    for (const keyLine of key.split('\n').filter((x) => x.length > 16 && !x.startsWith('---'))) assert.ok(!l.includes(keyLine), 'key material in a message');
+    for (const keyLine of key.split('\n').filter((x) => x.length > 16 && !x.startsWith('---')))
+      assert.ok(!l.includes(keyLine), 'key material in a message');
   }
 });
 
-test('--ca adds to the file\'s CAs (relative to where npm ran), --insecure turns verification off; a bad --ca names the flag', { skip }, () => {
-  const base = resolveTarget({ tls: { ca: pki.caCert } });
-  const t = withTlsFlags(base, ['server.pem'], true, pki.dir);
-  assert.deepEqual(t.tls, { ca: [pki.caCert, join(pki.dir, 'server.pem')], insecure: true });
-  assert.equal(withTlsFlags(base, [], false), base);
-  assert.match(problems(() => withTlsFlags(base, ['nope.pem'], false, dir))[0]!, /^--ca .*nope\.pem: cannot read \(ENOENT\)$/);
-});
+test(
+  "--ca adds to the file's CAs (relative to where npm ran), --insecure turns verification off; a bad --ca names the flag",
+  { skip },
+  () => {
+    const base = resolveTarget({ tls: { ca: pki.caCert } });
+    const t = withTlsFlags(base, ['server.pem'], true, pki.dir);
+    assert.deepEqual(t.tls, { ca: [pki.caCert, join(pki.dir, 'server.pem')], insecure: true });
+    assert.equal(withTlsFlags(base, [], false), base);
+    assert.match(
+      problems(() => withTlsFlags(base, ['nope.pem'], false, dir))[0]!,
+      /^--ca .*nope\.pem: cannot read \(ENOENT\)$/,
+    );
+  },
+);
 
-test('roots: the system\'s, NODE_EXTRA_CA_CERTS and the CA files; nothing configured leaves node\'s defaults alone', { skip }, () => {
-  useTls(undefined);
-  assert.deepEqual(tlsConnectOptions(), {}, 'no options: node\'s own defaults (NODE_EXTRA_CA_CERTS included) apply');
-  const ca = readFileSync(pki.caCert, 'utf8');
-  assert.ok(trustedRoots({ NODE_EXTRA_CA_CERTS: pki.caCert }).includes(ca));
-  assert.ok(!trustedRoots({}).includes(ca));
-  useTls({ ca: [pki.caCert], insecure: false });
-  const roots = trustedRoots({});
-  assert.ok(roots.includes(ca));
-  assert.ok(roots.length > tls.rootCertificates.length, 'added to the system roots, not replacing them');
-  assert.equal(tlsConnectOptions().rejectUnauthorized, true);
-  useTls({ ca: [], insecure: true });
-  assert.equal(tlsConnectOptions().rejectUnauthorized, false);
-  useTls(undefined);
-});
+test(
+  "roots: the system's, NODE_EXTRA_CA_CERTS and the CA files; nothing configured leaves node's defaults alone",
+  { skip },
+  () => {
+    useTls(undefined);
+    assert.deepEqual(tlsConnectOptions(), {}, "no options: node's own defaults (NODE_EXTRA_CA_CERTS included) apply");
+    const ca = readFileSync(pki.caCert, 'utf8');
+    assert.ok(trustedRoots({ NODE_EXTRA_CA_CERTS: pki.caCert }).includes(ca));
+    assert.ok(!trustedRoots({}).includes(ca));
+    useTls({ ca: [pki.caCert], insecure: false });
+    const roots = trustedRoots({});
+    assert.ok(roots.includes(ca));
+    assert.ok(roots.length > tls.rootCertificates.length, 'added to the system roots, not replacing them');
+    assert.equal(tlsConnectOptions().rejectUnauthorized, true);
+    useTls({ ca: [], insecure: true });
+    assert.equal(tlsConnectOptions().rejectUnauthorized, false);
+    useTls(undefined);
+  },
+);

@@ -77,7 +77,8 @@ export async function startJsonRpc20(o: JsonRpc20Options): Promise<JsonRpc20Serv
       } catch {
         return rpc.receiveJSON(body);
       }
-      if (Array.isArray(parsed)) return (await Promise.all(parsed.map((r) => rpc.receiveJSON(JSON.stringify(r))))).filter((r) => r !== null);
+      if (Array.isArray(parsed))
+        return (await Promise.all(parsed.map((r) => rpc.receiveJSON(JSON.stringify(r))))).filter((r) => r !== null);
     }
     return rpc.receiveJSON(body);
   };
@@ -94,7 +95,8 @@ export async function startJsonRpc20(o: JsonRpc20Options): Promise<JsonRpc20Serv
       const body = await readBody(req);
       if (body === undefined) return send(res, 413);
       const response = await answer(body);
-      if (response === null) return o.glue?.notificationBody === undefined ? send(res, 204) : send(res, 200, o.glue.notificationBody);
+      if (response === null)
+        return o.glue?.notificationBody === undefined ? send(res, 204) : send(res, 200, o.glue.notificationBody);
       send(res, 200, JSON.stringify(response));
     })().catch(() => {
       // The library throws on a batch element it cannot read a member of (`[null]`): a server error, as an HTTP framework would answer.
@@ -109,9 +111,10 @@ export async function startJsonRpc20(o: JsonRpc20Options): Promise<JsonRpc20Serv
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     received: () => received,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -1,5 +1,6 @@
 // k6/metrics stand-in: a Rate records its samples where the k6 double's threshold evaluation reads them.
-const registry = () => ((globalThis as { __chainprobeK6Metrics?: Record<string, number[]> }).__chainprobeK6Metrics ??= {});
+const registry = () =>
+  ((globalThis as { __chainprobeK6Metrics?: Record<string, number[]> }).__chainprobeK6Metrics ??= {});
 
 export class Rate {
   constructor(readonly name: string) {

@@ -138,5 +138,7 @@ export function runCli(args: string[], opts: CliOptions): Promise<CliRun> {
 
 /** Lines a person would read as a crash: a stack frame or an unhandled error dump. */
 export function stackTraceLines(text: string): string[] {
-  return text.split('\n').filter((l) => /^\s+at .+[(:]\d+/.test(l) || /Uncaught|UnhandledPromiseRejection|triggerUncaughtException/.test(l));
+  return text
+    .split('\n')
+    .filter((l) => /^\s+at .+[(:]\d+/.test(l) || /Uncaught|UnhandledPromiseRejection|triggerUncaughtException/.test(l));
 }

@@ -4,7 +4,16 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 
-export const HOSTILE_MODES = ['reset', 'status-500', 'status-502', 'status-503', 'bad-json', 'huge', 'slow', 'silent'] as const;
+export const HOSTILE_MODES = [
+  'reset',
+  'status-500',
+  'status-502',
+  'status-503',
+  'bad-json',
+  'huge',
+  'slow',
+  'silent',
+] as const;
 export type HostileMode = (typeof HOSTILE_MODES)[number];
 
 /** Size of the `huge` answer. Streamed from one reused chunk: the server never holds it. */
@@ -73,7 +82,13 @@ function trickle(res: ServerResponse, timers: Set<NodeJS.Timeout>): void {
   timers.add(timer);
 }
 
-function handle(mode: string, req: IncomingMessage, res: ServerResponse, stats: HostileStats, timers: Set<NodeJS.Timeout>): void {
+function handle(
+  mode: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  stats: HostileStats,
+  timers: Set<NodeJS.Timeout>,
+): void {
   switch (mode as HostileMode) {
     case 'reset': {
       // Headers and the start of a body, then a TCP reset.
@@ -88,7 +103,9 @@ function handle(mode: string, req: IncomingMessage, res: ServerResponse, stats: 
     case 'status-502':
       // What a proxy in front of a dead upstream sends: HTML.
       res.writeHead(502, { 'content-type': 'text/html' });
-      return void res.end('<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>\n');
+      return void res.end(
+        '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>\n',
+      );
     case 'status-503':
       res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
       return void res.end('{"error":{"code":"unavailable","message":"hostile: try later"}}');
@@ -107,7 +124,11 @@ function handle(mode: string, req: IncomingMessage, res: ServerResponse, stats: 
   }
 }
 
-function listenLocal(server: { listen(port: number, host: string, cb: () => void): unknown; once(e: 'error', cb: (e: Error) => void): unknown; address(): AddressInfo | string | null }): Promise<number> {
+function listenLocal(server: {
+  listen(port: number, host: string, cb: () => void): unknown;
+  once(e: 'error', cb: (e: Error) => void): unknown;
+  address(): AddressInfo | string | null;
+}): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
@@ -164,7 +185,10 @@ export async function startHostile(): Promise<Hostile> {
       for (const t of timers) clearInterval(t);
       for (const s of sockets) s.destroy();
       http.closeAllConnections();
-      await Promise.all([new Promise<void>((r) => http.close(() => r())), new Promise<void>((r) => grpc.close(() => r()))]);
+      await Promise.all([
+        new Promise<void>((r) => http.close(() => r())),
+        new Promise<void>((r) => grpc.close(() => r())),
+      ]);
     },
   };
 }

@@ -45,7 +45,11 @@ export interface RetryAfterViolation {
  * after it, unless the request belongs to a deliberate phase, or a newer answer received before it
  * was sent was an acceptance (the limiter's state changed since, so the old wait no longer applies).
  */
-export function retryAfterViolations(timeline: readonly TimelineEntry[], deliberate: ReadonlySet<string> = DELIBERATE_EARLY_PHASES, slackMs = 1): RetryAfterViolation[] {
+export function retryAfterViolations(
+  timeline: readonly TimelineEntry[],
+  deliberate: ReadonlySet<string> = DELIBERATE_EARLY_PHASES,
+  slackMs = 1,
+): RetryAfterViolation[] {
   const out: RetryAfterViolation[] = [];
   timeline.forEach((a, ai) => {
     const { retryAfter, receivedAt } = a;
@@ -53,7 +57,15 @@ export function retryAfterViolations(timeline: readonly TimelineEntry[], deliber
     const allowedAt = receivedAt + retryAfter * 1000;
     timeline.forEach((x, xi) => {
       if (deliberate.has(x.probe)) return;
-      const lifted = timeline.some((y) => y.status !== undefined && y.status >= 200 && y.status < 300 && y.receivedAt !== undefined && y.receivedAt > receivedAt && y.receivedAt < x.sentAt);
+      const lifted = timeline.some(
+        (y) =>
+          y.status !== undefined &&
+          y.status >= 200 &&
+          y.status < 300 &&
+          y.receivedAt !== undefined &&
+          y.receivedAt > receivedAt &&
+          y.receivedAt < x.sentAt,
+      );
       if (!lifted && x.sentAt > receivedAt && x.sentAt < allowedAt - slackMs) {
         out.push({
           after: { index: ai, probe: a.probe, status: a.status, receivedAt, retryAfter },

@@ -21,7 +21,10 @@ export function secretForms(secret: string): { form: string; text: string }[] {
   const forms = [
     { form: 'raw', text: secret },
     { form: 'url-encoded', text: encodeURIComponent(secret) },
-    { form: 'url-encoded (lower-case hex)', text: encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()) },
+    {
+      form: 'url-encoded (lower-case hex)',
+      text: encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    },
     { form: 'form-encoded', text: new URLSearchParams({ x: secret }).toString().slice(2) },
     { form: 'json-escaped', text: JSON.stringify(secret).slice(1, -1) },
     { form: 'base64', text: b64 },
@@ -38,8 +41,11 @@ export function secretForms(secret: string): { form: string; text: string }[] {
  * not shorter so that ordinary report text cannot match a canary by chance.
  */
 export function secretPieces(secret: string): { piece: string; what: string }[] {
-  const out = new Map<string, string>([[secret.slice(0, 5), 'its first 5 characters (more than a redacted form keeps)']]);
-  for (let i = 0; i + 8 <= secret.length; i++) if (!out.has(secret.slice(i, i + 8))) out.set(secret.slice(i, i + 8), `8 characters from offset ${i}`);
+  const out = new Map<string, string>([
+    [secret.slice(0, 5), 'its first 5 characters (more than a redacted form keeps)'],
+  ]);
+  for (let i = 0; i + 8 <= secret.length; i++)
+    if (!out.has(secret.slice(i, i + 8))) out.set(secret.slice(i, i + 8), `8 characters from offset ${i}`);
   return [...out].map(([piece, what]) => ({ piece, what }));
 }
 
@@ -135,7 +141,11 @@ export function scanBlob(text: string, where: string, secrets: readonly string[]
 }
 
 /** Scans every file under dir (recursively), binary files as latin1 so any byte sequence is seen. */
-export function scanTree(dir: string, secrets: readonly string[], report: ScanReport = { hits: [], files: [], zipEntries: [], base64Runs: 0 }): ScanReport {
+export function scanTree(
+  dir: string,
+  secrets: readonly string[],
+  report: ScanReport = { hits: [], files: [], zipEntries: [], base64Runs: 0 },
+): ScanReport {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     const st = lstatSync(path);
@@ -173,7 +183,7 @@ export function describeHit(h: Hit, names: readonly string[]): string {
 /** A little-endian record: [offset, width in bytes, value] fields in a zeroed buffer. */
 function record(size: number, fields: [number, 2 | 4, number][]): Buffer {
   const b = Buffer.alloc(size);
-  for (const [at, width, v] of fields) (width === 2 ? b.writeUInt16LE(v, at) : b.writeUInt32LE(v, at));
+  for (const [at, width, v] of fields) width === 2 ? b.writeUInt16LE(v, at) : b.writeUInt32LE(v, at);
   return b;
 }
 
@@ -186,13 +196,34 @@ export function zipOf(entries: { name: string; data: Buffer }[]): Buffer {
     const name = Buffer.from(e.name);
     const body = deflateRawSync(e.data);
     // version 20, method 8 (deflate), sizes, name length; the central entry adds the local offset.
-    const local = record(30, [[0, 4, 0x04034b50], [4, 2, 20], [8, 2, 8], [18, 4, body.length], [22, 4, e.data.length], [26, 2, name.length]]);
-    const central = record(46, [[0, 4, 0x02014b50], [6, 2, 20], [10, 2, 8], [20, 4, body.length], [24, 4, e.data.length], [28, 2, name.length], [42, 4, offset]]);
+    const local = record(30, [
+      [0, 4, 0x04034b50],
+      [4, 2, 20],
+      [8, 2, 8],
+      [18, 4, body.length],
+      [22, 4, e.data.length],
+      [26, 2, name.length],
+    ]);
+    const central = record(46, [
+      [0, 4, 0x02014b50],
+      [6, 2, 20],
+      [10, 2, 8],
+      [20, 4, body.length],
+      [24, 4, e.data.length],
+      [28, 2, name.length],
+      [42, 4, offset],
+    ]);
     locals.push(local, name, body);
     centrals.push(central, name);
     offset += local.length + name.length + body.length;
   }
   const dir = Buffer.concat(centrals);
-  const end = record(22, [[0, 4, 0x06054b50], [8, 2, entries.length], [10, 2, entries.length], [12, 4, dir.length], [16, 4, offset]]);
+  const end = record(22, [
+    [0, 4, 0x06054b50],
+    [8, 2, entries.length],
+    [10, 2, entries.length],
+    [12, 4, dir.length],
+    [16, 4, offset],
+  ]);
   return Buffer.concat([...locals, dir, end]);
 }
