@@ -1,8 +1,8 @@
 // RL-05 (recovery is gradual), RL-07 (retry-after honest both ways) and RL-08 (Remaining > 0
 // under the cap means the next request is accepted).
 import type { CheckResult } from '../../src/verdict.js';
+import { retryAfterBound } from '../model/retry-after.js';
 import { DEFAULT_PLAN } from '../plan.js';
-import { retryAfterBound } from '../probes/recovery.js';
 import type { Sample } from '../session.js';
 import { classOf, fmtT, notLimiters, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
 
