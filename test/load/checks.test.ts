@@ -392,6 +392,14 @@ const TABLE: Record<string, Row[]> = {
       says: 'the proxy refused 4 request(s): 4x 429; retry-after on 0, rate-limit headers on 0; did not use quota',
     },
     {
+      name: 'a proxy that also keeps a least spacing',
+      run: { spacing: { refusals: 2, refusedGapMs: 40.4, gapMs: 47.3 } },
+      verdict: 'observed',
+      says:
+        'did not use quota; it refused 2 request(s) sent under the cap, as a strict spacing does ' +
+        '(widest refused gap 40 ms): requests were then kept 47 ms apart',
+    },
+    {
       name: 'no cap',
       run: { faults: ['no-cap'] },
       verdict: 'observed',

@@ -7,6 +7,7 @@ import type { CheckInput } from '../../load/checks/index.js';
 import type { PhaseName, PhaseRecord, PlanOutcome } from '../../load/plan.js';
 import type { DrainResult } from '../../load/probes/drain.js';
 import type { DynamicsResult } from '../../load/probes/dynamics.js';
+import type { SpacingSummary } from '../../load/model/proxy.js';
 import type { RecoveryResult } from '../../load/probes/recovery.js';
 import { parseRateLimitHeaders, type Sample } from '../../load/session.js';
 import { SimHorizon, type SimFault } from './sim-horizon.js';
@@ -38,6 +39,8 @@ export interface SynthOptions {
   skip?: ('pause' | 'burst' | 'drain' | 'recovery')[];
   /** A phase record with this stop, as a budget cut leaves it. */
   stopped?: { phase: PhaseName; reason: string };
+  /** What the proxy's refusals taught the pacing, as the plan reports it. */
+  spacing?: SpacingSummary;
   /** No plan stated (RL-09 names the matching plan instead). */
   planAssumed?: boolean;
   /** The customer's terms the checks are told (default: dedicated, the simulator's hourly limit). */
@@ -172,6 +175,7 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
     ...(drain ? { drain } : {}),
     ...(recovery ? { recovery } : {}),
     durationMs: now,
+    ...(o.spacing ? { spacing: o.spacing } : {}),
   };
   const declaredCap = o.declaredCap ?? cap;
   const statedHourlyLimit = o.statedHourlyLimit ?? hourlyLimit;
