@@ -49,25 +49,24 @@ export function checkDenialAfterZero(input: CheckInput): Finding {
       'the next request after Remaining 0 (unless quota recovered meanwhile) gets 429 with retry-after: a non-negative number of seconds',
     actual: { instances: instances.length, problems: problems.slice(0, 5).map((p) => p.why) },
   };
-  return problems.length
-    ? {
-        verdict: 'fail',
-        message: problems[0]!.why + (problems.length > 1 ? ` (+${problems.length - 1} more)` : ''),
-        evidence,
-        samples: problems.map((p) => p.s),
-      }
-    : instances.length
-      ? {
-          verdict: 'pass',
-          message: `${instances.length} time(s) the request after Remaining 0 got 429 with retry-after (${instances.map(([, d]) => d.rl.raw.retryAfter).join(', ')} s)`,
-          evidence,
-          samples: instances.slice(0, 2).flat(),
-        }
-      : {
-          verdict: 'error',
-          message: 'no request followed an answer with Remaining 0 before quota recovered',
-          evidence: { ...evidence, cause: 'no instance' },
-        };
+  if (problems.length) {
+    const more = problems.length > 1 ? ` (+${problems.length - 1} more)` : '';
+    return { verdict: 'fail', message: problems[0]!.why + more, evidence, samples: problems.map((p) => p.s) };
+  }
+  if (instances.length) {
+    const retryAfters = instances.map(([, d]) => d.rl.raw.retryAfter).join(', ');
+    return {
+      verdict: 'pass',
+      message: `${instances.length} time(s) the request after Remaining 0 got 429 with retry-after (${retryAfters} s)`,
+      evidence,
+      samples: instances.slice(0, 2).flat(),
+    };
+  }
+  return {
+    verdict: 'error',
+    message: 'no request followed an answer with Remaining 0 before quota recovered',
+    evidence: { ...evidence, cause: 'no instance' },
+  };
 }
 
 export function checkCap(input: CheckInput, { drain }: Pick<Known, 'drain'>): Finding {
@@ -162,19 +161,22 @@ export function checkAcceptedBeforeFirst429(
     },
     tolerance: 'within one; cap rejections are left out (they do not reach the limiter)',
   };
-  return observed >= forecast.countLo - 1 && observed <= forecast.countHi + 1
-    ? {
-        verdict: 'pass',
-        message: `${observed} requests were accepted before the first 429; the GCRA forecast is ${forecast.countLo}..${forecast.countHi}`,
-        evidence,
-        samples: denial ? [denial] : [],
-      }
-    : {
-        verdict: 'fail',
-        message: `${observed} requests were accepted before the first 429; a GCRA with Limit ${limit} and T ${fmtT(T)} accepts ${forecast.countLo}..${forecast.countHi} (±1)`,
-        evidence,
-        samples: denial ? [denial] : reach.slice(-2),
-      };
+  const withinOne = observed >= forecast.countLo - 1 && observed <= forecast.countHi + 1;
+  const seen = `${observed} requests were accepted before the first 429`;
+  const range = `${forecast.countLo}..${forecast.countHi}`;
+  if (withinOne)
+    return {
+      verdict: 'pass',
+      message: `${seen}; the GCRA forecast is ${range}`,
+      evidence,
+      samples: denial ? [denial] : [],
+    };
+  return {
+    verdict: 'fail',
+    message: `${seen}; a GCRA with Limit ${limit} and T ${fmtT(T)} accepts ${range} (±1)`,
+    evidence,
+    samples: denial ? [denial] : reach.slice(-2),
+  };
 }
 
 export function checkCapRejection(input: CheckInput, { burst }: Pick<Known, 'burst'>): Finding {
@@ -200,25 +202,30 @@ export function checkCapRejection(input: CheckInput, { burst }: Pick<Known, 'bur
     undetermined: 'quota use undetermined',
     'not-seen': '',
   }[input.a.capQuotaUse];
+  if (!rejected.length)
+    return {
+      verdict: 'observed',
+      message: `no request of the burst (${burst.length} at twice the cap) was rejected`,
+      evidence: { observation },
+    };
+  const byStatus = Object.entries(statuses)
+    .map(([k, v]) => `${v}x ${k}`)
+    .join(', ');
+  const headers = `retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}`;
+  return {
+    verdict: 'observed',
+    message: `the proxy refused ${rejected.length} request(s): ${byStatus}; ${headers}; ${usedQuota}${spacingNote(input)}`,
+    evidence: { observation, window: `${WINDOW_MS} ms` },
+    samples: rejected.slice(0, 3),
+  };
+}
+
+/** What the proxy's refusals of requests under the cap taught the pacing, for RL-13's message. */
+function spacingNote(input: CheckInput): string {
   const spacing = input.plan.spacing;
-  const spaced =
-    spacing && spacing.refusals > 0
-      ? `; it refused ${spacing.refusals} request(s) sent under the cap, as a strict spacing does (widest refused gap ${Math.round(spacing.refusedGapMs ?? 0)} ms): requests were then kept ${Math.round(spacing.gapMs)} ms apart`
-      : '';
-  return rejected.length
-    ? {
-        verdict: 'observed',
-        message: `the proxy refused ${rejected.length} request(s): ${Object.entries(statuses)
-          .map(([k, v]) => `${v}x ${k}`)
-          .join(
-            ', ',
-          )}; retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}; ${usedQuota}${spaced}`,
-        evidence: { observation, window: `${WINDOW_MS} ms` },
-        samples: rejected.slice(0, 3),
-      }
-    : {
-        verdict: 'observed',
-        message: `no request of the burst (${burst.length} at twice the cap) was rejected`,
-        evidence: { observation },
-      };
+  if (!(spacing && spacing.refusals > 0)) return '';
+  const refused =
+    `; it refused ${spacing.refusals} request(s) sent under the cap, as a strict spacing does ` +
+    `(widest refused gap ${Math.round(spacing.refusedGapMs ?? 0)} ms)`;
+  return `${refused}: requests were then kept ${Math.round(spacing.gapMs)} ms apart`;
 }
