@@ -91,7 +91,9 @@ export function checkCap(input: CheckInput, { drain }: Pick<Known, 'drain'>): Fi
         underCapBefore: drain.leadIn.length,
       },
     },
-    tolerance: `an answer counts in a window only if its whole [sent, received] interval lies inside it (allowance = its round trip, at most ${maxRtt.toFixed(1)} ms here)`,
+    tolerance:
+      'an answer counts in a window only if its whole [sent, received] interval lies inside it ' +
+      `(allowance = its round trip, at most ${maxRtt.toFixed(1)} ms here)`,
   };
   if (burst.length === 0)
     return {
@@ -109,7 +111,9 @@ export function checkCap(input: CheckInput, { drain }: Pick<Known, 'drain'>): Fi
   if (w.count <= input.cap && offered <= input.cap)
     return {
       verdict: 'error',
-      message: `inconclusive: at most ${offered} burst requests surely arrived within one second (network delays of up to ${maxRtt.toFixed(0)} ms), not more than the cap`,
+      message:
+        `inconclusive: at most ${offered} burst requests surely arrived within one second ` +
+        `(network delays of up to ${maxRtt.toFixed(0)} ms), not more than the cap`,
       evidence: { ...evidence, cause: 'cap not stressed' },
     };
   if (w.count > input.cap) {
@@ -123,7 +127,9 @@ export function checkCap(input: CheckInput, { drain }: Pick<Known, 'drain'>): Fi
   }
   return {
     verdict: 'pass',
-    message: `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while ${burst.length} were sent at twice the cap, ${drain.burstPlacement ?? 'at once'}`,
+    message:
+      `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) ` +
+      `while ${burst.length} were sent at twice the cap, ${drain.burstPlacement ?? 'at once'}`,
     evidence,
     samples: burst.slice(0, 2),
   };

@@ -67,7 +67,9 @@ export function checkFasterThanT(input: CheckInput, { T }: Pick<Known, 'T'>): Fi
         }
       : {
           verdict: 'pass',
-          message: `over ${fast.length} steps faster than T, Remaining fell and Reset grew (${first.rl.remaining}/${first.rl.reset} s -> ${last.rl.remaining}/${last.rl.reset} s in the quick run)`,
+          message:
+            `over ${fast.length} steps faster than T, Remaining fell and Reset grew ` +
+            `(${first.rl.remaining}/${first.rl.reset} s -> ${last.rl.remaining}/${last.rl.reset} s in the quick run)`,
           evidence,
           samples: quick,
         };
@@ -106,7 +108,9 @@ export function checkPauses(input: CheckInput, { pause }: Pick<Known, 'pause'>):
     );
   else if (!fullLook)
     problems.push(
-      `after a pause of the last Reset (${pausedAfter.rl.reset} s) the answer showed Remaining ${full.rl.raw.remaining}, Reset ${full.rl.raw.reset}; a first answer shows Remaining ${limit === undefined ? 'Limit-1' : limit - 1}, Reset <= ${resetCap ?? 'ceil(T)'}`,
+      `after a pause of the last Reset (${pausedAfter.rl.reset} s) ` +
+        `the answer showed Remaining ${full.rl.raw.remaining}, Reset ${full.rl.raw.reset}; ` +
+        `a first answer shows Remaining ${limit === undefined ? 'Limit-1' : limit - 1}, Reset <= ${resetCap ?? 'ceil(T)'}`,
     );
   const resetZero = input.a.samples.filter((s) => s.rl.reset === 0).length;
   const evidence = {
@@ -130,7 +134,10 @@ export function checkPauses(input: CheckInput, { pause }: Pick<Known, 'pause'>):
     ? { verdict: 'fail', message: problems.join('; '), evidence, samples: [pausedAfter, full, ...(wrong[0] ?? [])] }
     : {
         verdict: 'pass',
-        message: `${pauses.length} pause(s) raised Remaining and lowered Reset; after the last Reset (${pausedAfter.rl.reset} s) the answer looked like a first one (Remaining ${full.rl.remaining}, Reset ${full.rl.reset})`,
+        message:
+          `${pauses.length} pause(s) raised Remaining and lowered Reset; ` +
+          `after the last Reset (${pausedAfter.rl.reset} s) the answer looked like a first one ` +
+          `(Remaining ${full.rl.remaining}, Reset ${full.rl.reset})`,
         evidence,
         samples: [pausedAfter, full],
       };

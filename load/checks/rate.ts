@@ -68,7 +68,9 @@ function withoutPlan(est: EmissionEstimate): Finding {
   if (est.band.hi < top)
     return {
       verdict: 'observed',
-      message: `${what}: faster than the default dedicated plan (${dedicated}/h), as a dedicated plan raised on request would be; state it with --hourly-limit to check it`,
+      message:
+        `${what}: faster than the default dedicated plan (${dedicated}/h), ` +
+        'as a dedicated plan raised on request would be; state it with --hourly-limit to check it',
       evidence,
     };
   if (fits.some((f) => f.fit !== 'outside'))
@@ -104,7 +106,8 @@ export function checkRate(input: CheckInput, { estimate: est }: Pick<Known, 'est
     tolerance: `±${RATE_TOLERANCE * 100}% of the expected T (${tol.toFixed(1)} ms); the estimate's band must lie within it`,
   };
   const deviation = ((T - expected) / expected) * 100;
-  const what = `T estimated ${fmtT(est.band)} (${Math.round(perHour)}/h, ${est.method}) vs ${expected.toFixed(1)} ms (${input.hourlyLimit}/h, ${input.customer})`;
+  const estimated = `T estimated ${fmtT(est.band)} (${Math.round(perHour)}/h, ${est.method})`;
+  const what = `${estimated} vs ${expected.toFixed(1)} ms (${input.hourlyLimit}/h, ${input.customer})`;
   if (est.method === 'coarse')
     return {
       verdict: 'error',

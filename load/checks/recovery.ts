@@ -20,7 +20,10 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
     const most = prev.rl.remaining! - n + (cur.receivedAt - prev.sentAt) / T.lo + 1;
     if (cur.rl.remaining! > most) {
       problems.push({
-        why: `Remaining jumped from ${prev.rl.remaining} (#${prev.seq}) to ${cur.rl.remaining} (#${cur.seq}) in ${((cur.receivedAt - prev.sentAt) / 1000).toFixed(2)} s; at T ${fmtT(T)} at most ${Math.floor(most)} can have recovered`,
+        why:
+          `Remaining jumped from ${prev.rl.remaining} (#${prev.seq}) to ${cur.rl.remaining} (#${cur.seq}) ` +
+          `in ${((cur.receivedAt - prev.sentAt) / 1000).toFixed(2)} s; ` +
+          `at T ${fmtT(T)} at most ${Math.floor(most)} can have recovered`,
         samples: [prev, cur],
       });
     }
@@ -42,7 +45,9 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
   for (const x of failed) {
     const waited = x.p.sentAt - x.prev.receivedAt;
     problems.push({
-      why: `#${x.p.seq} sent ${(waited / 1000).toFixed(2)} s after the last acceptance (#${x.prev.seq}, Reset ${x.prev.rl.reset} s) got 429; a GCRA has recovered one request after T ${fmtT(T)}`,
+      why:
+        `#${x.p.seq} sent ${(waited / 1000).toFixed(2)} s after the last acceptance ` +
+        `(#${x.prev.seq}, Reset ${x.prev.rl.reset} s) got 429; a GCRA has recovered one request after T ${fmtT(T)}`,
       samples: [x.prev, x.p],
     });
   }
@@ -58,7 +63,9 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
       })),
       problems: problems.slice(0, 5).map((p) => p.why),
     },
-    tolerance: `judged when at least T and at most a quarter of the last Reset have passed; rises: +1 for rounding; T ${fmtT(T)} (${a.Tsource === 'declared' ? "the customer's T: no single T explains the answers" : 'estimated'})`,
+    tolerance:
+      'judged when at least T and at most a quarter of the last Reset have passed; rises: +1 for rounding; ' +
+      `T ${fmtT(T)} (${a.Tsource === 'declared' ? "the customer's T: no single T explains the answers" : 'estimated'})`,
   };
   if (problems.length)
     return { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
@@ -127,7 +134,9 @@ export function checkRetryAfterHonest(input: CheckInput, { recovery: rec }: Pick
     };
   return {
     verdict: 'pass',
-    message: `waiting retry-after (${edge!.retryAfter} s) was enough (#${atEdge.seq} accepted) and ${values.length} retry-after value(s) were within the GCRA wait`,
+    message:
+      `waiting retry-after (${edge!.retryAfter} s) was enough (#${atEdge.seq} accepted) ` +
+      `and ${values.length} retry-after value(s) were within the GCRA wait`,
     evidence,
     samples: [a.samples.find((s) => s.seq === edge!.from), atEdge],
   };
@@ -174,7 +183,9 @@ export function checkRemainingTruthful(input: CheckInput): Finding {
   return first
     ? {
         verdict: 'fail',
-        message: `#${first.s.seq} got ${first.s.status} although #${first.prev.seq} said Remaining ${first.prev.rl.remaining} (${first.between} request(s) possibly counted between)`,
+        message:
+          `#${first.s.seq} got ${first.s.status} although #${first.prev.seq} said Remaining ${first.prev.rl.remaining} ` +
+          `(${first.between} request(s) possibly counted between)`,
         evidence,
         samples: problems.flatMap((p) => [p.prev, p.s]),
       }
