@@ -5,7 +5,8 @@
 // precondition a check has (a phase, Limit, T) has a row where it does not hold.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluate } from '../../load/checks/index.js';
+import { CHECKS, evaluate } from '../../load/checks/index.js';
+import { RL_RULES, RULE_PHASES } from '../../load/plan.js';
 import { synthRun, type Answer, type Step, type SynthOptions } from './synthetic-run.js';
 
 interface Row {
@@ -438,6 +439,14 @@ test('every rate-limit rule has rows: a conformant pass (observed for RL-13) and
     if (rule === 'RL-13') assert.ok(verdicts.includes('observed') && !verdicts.includes('fail'), rule);
     else assert.ok(verdicts.includes('pass') && verdicts.includes('fail'), rule);
   }
+});
+
+test('one row per rate-limit rule, in the catalogue order, each reading its phases from RULE_PHASES', () => {
+  assert.deepEqual(
+    CHECKS.map((r) => r.rule),
+    RL_RULES,
+  );
+  for (const r of CHECKS) assert.equal(r.phases, RULE_PHASES[r.rule], r.rule);
 });
 
 test('a phase cut short turns what its rules found into error with the cause, but keeps a fail', () => {
