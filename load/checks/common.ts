@@ -4,9 +4,12 @@
 import type { Exchange } from '../../src/record/recorder.js';
 import type { CheckResult, Evidence, Verdict } from '../../src/verdict.js';
 import type { Analysis, Classified } from '../analysis.js';
+import type { EmissionEstimate } from '../model/estimate.js';
 import type { Interval } from '../model/gcra.js';
 import type { ReplayStep } from '../model/replay.js';
 import type { PlanOutcome } from '../plan.js';
+import type { DrainResult } from '../probes/drain.js';
+import type { RecoveryResult } from '../probes/recovery.js';
 import type { Sample } from '../session.js';
 
 export interface CheckInput {
@@ -21,6 +24,27 @@ export interface CheckInput {
   /** Engine time of the plan's start, for relative times in evidence. */
   t0: number;
 }
+
+/**
+ * What a check may need known before it can judge anything (a row's `needs` in index.ts), with its
+ * value once known: the check function is handed these, never asked to guard against their absence.
+ */
+export interface Known {
+  /** The dynamics phase's pause: the answer after it, and the answer whose Reset set it. */
+  pause: { full: Sample; pausedAfter: Sample };
+  drain: DrainResult;
+  /** The drain's burst above the cap, when one was sent. */
+  burst: Sample[];
+  recovery: RecoveryResult;
+  /** Limit, from the headers. */
+  limit: number;
+  /** The T the rules speak of (Analysis.T). */
+  T: Interval;
+  /** T estimated from the headers. */
+  estimate: EmissionEstimate;
+}
+
+export type Need = keyof Known;
 
 export { is2xx as ok } from '../../src/http/status.js';
 
@@ -83,6 +107,8 @@ export function exchanges(samples: readonly (Sample | undefined)[], max = 6): Ex
 }
 
 export interface Finding {
+  /** For a rule judged in parts (RL-01: each method and status): the part, added to the check id as `[part]`. */
+  part?: string;
   verdict: Verdict;
   message: string;
   evidence?: Evidence;

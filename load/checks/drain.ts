@@ -1,11 +1,10 @@
 // RL-06 (after Remaining 0 comes a 429 with retry-after), RL-10 (at most the cap accepted in any
 // one second), RL-11 (accepted before the first 429 as the GCRA forecast says, within one) and
 // RL-13 (what a cap rejection looks like: observed).
-import type { CheckResult } from '../../src/verdict.js';
 import { mostCertainInWindow, WINDOW_MS } from '../model/cap.js';
 import { forecastAcceptedRun } from '../model/replay.js';
 import type { Sample } from '../session.js';
-import { classOf, fmtT, notLimiters, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
+import { classOf, fmtT, notLimiters, ok, stepOf, type CheckInput, type Finding, type Known } from './common.js';
 
 /** Retry-After as a non-negative number of seconds (the rule's wording); integers are what HTTP sends. */
 export function retryAfterSeconds(s: Sample): number | undefined {
@@ -13,12 +12,8 @@ export function retryAfterSeconds(s: Sample): number | undefined {
   return raw !== undefined && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : undefined;
 }
 
-const noDrain = (input: CheckInput): Finding | undefined =>
-  input.plan.drain
-    ? undefined
-    : { verdict: 'error', message: 'the drain did not run', evidence: { cause: 'no drain' } };
-
-export function checkDenialAfterZero(input: CheckInput): CheckResult {
+/** Judged once the drain ran (index.ts: need `drain`). */
+export function checkDenialAfterZero(input: CheckInput): Finding {
   const { a } = input;
   const problems: { s: Sample; why: string }[] = [];
   const instances: [Sample, Sample][] = [];
@@ -54,35 +49,30 @@ export function checkDenialAfterZero(input: CheckInput): CheckResult {
       'the next request after Remaining 0 (unless quota recovered meanwhile) gets 429 with retry-after: a non-negative number of seconds',
     actual: { instances: instances.length, problems: problems.slice(0, 5).map((p) => p.why) },
   };
-  const f: Finding =
-    noDrain(input) ??
-    (problems.length
-      ? {
-          verdict: 'fail',
-          message: problems[0]!.why + (problems.length > 1 ? ` (+${problems.length - 1} more)` : ''),
-          evidence,
-          samples: problems.map((p) => p.s),
-        }
-      : instances.length
-        ? {
-            verdict: 'pass',
-            message: `${instances.length} time(s) the request after Remaining 0 got 429 with retry-after (${instances.map(([, d]) => d.rl.raw.retryAfter).join(', ')} s)`,
-            evidence,
-            samples: instances.slice(0, 2).flat(),
-          }
-        : {
-            verdict: 'error',
-            message: 'no request followed an answer with Remaining 0 before quota recovered',
-            evidence: { ...evidence, cause: 'no instance' },
-          });
-  return toCheck(input, 'rl.exhaustion.429', 'RL-06', f);
+  if (problems.length) {
+    const more = problems.length > 1 ? ` (+${problems.length - 1} more)` : '';
+    return { verdict: 'fail', message: problems[0]!.why + more, evidence, samples: problems.map((p) => p.s) };
+  }
+  if (instances.length) {
+    const retryAfters = instances.map(([, d]) => d.rl.raw.retryAfter).join(', ');
+    return {
+      verdict: 'pass',
+      message: `${instances.length} time(s) the request after Remaining 0 got 429 with retry-after (${retryAfters} s)`,
+      evidence,
+      samples: instances.slice(0, 2).flat(),
+    };
+  }
+  return {
+    verdict: 'error',
+    message: 'no request followed an answer with Remaining 0 before quota recovered',
+    evidence: { ...evidence, cause: 'no instance' },
+  };
 }
 
-export function checkCap(input: CheckInput): CheckResult {
-  const drain = input.plan.drain;
+export function checkCap(input: CheckInput, { drain }: Pick<Known, 'drain'>): Finding {
   const accepted = input.a.samples.filter(ok);
   const w = mostCertainInWindow(accepted);
-  const burst = drain?.burst ?? [];
+  const burst = drain.burst;
   // The check stresses the cap only if more than the cap surely arrived within one second.
   const offered = mostCertainInWindow(burst).count;
   const rtts = accepted.map((s) => s.receivedAt - s.sentAt);
@@ -97,64 +87,60 @@ export function checkCap(input: CheckInput): CheckResult {
         surelyInOneSecond: offered,
         accepted: burst.filter(ok).length,
         rateFactor: 'x2 the cap',
-        placed: drain?.burstPlacement ?? null,
-        underCapBefore: drain?.leadIn.length ?? 0,
+        placed: drain.burstPlacement ?? null,
+        underCapBefore: drain.leadIn.length,
       },
     },
-    tolerance: `an answer counts in a window only if its whole [sent, received] interval lies inside it (allowance = its round trip, at most ${maxRtt.toFixed(1)} ms here)`,
+    tolerance:
+      'an answer counts in a window only if its whole [sent, received] interval lies inside it ' +
+      `(allowance = its round trip, at most ${maxRtt.toFixed(1)} ms here)`,
   };
-  let f: Finding;
-  if (!drain) f = noDrain(input)!;
-  else if (burst.length === 0)
-    f = {
+  if (burst.length === 0)
+    return {
       verdict: 'error',
       message: `inconclusive: no burst above the cap was sent${drain.burstNote ? ` (${drain.burstNote})` : ''}`,
       evidence: { ...evidence, cause: drain.burstNote ?? 'no burst' },
     };
-  else if (!burst.some(ok)) {
-    // A node that refuses the whole burst (503 to everything) shows no cap at all: 0 accepted is not a pass.
-    f = {
+  // A node that refuses the whole burst (503 to everything) shows no cap at all: 0 accepted is not a pass.
+  if (!burst.some(ok))
+    return {
       verdict: 'error',
       message: `inconclusive: none of the ${burst.length} burst requests was accepted, so the cap could not be seen`,
       evidence: { ...evidence, cause: 'nothing accepted' },
     };
-  } else if (w.count <= input.cap && offered <= input.cap) {
-    f = {
+  if (w.count <= input.cap && offered <= input.cap)
+    return {
       verdict: 'error',
-      message: `inconclusive: at most ${offered} burst requests surely arrived within one second (network delays of up to ${maxRtt.toFixed(0)} ms), not more than the cap`,
+      message:
+        `inconclusive: at most ${offered} burst requests surely arrived within one second ` +
+        `(network delays of up to ${maxRtt.toFixed(0)} ms), not more than the cap`,
       evidence: { ...evidence, cause: 'cap not stressed' },
     };
-  } else if (w.count > input.cap) {
+  if (w.count > input.cap) {
     const members = w.members.map((i) => accepted[i]!);
-    f = {
+    return {
       verdict: 'fail',
       message: `${w.count} requests were accepted within ${Math.round(w.to - w.from)} ms, over the cap of ${input.cap} per second`,
       evidence,
       samples: [members[0], members[members.length - 1], ...members],
     };
-  } else
-    f = {
-      verdict: 'pass',
-      message: `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while ${burst.length} were sent at twice the cap, ${drain.burstPlacement ?? 'at once'}`,
-      evidence,
-      samples: burst.slice(0, 2),
-    };
-  return toCheck(input, 'rl.cap', 'RL-10', f);
+  }
+  return {
+    verdict: 'pass',
+    message:
+      `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) ` +
+      `while ${burst.length} were sent at twice the cap, ${drain.burstPlacement ?? 'at once'}`,
+    evidence,
+    samples: burst.slice(0, 2),
+  };
 }
 
-export function checkAcceptedBeforeFirst429(input: CheckInput): CheckResult {
+export function checkAcceptedBeforeFirst429(
+  input: CheckInput,
+  { drain, limit, T }: Pick<Known, 'drain' | 'limit' | 'T'>,
+): Finding {
   const { a } = input;
-  const drain = input.plan.drain;
-  const T = a.T;
-  let f: Finding | undefined = noDrain(input);
-  if (!f && (!T || a.limit === undefined))
-    f = {
-      verdict: 'error',
-      message: 'Limit or T could not be estimated, so there is no forecast',
-      evidence: { cause: 'no Limit/T estimate' },
-    };
-  if (f) return toCheck(input, 'rl.exhaustion.count', 'RL-11', f);
-  const drained = new Set([...drain!.leadIn, ...drain!.burst, ...drain!.underCap]);
+  const drained = new Set([...drain.leadIn, ...drain.burst, ...drain.underCap]);
   // Refusals the proxy made, or may have made where the bucket may be empty, did not reach the limiter as far as anyone can tell.
   const reach = a.samples.filter(
     (s) =>
@@ -165,14 +151,14 @@ export function checkAcceptedBeforeFirst429(input: CheckInput): CheckResult {
   const firstIdx = a.samples.findIndex((s) => drained.has(s));
   const start = firstIdx > 0 ? a.steps[firstIdx - 1]!.tatAfter : { lo: -Infinity, hi: -Infinity };
   const rtts = reach.map((s) => s.receivedAt - s.sentAt).sort((x, y) => x - y);
-  const then = { everyMs: drain!.spacingMs, rttMs: rtts[Math.floor(rtts.length / 2)] ?? 0 };
-  const forecast = forecastAcceptedRun(start, reach, T!, a.limit!, then);
-  const denial = drain!.firstDenial;
+  const then = { everyMs: drain.spacingMs, rttMs: rtts[Math.floor(rtts.length / 2)] ?? 0 };
+  const forecast = forecastAcceptedRun(start, reach, T, limit, then);
+  const denial = drain.firstDenial;
   const observed = reach.filter((s) => ok(s) && (!denial || s.seq < denial.seq)).length;
   const evidence = {
     expected: {
       acceptedBeforeFirst429: `${forecast.countLo}..${forecast.countHi}`,
-      from: `Limit ${a.limit} plus what recovers at T ${fmtT(T)} while the drain sends, starting from the replayed bucket`,
+      from: `Limit ${limit} plus what recovers at T ${fmtT(T)} while the drain sends, starting from the replayed bucket`,
     },
     actual: {
       acceptedBeforeFirst429: observed,
@@ -181,33 +167,25 @@ export function checkAcceptedBeforeFirst429(input: CheckInput): CheckResult {
     },
     tolerance: 'within one; cap rejections are left out (they do not reach the limiter)',
   };
-  f =
-    observed >= forecast.countLo - 1 && observed <= forecast.countHi + 1
-      ? {
-          verdict: 'pass',
-          message: `${observed} requests were accepted before the first 429; the GCRA forecast is ${forecast.countLo}..${forecast.countHi}`,
-          evidence,
-          samples: denial ? [denial] : [],
-        }
-      : {
-          verdict: 'fail',
-          message: `${observed} requests were accepted before the first 429; a GCRA with Limit ${a.limit} and T ${fmtT(T)} accepts ${forecast.countLo}..${forecast.countHi} (±1)`,
-          evidence,
-          samples: denial ? [denial] : reach.slice(-2),
-        };
-  return toCheck(input, 'rl.exhaustion.count', 'RL-11', f);
+  const withinOne = observed >= forecast.countLo - 1 && observed <= forecast.countHi + 1;
+  const seen = `${observed} requests were accepted before the first 429`;
+  const range = `${forecast.countLo}..${forecast.countHi}`;
+  if (withinOne)
+    return {
+      verdict: 'pass',
+      message: `${seen}; the GCRA forecast is ${range}`,
+      evidence,
+      samples: denial ? [denial] : [],
+    };
+  return {
+    verdict: 'fail',
+    message: `${seen}; a GCRA with Limit ${limit} and T ${fmtT(T)} accepts ${range} (±1)`,
+    evidence,
+    samples: denial ? [denial] : reach.slice(-2),
+  };
 }
 
-export function checkCapRejection(input: CheckInput): CheckResult {
-  const drain = input.plan.drain;
-  let f: Finding | undefined = noDrain(input);
-  if (!f && drain!.burst.length === 0)
-    f = {
-      verdict: 'error',
-      message: `no burst above the cap was sent${drain!.burstNote ? ` (${drain!.burstNote})` : ''}`,
-      evidence: { cause: drain!.burstNote ?? 'no burst' },
-    };
-  if (f) return toCheck(input, 'rl.cap-rejection', 'RL-13', f);
+export function checkCapRejection(input: CheckInput, { burst }: Pick<Known, 'burst'>): Finding {
   const rejected = input.a.classes.filter((c) => c.capSuspect).map((c) => c.sample);
   const statuses: Record<string, number> = {};
   for (const s of rejected) statuses[String(s.status)] = (statuses[String(s.status)] ?? 0) + 1;
@@ -230,26 +208,30 @@ export function checkCapRejection(input: CheckInput): CheckResult {
     undetermined: 'quota use undetermined',
     'not-seen': '',
   }[input.a.capQuotaUse];
+  if (!rejected.length)
+    return {
+      verdict: 'observed',
+      message: `no request of the burst (${burst.length} at twice the cap) was rejected`,
+      evidence: { observation },
+    };
+  const byStatus = Object.entries(statuses)
+    .map(([k, v]) => `${v}x ${k}`)
+    .join(', ');
+  const headers = `retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}`;
+  return {
+    verdict: 'observed',
+    message: `the proxy refused ${rejected.length} request(s): ${byStatus}; ${headers}; ${usedQuota}${spacingNote(input)}`,
+    evidence: { observation, window: `${WINDOW_MS} ms` },
+    samples: rejected.slice(0, 3),
+  };
+}
+
+/** What the proxy's refusals of requests under the cap taught the pacing, for RL-13's message. */
+function spacingNote(input: CheckInput): string {
   const spacing = input.plan.spacing;
-  const spaced =
-    spacing && spacing.refusals > 0
-      ? `; it refused ${spacing.refusals} request(s) sent under the cap, as a strict spacing does (widest refused gap ${Math.round(spacing.refusedGapMs ?? 0)} ms): requests were then kept ${Math.round(spacing.gapMs)} ms apart`
-      : '';
-  f = rejected.length
-    ? {
-        verdict: 'observed',
-        message: `the proxy refused ${rejected.length} request(s): ${Object.entries(statuses)
-          .map(([k, v]) => `${v}x ${k}`)
-          .join(
-            ', ',
-          )}; retry-after on ${withRetry.length}, rate-limit headers on ${withRl.length}; ${usedQuota}${spaced}`,
-        evidence: { observation, window: `${WINDOW_MS} ms` },
-        samples: rejected.slice(0, 3),
-      }
-    : {
-        verdict: 'observed',
-        message: `no request of the burst (${drain!.burst.length} at twice the cap) was rejected`,
-        evidence: { observation },
-      };
-  return toCheck(input, 'rl.cap-rejection', 'RL-13', f);
+  if (!(spacing && spacing.refusals > 0)) return '';
+  const refused =
+    `; it refused ${spacing.refusals} request(s) sent under the cap, as a strict spacing does ` +
+    `(widest refused gap ${Math.round(spacing.refusedGapMs ?? 0)} ms)`;
+  return `${refused}: requests were then kept ${Math.round(spacing.gapMs)} ms apart`;
 }

@@ -2,10 +2,9 @@
 // lowers Reset; a pause as long as the last Reset restores a first-request look) and RL-12 (Reset
 // agrees with Remaining and T). Directions are judged on answers whose order at the server is
 // certain (no overlap of their network intervals); the model decides when a change is required.
-import type { CheckResult } from '../../src/verdict.js';
 import { ceilSeconds, type Interval } from '../model/gcra.js';
 import type { Sample } from '../session.js';
-import { classOf, fmtT, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
+import { classOf, fmtT, ok, stepOf, type CheckInput, type Finding, type Known } from './common.js';
 
 const hasRlValues = (s: Sample) => s.rl.remaining !== undefined && s.rl.reset !== undefined;
 
@@ -17,87 +16,69 @@ function orderedAcceptedPairs(input: CheckInput, samples: readonly Sample[]): [S
   return pairs;
 }
 
-export function checkFasterThanT(input: CheckInput): CheckResult {
-  const T = input.a.T;
+export function checkFasterThanT(input: CheckInput, { T }: Pick<Known, 'T'>): Finding {
   const quick = (input.plan.dynamics?.quick ?? []).filter((s) => ok(s) && hasRlValues(s));
-  let f: Finding;
-  if (!T)
-    f = {
-      verdict: 'error',
-      message: 'T could not be estimated, so "faster than one per T" cannot be judged',
-      evidence: { cause: 'no T estimate' },
-    };
-  else if (quick.length < 2)
-    f = {
+  if (quick.length < 2)
+    return {
       verdict: 'error',
       message: 'the quick run got fewer than two accepted answers with rate-limit headers',
       evidence: { cause: 'too few answers' },
       samples: input.plan.dynamics?.quick,
     };
-  else {
-    // Arrivals are at most receivedAt - sentAt apart: that must be under T for the direction to be required.
-    const fast = orderedAcceptedPairs(input, input.a.samples).filter(([a, b]) => b.receivedAt - a.sentAt < T.lo);
-    const wrong = fast.filter(([a, b]) => b.rl.remaining! > a.rl.remaining! || b.rl.reset! < a.rl.reset!);
-    const first = quick[0]!;
-    const last = quick[quick.length - 1]!;
-    const p = stepOf(input, last)?.prediction.accepted;
-    const mustFall = p !== undefined && p.remaining.hi < first.rl.remaining!;
-    const mustGrow = p !== undefined && p.reset.lo > first.rl.reset!;
-    const problems: string[] = [];
-    if (wrong.length)
-      problems.push(
-        `${wrong.length} step(s) where Remaining rose or Reset fell, e.g. #${wrong[0]![0].seq}->#${wrong[0]![1].seq}`,
-      );
-    if (mustFall && !(last.rl.remaining! < first.rl.remaining!))
-      problems.push(`Remaining did not fall over the quick run (${first.rl.remaining} -> ${last.rl.remaining})`);
-    if (mustGrow && !(last.rl.reset! > first.rl.reset!))
-      problems.push(`Reset did not grow over the quick run (${first.rl.reset} -> ${last.rl.reset})`);
-    const evidence = {
-      expected: `each step faster than T (${fmtT(T)}): Remaining not up, Reset not down; over the quick run Remaining falls${mustGrow ? ' and Reset grows' : ''}`,
-      actual: {
-        quickRun: quick.map((s) => ({ seq: s.seq, remaining: s.rl.remaining, reset: s.rl.reset })),
-        stepsJudged: fast.length,
-        wrongSteps: wrong.slice(0, 5).map(([a, b]) => `#${a.seq}->#${b.seq}`),
-      },
-      tolerance: 'steps whose network intervals overlap are not judged (their order at the server is unknown)',
-    };
-    f = problems.length
+  // Arrivals are at most receivedAt - sentAt apart: that must be under T for the direction to be required.
+  const fast = orderedAcceptedPairs(input, input.a.samples).filter(([a, b]) => b.receivedAt - a.sentAt < T.lo);
+  const wrong = fast.filter(([a, b]) => b.rl.remaining! > a.rl.remaining! || b.rl.reset! < a.rl.reset!);
+  const first = quick[0]!;
+  const last = quick[quick.length - 1]!;
+  const p = stepOf(input, last)?.prediction.accepted;
+  const mustFall = p !== undefined && p.remaining.hi < first.rl.remaining!;
+  const mustGrow = p !== undefined && p.reset.lo > first.rl.reset!;
+  const problems: string[] = [];
+  if (wrong.length)
+    problems.push(
+      `${wrong.length} step(s) where Remaining rose or Reset fell, e.g. #${wrong[0]![0].seq}->#${wrong[0]![1].seq}`,
+    );
+  if (mustFall && !(last.rl.remaining! < first.rl.remaining!))
+    problems.push(`Remaining did not fall over the quick run (${first.rl.remaining} -> ${last.rl.remaining})`);
+  if (mustGrow && !(last.rl.reset! > first.rl.reset!))
+    problems.push(`Reset did not grow over the quick run (${first.rl.reset} -> ${last.rl.reset})`);
+  const evidence = {
+    expected: `each step faster than T (${fmtT(T)}): Remaining not up, Reset not down; over the quick run Remaining falls${mustGrow ? ' and Reset grows' : ''}`,
+    actual: {
+      quickRun: quick.map((s) => ({ seq: s.seq, remaining: s.rl.remaining, reset: s.rl.reset })),
+      stepsJudged: fast.length,
+      wrongSteps: wrong.slice(0, 5).map(([a, b]) => `#${a.seq}->#${b.seq}`),
+    },
+    tolerance: 'steps whose network intervals overlap are not judged (their order at the server is unknown)',
+  };
+  return problems.length
+    ? {
+        verdict: 'fail',
+        message: problems.join('; '),
+        evidence,
+        samples: wrong.length ? [wrong[0]![0], wrong[0]![1], ...quick] : quick,
+      }
+    : fast.length === 0
       ? {
-          verdict: 'fail',
-          message: problems.join('; '),
-          evidence,
-          samples: wrong.length ? [wrong[0]![0], wrong[0]![1], ...quick] : quick,
+          verdict: 'error',
+          message: `no two answers came faster than one per T (${fmtT(T)}) in a known order`,
+          evidence: { ...evidence, cause: 'no step judged' },
+          samples: quick,
         }
-      : fast.length === 0
-        ? {
-            verdict: 'error',
-            message: `no two answers came faster than one per T (${fmtT(T)}) in a known order`,
-            evidence: { ...evidence, cause: 'no step judged' },
-            samples: quick,
-          }
-        : {
-            verdict: 'pass',
-            message: `over ${fast.length} steps faster than T, Remaining fell and Reset grew (${first.rl.remaining}/${first.rl.reset} s -> ${last.rl.remaining}/${last.rl.reset} s in the quick run)`,
-            evidence,
-            samples: quick,
-          };
-  }
-  return toCheck(input, 'rl.dynamics.faster-than-T', 'RL-03', f);
+      : {
+          verdict: 'pass',
+          message:
+            `over ${fast.length} steps faster than T, Remaining fell and Reset grew ` +
+            `(${first.rl.remaining}/${first.rl.reset} s -> ${last.rl.remaining}/${last.rl.reset} s in the quick run)`,
+          evidence,
+          samples: quick,
+        };
 }
 
-export function checkPauses(input: CheckInput): CheckResult {
+export function checkPauses(input: CheckInput, { pause }: Pick<Known, 'pause'>): Finding {
   const T = input.a.T;
-  const d = input.plan.dynamics;
+  const { full, pausedAfter } = pause;
   const limit = input.a.limit;
-  let f: Finding;
-  if (!d?.full || !d.pausedAfter) {
-    f = {
-      verdict: 'error',
-      message: `the pause as long as the last Reset was not made${d?.note ? `: ${d.note}` : ''}`,
-      evidence: { cause: d?.note ?? 'no pause' },
-    };
-    return toCheck(input, 'rl.dynamics.pause', 'RL-04', f);
-  }
   const problems: string[] = [];
   // Every ordered pair of acceptances with a pause long enough that the model requires the change.
   const pauses = orderedAcceptedPairs(input, input.a.samples).filter(([a, b]) => {
@@ -115,7 +96,6 @@ export function checkPauses(input: CheckInput): CheckResult {
     problems.push(
       `after ${wrong.length} pause(s) long enough for recovery, Remaining did not rise or Reset did not fall (e.g. #${wrong[0]![0].seq}->#${wrong[0]![1].seq})`,
     );
-  const full = d.full;
   const resetCap = T ? ceilSeconds(T.hi) : undefined;
   const fullLook =
     limit !== undefined &&
@@ -124,11 +104,13 @@ export function checkPauses(input: CheckInput): CheckResult {
     (resetCap === undefined || full.rl.reset <= resetCap);
   if (!ok(full))
     problems.push(
-      `after a pause of the last Reset (${d.pausedAfter.rl.reset} s) the request got status ${full.status ?? full.error}`,
+      `after a pause of the last Reset (${pausedAfter.rl.reset} s) the request got status ${full.status ?? full.error}`,
     );
   else if (!fullLook)
     problems.push(
-      `after a pause of the last Reset (${d.pausedAfter.rl.reset} s) the answer showed Remaining ${full.rl.raw.remaining}, Reset ${full.rl.raw.reset}; a first answer shows Remaining ${limit === undefined ? 'Limit-1' : limit - 1}, Reset <= ${resetCap ?? 'ceil(T)'}`,
+      `after a pause of the last Reset (${pausedAfter.rl.reset} s) ` +
+        `the answer showed Remaining ${full.rl.raw.remaining}, Reset ${full.rl.raw.reset}; ` +
+        `a first answer shows Remaining ${limit === undefined ? 'Limit-1' : limit - 1}, Reset <= ${resetCap ?? 'ceil(T)'}`,
     );
   const resetZero = input.a.samples.filter((s) => s.rl.reset === 0).length;
   const evidence = {
@@ -140,23 +122,25 @@ export function checkPauses(input: CheckInput): CheckResult {
       pausesJudged: pauses.length,
       full: { remaining: full.rl.raw.remaining, reset: full.rl.raw.reset },
       pause: {
-        from: d.pausedAfter.seq,
-        waitedMs: Math.round(full.sentAt - d.pausedAfter.receivedAt),
-        lastReset: d.pausedAfter.rl.reset,
+        from: pausedAfter.seq,
+        waitedMs: Math.round(full.sentAt - pausedAfter.receivedAt),
+        lastReset: pausedAfter.rl.reset,
       },
     },
     tolerance: `T ${fmtT(T)}; the pause counts from the previous answer's arrival, so the server saw at least the last Reset`,
     observation: { resetZeroShown: resetZero > 0, resetZeroAnswers: resetZero },
   };
-  f = problems.length
-    ? { verdict: 'fail', message: problems.join('; '), evidence, samples: [d.pausedAfter, full, ...(wrong[0] ?? [])] }
+  return problems.length
+    ? { verdict: 'fail', message: problems.join('; '), evidence, samples: [pausedAfter, full, ...(wrong[0] ?? [])] }
     : {
         verdict: 'pass',
-        message: `${pauses.length} pause(s) raised Remaining and lowered Reset; after the last Reset (${d.pausedAfter.rl.reset} s) the answer looked like a first one (Remaining ${full.rl.remaining}, Reset ${full.rl.reset})`,
+        message:
+          `${pauses.length} pause(s) raised Remaining and lowered Reset; ` +
+          `after the last Reset (${pausedAfter.rl.reset} s) the answer looked like a first one ` +
+          `(Remaining ${full.rl.remaining}, Reset ${full.rl.reset})`,
         evidence,
-        samples: [d.pausedAfter, full],
+        samples: [pausedAfter, full],
       };
-  return toCheck(input, 'rl.dynamics.pause', 'RL-04', f);
 }
 
 /** Reset (whole seconds) allowed for an answer whose drain time lies in ttl, within one T plus a second. */
@@ -164,18 +148,7 @@ function resetWindow(ttl: Interval, T: Interval): Interval {
   return { lo: (ttl.lo - T.hi - 1000) / 1000, hi: (ttl.hi + T.hi + 1000) / 1000 };
 }
 
-export function checkResetAgrees(input: CheckInput): CheckResult {
-  const T = input.a.T;
-  const limit = input.a.limit;
-  let f: Finding;
-  if (!T || limit === undefined) {
-    f = {
-      verdict: 'error',
-      message: 'Limit or T could not be estimated, so Reset cannot be compared with them',
-      evidence: { cause: 'no Limit/T estimate' },
-    };
-    return toCheck(input, 'rl.reset-consistency', 'RL-12', f);
-  }
+export function checkResetAgrees(input: CheckInput, { limit, T }: Pick<Known, 'limit' | 'T'>): Finding {
   const counted = input.a.samples.filter((s) => ok(s) && s.rl.reset !== undefined);
   const bad: { s: Sample; why: string }[] = [];
   for (const s of counted) {
@@ -208,7 +181,7 @@ export function checkResetAgrees(input: CheckInput): CheckResult {
     },
     tolerance: `±(T + 1 s), T ${fmtT(T)}, arrival within [sent, received]`,
   };
-  f = bad.length
+  return bad.length
     ? {
         verdict: 'fail',
         message: `${bad.length} answer(s) disagree: ${bad[0]!.why}`,
@@ -222,5 +195,4 @@ export function checkResetAgrees(input: CheckInput): CheckResult {
           evidence,
         }
       : { verdict: 'error', message: 'no accepted answer carried Reset', evidence: { cause: 'no Reset' } };
-  return toCheck(input, 'rl.reset-consistency', 'RL-12', f);
 }

@@ -1,9 +1,8 @@
 // RL-01: every limiter answer (GET and HEAD, 2xx and the limiter's 429) carries Limit, Remaining
 // and Reset as non-negative integers with Remaining < Limit. RL-02: Limit stays the same.
-import type { CheckResult } from '../../src/verdict.js';
 import type { Classified } from '../analysis.js';
 import type { Sample } from '../session.js';
-import { toCheck, type CheckInput, type Finding } from './common.js';
+import type { CheckInput, Finding } from './common.js';
 
 const KINDS = [
   { method: 'GET', status: '2xx' },
@@ -33,10 +32,9 @@ function kindMembers(classes: readonly Classified[], method: string, status: '2x
     .map((c) => c.sample);
 }
 
-export function checkHeaders(input: CheckInput): CheckResult[] {
+export function checkHeaders(input: CheckInput): Finding[] {
   return KINDS.map(({ method, status }) => {
     const members = kindMembers(input.a.classes, method, status);
-    const id = `rl.headers[${method} ${status}]`;
     let f: Finding;
     if (members.length === 0) {
       f = {
@@ -63,34 +61,25 @@ export function checkHeaders(input: CheckInput): CheckResult[] {
             samples: members.slice(0, 2),
           };
     }
-    return toCheck(input, id, 'RL-01', f);
+    return { part: `${method} ${status}`, ...f };
   });
 }
 
-export function checkLimitConstant(input: CheckInput): CheckResult {
+/** Judged once a Limit was seen (index.ts: need `limit`), so at least one value is known. */
+export function checkLimitConstant(input: CheckInput): Finding {
   const values = input.a.limitValues;
   const withLimit = input.a.samples.filter((s) => s.rl.limit !== undefined);
-  let f: Finding;
-  if (values.length === 0)
-    f = {
-      verdict: 'error',
-      message: 'no answer carried a usable X-RateLimit-Limit',
-      evidence: { cause: 'no Limit header' },
-    };
-  else if (values.length === 1) {
-    f = {
+  if (values.length === 1)
+    return {
       verdict: 'pass',
       message: `X-RateLimit-Limit was ${values[0]} on all ${withLimit.length} answers that carried it`,
       evidence: { observation: { limit: values[0], answers: withLimit.length } },
     };
-  } else {
-    const firstOther = withLimit.find((s) => s.rl.limit !== withLimit[0]!.rl.limit);
-    f = {
-      verdict: 'fail',
-      message: `X-RateLimit-Limit changed during the run: values ${values.join(', ')}`,
-      evidence: { expected: 'one Limit value across the run', actual: values },
-      samples: [withLimit[0], firstOther],
-    };
-  }
-  return toCheck(input, 'rl.limit-constant', 'RL-02', f);
+  const firstOther = withLimit.find((s) => s.rl.limit !== withLimit[0]!.rl.limit);
+  return {
+    verdict: 'fail',
+    message: `X-RateLimit-Limit changed during the run: values ${values.join(', ')}`,
+    evidence: { expected: 'one Limit value across the run', actual: values },
+    samples: [withLimit[0], firstOther],
+  };
 }

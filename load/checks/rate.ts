@@ -4,8 +4,7 @@
 // fails only a rate no plan allows (shared is fixed; dedicated can only be raised above its default).
 import type { EmissionEstimate } from '../model/estimate.js';
 import { DEFAULT_HOURLY_LIMIT } from '../../src/target-file/types.js';
-import type { CheckResult } from '../../src/verdict.js';
-import { fmtT, toCheck, type CheckInput, type Finding } from './common.js';
+import { fmtT, type CheckInput, type Finding, type Known } from './common.js';
 
 /** Relative tolerance on T, stated in every RL-09 result. */
 export const RATE_TOLERANCE = 0.02;
@@ -69,7 +68,9 @@ function withoutPlan(est: EmissionEstimate): Finding {
   if (est.band.hi < top)
     return {
       verdict: 'observed',
-      message: `${what}: faster than the default dedicated plan (${dedicated}/h), as a dedicated plan raised on request would be; state it with --hourly-limit to check it`,
+      message:
+        `${what}: faster than the default dedicated plan (${dedicated}/h), ` +
+        'as a dedicated plan raised on request would be; state it with --hourly-limit to check it',
       evidence,
     };
   if (fits.some((f) => f.fit !== 'outside'))
@@ -85,17 +86,11 @@ function withoutPlan(est: EmissionEstimate): Finding {
   };
 }
 
-export function checkRate(input: CheckInput): CheckResult {
-  const est = input.a.estimate;
+export function checkRate(input: CheckInput, { estimate: est }: Pick<Known, 'estimate'>): Finding {
   const expected = expectedEmissionIntervalMs(input.hourlyLimit);
   const tol = expected * RATE_TOLERANCE;
   const allowed = { lo: expected - tol, hi: expected + tol };
-  let f: Finding;
-  if (!est || input.a.limit === undefined) {
-    f = { verdict: 'error', message: 'T could not be estimated from the headers', evidence: { cause: 'no estimate' } };
-    return toCheck(input, 'rl.rate', 'RL-09', f);
-  }
-  if (input.planAssumed && est.method !== 'coarse') return toCheck(input, 'rl.rate', 'RL-09', withoutPlan(est));
+  if (input.planAssumed && est.method !== 'coarse') return withoutPlan(est);
   const T = est.emissionIntervalMs;
   const perHour = 3_600_000 / T;
   const evidence = {
@@ -111,28 +106,31 @@ export function checkRate(input: CheckInput): CheckResult {
     tolerance: `±${RATE_TOLERANCE * 100}% of the expected T (${tol.toFixed(1)} ms); the estimate's band must lie within it`,
   };
   const deviation = ((T - expected) / expected) * 100;
-  const what = `T estimated ${fmtT(est.band)} (${Math.round(perHour)}/h, ${est.method}) vs ${expected.toFixed(1)} ms (${input.hourlyLimit}/h, ${input.customer})`;
+  const estimated = `T estimated ${fmtT(est.band)} (${Math.round(perHour)}/h, ${est.method})`;
+  const what = `${estimated} vs ${expected.toFixed(1)} ms (${input.hourlyLimit}/h, ${input.customer})`;
   if (est.method === 'coarse')
-    f = {
+    return {
       verdict: 'error',
       message: `inconclusive: no T explains the answers (${est.unexplained} unexplained); coarse ${what}`,
       evidence: { ...evidence, cause: 'model does not fit' },
     };
-  else if (est.uncertaintyMs > tol)
-    f = {
+  if (est.uncertaintyMs > tol)
+    return {
       verdict: 'error',
       message: `inconclusive: ${what}; its uncertainty is larger than the ±${RATE_TOLERANCE * 100}% tolerance`,
       evidence: { ...evidence, cause: 'uncertainty too large' },
     };
-  else if (est.band.hi < allowed.lo || est.band.lo > allowed.hi)
-    f = { verdict: 'fail', message: `${what}: off by ${deviation.toFixed(1)}%`, evidence };
-  else if (est.band.lo >= allowed.lo && est.band.hi <= allowed.hi)
-    f = { verdict: 'pass', message: `${what}: within ${RATE_TOLERANCE * 100}% (${deviation.toFixed(2)}%)`, evidence };
-  else
-    f = {
-      verdict: 'error',
-      message: `inconclusive: ${what}; the estimate's band straddles the ±${RATE_TOLERANCE * 100}% tolerance`,
-      evidence: { ...evidence, cause: 'band straddles the tolerance' },
+  if (est.band.hi < allowed.lo || est.band.lo > allowed.hi)
+    return { verdict: 'fail', message: `${what}: off by ${deviation.toFixed(1)}%`, evidence };
+  if (est.band.lo >= allowed.lo && est.band.hi <= allowed.hi)
+    return {
+      verdict: 'pass',
+      message: `${what}: within ${RATE_TOLERANCE * 100}% (${deviation.toFixed(2)}%)`,
+      evidence,
     };
-  return toCheck(input, 'rl.rate', 'RL-09', f);
+  return {
+    verdict: 'error',
+    message: `inconclusive: ${what}; the estimate's band straddles the ±${RATE_TOLERANCE * 100}% tolerance`,
+    evidence: { ...evidence, cause: 'band straddles the tolerance' },
+  };
 }

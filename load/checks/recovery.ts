@@ -1,23 +1,12 @@
 // RL-05 (recovery is gradual), RL-07 (retry-after honest both ways) and RL-08 (Remaining > 0
 // under the cap means the next request is accepted).
-import type { CheckResult } from '../../src/verdict.js';
+import { retryAfterBound } from '../model/retry-after.js';
 import { DEFAULT_PLAN } from '../plan.js';
-import { retryAfterBound } from '../probes/recovery.js';
 import type { Sample } from '../session.js';
-import { classOf, fmtT, notLimiters, ok, stepOf, toCheck, type CheckInput, type Finding } from './common.js';
+import { classOf, fmtT, notLimiters, ok, stepOf, type CheckInput, type Finding, type Known } from './common.js';
 
-const notRecovered = (input: CheckInput): Finding | undefined =>
-  input.plan.recovery
-    ? undefined
-    : { verdict: 'error', message: 'the recovery phase did not run', evidence: { cause: 'no recovery phase' } };
-
-export function checkGradualRecovery(input: CheckInput): CheckResult {
+export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pick<Known, 'recovery' | 'T'>): Finding {
   const { a } = input;
-  const T = a.T;
-  const rec = input.plan.recovery;
-  let f = notRecovered(input);
-  if (!f && !T) f = { verdict: 'error', message: 'T could not be estimated', evidence: { cause: 'no T estimate' } };
-  if (f) return toCheck(input, 'rl.gradual', 'RL-05', f);
   const problems: { why: string; samples: Sample[] }[] = [];
 
   // Remaining may rise only by what leaked meanwhile: for ordered acceptances j then k, with n
@@ -28,16 +17,19 @@ export function checkGradualRecovery(input: CheckInput): CheckResult {
     const [prev, cur] = [accepted[i - 1]!, accepted[i]!];
     if (prev.receivedAt > cur.sentAt) continue;
     const n = 1 + accepted.filter((x) => x.sentAt >= prev.receivedAt && x.receivedAt <= cur.sentAt).length;
-    const most = prev.rl.remaining! - n + (cur.receivedAt - prev.sentAt) / T!.lo + 1;
+    const most = prev.rl.remaining! - n + (cur.receivedAt - prev.sentAt) / T.lo + 1;
     if (cur.rl.remaining! > most) {
       problems.push({
-        why: `Remaining jumped from ${prev.rl.remaining} (#${prev.seq}) to ${cur.rl.remaining} (#${cur.seq}) in ${((cur.receivedAt - prev.sentAt) / 1000).toFixed(2)} s; at T ${fmtT(T)} at most ${Math.floor(most)} can have recovered`,
+        why:
+          `Remaining jumped from ${prev.rl.remaining} (#${prev.seq}) to ${cur.rl.remaining} (#${cur.seq}) ` +
+          `in ${((cur.receivedAt - prev.sentAt) / 1000).toFixed(2)} s; ` +
+          `at T ${fmtT(T)} at most ${Math.floor(most)} can have recovered`,
         samples: [prev, cur],
       });
     }
   }
   // A request about one T after the last acceptance succeeds, long before Reset elapses.
-  const probes = [rec!.atEdge, rec!.oneTLater].filter((s): s is Sample => s !== undefined);
+  const probes = [rec.atEdge, rec.oneTLater].filter((s): s is Sample => s !== undefined);
   const lastBefore = (s: Sample) => [...a.samples].reverse().find((x) => x.seq < s.seq && ok(x));
   // Judged when one T has surely passed (GCRA has leaked a request) and less than a quarter of the
   // last Reset (a fixed window would still be closed).
@@ -46,14 +38,16 @@ export function checkGradualRecovery(input: CheckInput): CheckResult {
     .filter((x): x is { p: Sample; prev: Sample } => {
       if (!x.prev || x.prev.rl.reset === undefined) return false;
       const waited = x.p.sentAt - x.prev.receivedAt;
-      return waited >= T!.hi && waited * 4 <= x.prev.rl.reset * 1000;
+      return waited >= T.hi && waited * 4 <= x.prev.rl.reset * 1000;
     });
   const success = judged.find((x) => ok(x.p));
   const failed = judged.filter((x) => classOf(input, x.p)?.limiterDenial);
   for (const x of failed) {
     const waited = x.p.sentAt - x.prev.receivedAt;
     problems.push({
-      why: `#${x.p.seq} sent ${(waited / 1000).toFixed(2)} s after the last acceptance (#${x.prev.seq}, Reset ${x.prev.rl.reset} s) got 429; a GCRA has recovered one request after T ${fmtT(T)}`,
+      why:
+        `#${x.p.seq} sent ${(waited / 1000).toFixed(2)} s after the last acceptance ` +
+        `(#${x.prev.seq}, Reset ${x.prev.rl.reset} s) got 429; a GCRA has recovered one request after T ${fmtT(T)}`,
       samples: [x.prev, x.p],
     });
   }
@@ -69,34 +63,30 @@ export function checkGradualRecovery(input: CheckInput): CheckResult {
       })),
       problems: problems.slice(0, 5).map((p) => p.why),
     },
-    tolerance: `judged when at least T and at most a quarter of the last Reset have passed; rises: +1 for rounding; T ${fmtT(T)} (${a.Tsource === 'declared' ? "the customer's T: no single T explains the answers" : 'estimated'})`,
+    tolerance:
+      'judged when at least T and at most a quarter of the last Reset have passed; rises: +1 for rounding; ' +
+      `T ${fmtT(T)} (${a.Tsource === 'declared' ? "the customer's T: no single T explains the answers" : 'estimated'})`,
   };
   if (problems.length)
-    f = { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
-  else if (!success)
-    f = {
+    return { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
+  if (!success)
+    return {
       verdict: 'error',
       message: "no request was sent about one T after the drain's last acceptance",
-      evidence: { ...evidence, cause: rec!.notes.join('; ') || 'no probe' },
+      evidence: { ...evidence, cause: rec.notes.join('; ') || 'no probe' },
     };
-  else {
-    const resetThen = success.prev.rl.reset ?? 0;
-    const afterS = (success.p.sentAt - success.prev.receivedAt) / 1000;
-    f = {
-      verdict: 'pass',
-      message: `a request ${afterS.toFixed(2)} s after the last acceptance succeeded while Reset still said ${resetThen} s: recovery is gradual`,
-      evidence,
-      samples: [success.prev, success.p],
-    };
-  }
-  return toCheck(input, 'rl.gradual', 'RL-05', f);
+  const resetThen = success.prev.rl.reset ?? 0;
+  const afterS = (success.p.sentAt - success.prev.receivedAt) / 1000;
+  return {
+    verdict: 'pass',
+    message: `a request ${afterS.toFixed(2)} s after the last acceptance succeeded while Reset still said ${resetThen} s: recovery is gradual`,
+    evidence,
+    samples: [success.prev, success.p],
+  };
 }
 
-export function checkRetryAfterHonest(input: CheckInput): CheckResult {
+export function checkRetryAfterHonest(input: CheckInput, { recovery: rec }: Pick<Known, 'recovery'>): Finding {
   const { a } = input;
-  const rec = input.plan.recovery;
-  let f = notRecovered(input);
-  if (f) return toCheck(input, 'rl.retry-after', 'RL-07', f);
   const problems: { why: string; samples: Sample[] }[] = [];
   const values: { seq: number; retryAfter: number; modelMax?: number }[] = [];
   for (const c of a.classes) {
@@ -111,8 +101,8 @@ export function checkRetryAfterHonest(input: CheckInput): CheckResult {
       });
     }
   }
-  const edge = rec!.edge;
-  const atEdge = rec!.atEdge;
+  const edge = rec.edge;
+  const atEdge = rec.atEdge;
   if (atEdge && !ok(atEdge) && edge && !notLimiters(input, atEdge)) {
     problems.push({
       why: `#${atEdge.seq} sent once retry-after ${edge.retryAfter} s (from #${edge.from}) had passed still got ${atEdge.status ?? atEdge.error}`,
@@ -135,24 +125,24 @@ export function checkRetryAfterHonest(input: CheckInput): CheckResult {
     tolerance: `+1 s on the value (rule); the edge is counted from the 429's arrival, plus ${DEFAULT_PLAN.marginMs} ms`,
   };
   if (problems.length)
-    f = { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
-  else if (!atEdge || !ok(atEdge))
-    f = {
+    return { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
+  if (!atEdge || !ok(atEdge))
+    return {
       verdict: 'error',
-      message: `the request at the retry-after edge was not made: ${rec!.notes.join('; ') || 'no usable retry-after'}`,
-      evidence: { ...evidence, cause: rec!.notes.join('; ') || 'no edge' },
+      message: `the request at the retry-after edge was not made: ${rec.notes.join('; ') || 'no usable retry-after'}`,
+      evidence: { ...evidence, cause: rec.notes.join('; ') || 'no edge' },
     };
-  else
-    f = {
-      verdict: 'pass',
-      message: `waiting retry-after (${edge!.retryAfter} s) was enough (#${atEdge.seq} accepted) and ${values.length} retry-after value(s) were within the GCRA wait`,
-      evidence,
-      samples: [a.samples.find((s) => s.seq === edge!.from), atEdge],
-    };
-  return toCheck(input, 'rl.retry-after', 'RL-07', f);
+  return {
+    verdict: 'pass',
+    message:
+      `waiting retry-after (${edge!.retryAfter} s) was enough (#${atEdge.seq} accepted) ` +
+      `and ${values.length} retry-after value(s) were within the GCRA wait`,
+    evidence,
+    samples: [a.samples.find((s) => s.seq === edge!.from), atEdge],
+  };
 }
 
-export function checkRemainingTruthful(input: CheckInput): CheckResult {
+export function checkRemainingTruthful(input: CheckInput): Finding {
   const { a } = input;
   const consumes = (s: Sample) =>
     ok(s) || s.status === undefined || (a.capQuotaUse === 'yes' && classOf(input, s)?.capSuspect === true);
@@ -190,10 +180,12 @@ export function checkRemainingTruthful(input: CheckInput): CheckResult {
     tolerance: 'requests whose network intervals overlap are counted against the quota',
   };
   const first = problems[0];
-  const f: Finding = first
+  return first
     ? {
         verdict: 'fail',
-        message: `#${first.s.seq} got ${first.s.status} although #${first.prev.seq} said Remaining ${first.prev.rl.remaining} (${first.between} request(s) possibly counted between)`,
+        message:
+          `#${first.s.seq} got ${first.s.status} although #${first.prev.seq} said Remaining ${first.prev.rl.remaining} ` +
+          `(${first.between} request(s) possibly counted between)`,
         evidence,
         samples: problems.flatMap((p) => [p.prev, p.s]),
       }
@@ -208,5 +200,4 @@ export function checkRemainingTruthful(input: CheckInput): CheckResult {
           message: 'no request was sent while a Remaining > 0 was known',
           evidence: { ...evidence, cause: 'no instance' },
         };
-  return toCheck(input, 'rl.remaining-truthful', 'RL-08', f);
 }

@@ -8,8 +8,8 @@
 //                    to at least 1 (refines T), and a HEAD right after (Remaining > 0, RL-08)
 import { is2xx as isOk } from '../../src/http/status.js';
 import { analyze, tatAfterLast } from '../analysis.js';
-import { burstOf, ceilSeconds, type Interval } from '../model/gcra.js';
-import type { ReplayStep } from '../model/replay.js';
+import { burstOf } from '../model/gcra.js';
+import { retryAfterBound } from '../model/retry-after.js';
 import type { Sample, Session } from '../session.js';
 
 export interface RecoveryPlan {
@@ -31,14 +31,6 @@ export interface RecoveryResult {
   /** The retry-after edge the at-edge request waited for, engine ms, and the 429 that set it. */
   edge?: { at: number; from: number; retryAfter: number };
   notes: string[];
-}
-
-/** The longest honest retry-after for a denial, s: the replay's prediction, capped at ceil(T). */
-export function retryAfterBound(step: ReplayStep | undefined, T: Interval | undefined): number | undefined {
-  const byT = T ? ceilSeconds(T.hi) : undefined;
-  const byModel = step?.prediction.denied?.retryAfter.hi;
-  if (byModel === undefined || !Number.isFinite(byModel)) return byT;
-  return byT === undefined ? byModel : Math.min(byModel, byT);
 }
 
 /** Relative uncertainty of T above which the recovery phase also waits for Remaining to tick up. */

@@ -2,7 +2,8 @@
 // rate that no plan allows fails. With a stated plan, the stated plan is the measure.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkRate, expectedEmissionIntervalMs } from '../../load/checks/rate.js';
+import { expectedEmissionIntervalMs } from '../../load/checks/rate.js';
+import { evaluate } from '../../load/checks/index.js';
 import type { CheckInput } from '../../load/checks/common.js';
 import type { Analysis } from '../../load/analysis.js';
 
@@ -21,8 +22,17 @@ function input(
     unexplained: 0,
     evaluations: 1,
   };
-  return { a: { estimate, limit: 60 } as unknown as Analysis, plan: {} as CheckInput['plan'], cap: 20, t0: 0, ...plan };
+  return {
+    a: { estimate, limit: 60 } as unknown as Analysis,
+    plan: { phases: [] } as unknown as CheckInput['plan'],
+    cap: 20,
+    t0: 0,
+    ...plan,
+  };
 }
+
+/** RL-09's one check, through its row (load/checks/index.ts). */
+const checkRate = (i: CheckInput) => evaluate(i, (rule) => rule === 'RL-09')[0]!;
 
 const ASSUMED = { customer: 'dedicated', hourlyLimit: 3600, planAssumed: true };
 const T = expectedEmissionIntervalMs;

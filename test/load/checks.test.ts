@@ -1,0 +1,469 @@
+// Table tests of the 13 rate-limit checks (RL-01..RL-13) on synthetic runs: small plan-shaped
+// sample lists on a virtual clock (synthetic-run.ts), answered by the independent simulator with a
+// known Limit (10) and T (1 s) and edited per row, analysed by the real `analyze`, judged by the
+// real `evaluate`. Every must rule has a conformant row that passes and a row that fails; every
+// precondition a check has (a phase, Limit, T) has a row where it does not hold.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CHECKS, evaluate } from '../../load/checks/index.js';
+import { RL_RULES, RULE_PHASES } from '../../load/plan.js';
+import { synthRun, type Answer, type Step, type SynthOptions } from './synthetic-run.js';
+
+interface Row {
+  name: string;
+  run: SynthOptions;
+  verdict: 'pass' | 'fail' | 'error' | 'observed';
+  /** The key part of the message: a substring, or a pattern. */
+  says: string | RegExp;
+  /** For a rule judged in several checks (RL-01): which one. */
+  id?: string;
+}
+
+const RL = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+
+/** An edit of the answers to one step of the plan (and one method, when given). */
+function at(step: Step, change: (a: Answer) => Answer, method?: 'GET' | 'HEAD'): SynthOptions['edit'] {
+  return (a, where) => (where.step === step && (!method || where.method === method) ? change(a) : a);
+}
+
+const withHeaders = (a: Answer, h: Record<string, string | undefined>): Answer => {
+  const headers = { ...a.headers };
+  for (const [k, v] of Object.entries(h)) {
+    if (v === undefined) delete headers[k];
+    else headers[k] = v;
+  }
+  return { ...a, headers };
+};
+const without =
+  (...names: string[]) =>
+  (a: Answer) =>
+    withHeaders(a, Object.fromEntries(names.map((n) => [n, undefined])));
+/** The limiter's 429, as it looks from Remaining 0. */
+const denied = (a: Answer): Answer => ({
+  status: 429,
+  headers: { ...a.headers, 'x-ratelimit-remaining': '0', 'retry-after': '1' },
+});
+const everywhere =
+  (change: (a: Answer) => Answer): SynthOptions['edit'] =>
+  (a) =>
+    change(a);
+
+/** Two runs every rule meets: the conformant one, and one whose answers carry no X-RateLimit-Limit. */
+const CONFORMANT: SynthOptions = {};
+const NO_LIMIT: SynthOptions = { edit: everywhere(without('x-ratelimit-limit')) };
+
+const TABLE: Record<string, Row[]> = {
+  'RL-01': [
+    {
+      name: 'conformant: GET 2xx',
+      run: CONFORMANT,
+      id: 'rl.headers[GET 2xx]',
+      verdict: 'pass',
+      says: /^all \d+ GET 2xx answers carry Limit, Remaining and Reset as non-negative integers with Remaining < Limit$/,
+    },
+    {
+      name: 'conformant: HEAD 429',
+      run: CONFORMANT,
+      id: 'rl.headers[HEAD 429]',
+      verdict: 'pass',
+      says: 'HEAD 429 answers carry Limit, Remaining and Reset',
+    },
+    {
+      name: 'a HEAD 2xx without the three headers',
+      run: { edit: at('quick', without(...RL), 'HEAD') },
+      id: 'rl.headers[HEAD 2xx]',
+      verdict: 'fail',
+      says: '1 of 1 HEAD 2xx answers lack valid rate-limit headers: X-RateLimit-Limit missing; X-RateLimit-Remaining missing; X-RateLimit-Reset missing',
+    },
+    {
+      name: 'Remaining not an integer',
+      run: { edit: at('full', (a) => withHeaders(a, { 'x-ratelimit-remaining': '9.5' })) },
+      id: 'rl.headers[GET 2xx]',
+      verdict: 'fail',
+      says: 'X-RateLimit-Remaining "9.5" is not a non-negative integer',
+    },
+    {
+      name: 'Remaining not below Limit',
+      run: { faults: ['remaining-overstated'] },
+      id: 'rl.headers[GET 2xx]',
+      verdict: 'fail',
+      says: /GET 2xx answers lack valid rate-limit headers: Remaining 1\d is not below Limit 10/,
+    },
+    {
+      name: 'no HEAD 429 seen (no recovery phase)',
+      run: { skip: ['recovery'] },
+      id: 'rl.headers[HEAD 429]',
+      verdict: 'error',
+      says: 'no HEAD answer with status 429 from the limiter was seen, so its headers could not be checked',
+    },
+  ],
+  'RL-02': [
+    { name: 'conformant', run: CONFORMANT, verdict: 'pass', says: /^X-RateLimit-Limit was 10 on all \d+ answers/ },
+    {
+      name: 'one answer with another Limit',
+      run: { edit: at('full', (a) => withHeaders(a, { 'x-ratelimit-limit': '11' })) },
+      verdict: 'fail',
+      says: 'X-RateLimit-Limit changed during the run: values 10, 11',
+    },
+    {
+      name: 'no Limit header at all',
+      run: NO_LIMIT,
+      verdict: 'error',
+      says: 'no answer carried a usable X-RateLimit-Limit',
+    },
+  ],
+  'RL-03': [
+    {
+      name: 'conformant',
+      run: CONFORMANT,
+      verdict: 'pass',
+      says: /steps faster than T, Remaining fell and Reset grew \(9\/1 s -> 7\/3 s in the quick run\)/,
+    },
+    {
+      name: 'Reset never grows',
+      run: { faults: ['reset-static'] },
+      verdict: 'fail',
+      says: 'Reset did not grow over the quick run (1 -> 1)',
+    },
+    {
+      name: 'Remaining rises within the quick run',
+      run: { edit: (a, w) => (w.seq === 2 ? withHeaders(a, { 'x-ratelimit-remaining': '9' }) : a) },
+      verdict: 'fail',
+      says: /^1 step\(s\) where Remaining rose or Reset fell, e\.g\. #1->#2/,
+    },
+    {
+      name: 'T unknown',
+      run: NO_LIMIT,
+      verdict: 'error',
+      says: 'T could not be estimated, so "faster than one per T" cannot be judged',
+    },
+  ],
+  'RL-04': [
+    {
+      name: 'conformant',
+      run: CONFORMANT,
+      verdict: 'pass',
+      says: 'after the last Reset (3 s) the answer looked like a first one (Remaining 9, Reset 1)',
+    },
+    {
+      name: 'quota not full after the pause',
+      run: { edit: at('full', (a) => withHeaders(a, { 'x-ratelimit-remaining': '7' })) },
+      verdict: 'fail',
+      says: 'after a pause of the last Reset (3 s) the answer showed Remaining 7, Reset 1; a first answer shows Remaining 9, Reset <= 1',
+    },
+    {
+      name: 'refused after the pause',
+      run: { edit: at('full', denied) },
+      verdict: 'fail',
+      says: 'after a pause of the last Reset (3 s) the request got status 429',
+    },
+    {
+      name: 'no pause made',
+      run: { skip: ['pause'] },
+      verdict: 'error',
+      says: 'the pause as long as the last Reset was not made: the time budget did not allow it',
+    },
+  ],
+  'RL-05': [
+    {
+      name: 'conformant',
+      run: CONFORMANT,
+      verdict: 'pass',
+      says: /^a request 1\.\d\d s after the last acceptance succeeded while Reset still said 10 s: recovery is gradual$/,
+    },
+    {
+      name: 'no recovery one T after the last acceptance',
+      run: { edit: at('oneTLater', denied) },
+      verdict: 'fail',
+      says: /sent 1\.\d\d s after the last acceptance \(#\d+, Reset 10 s\) got 429; a GCRA has recovered one request after T/,
+    },
+    {
+      name: 'a fixed window',
+      run: { faults: ['fixed-window'] },
+      verdict: 'fail',
+      says: /^Remaining jumped from 0 \(#\d+\) to 9/,
+    },
+    {
+      name: 'no recovery phase',
+      run: { skip: ['recovery'] },
+      verdict: 'error',
+      says: 'the recovery phase did not run',
+    },
+    { name: 'T unknown', run: NO_LIMIT, verdict: 'error', says: /^T could not be estimated$/ },
+  ],
+  'RL-06': [
+    {
+      name: 'conformant',
+      run: CONFORMANT,
+      verdict: 'pass',
+      says: '2 time(s) the request after Remaining 0 got 429 with retry-after (1, 1 s)',
+    },
+    {
+      name: 'no retry-after on the 429s',
+      run: { faults: ['retry-after-missing'] },
+      verdict: 'fail',
+      says: /^429 #\d+ has no retry-after header \(\+1 more\)$/,
+    },
+    {
+      name: 'retry-after not a number of seconds',
+      run: { edit: at('afterZero', (a) => withHeaders(a, { 'retry-after': 'soon' })) },
+      verdict: 'fail',
+      says: /^429 #\d+ has retry-after "soon", not a number of seconds$/,
+    },
+    { name: 'no drain', run: { skip: ['drain'] }, verdict: 'error', says: 'the drain did not run' },
+  ],
+  'RL-07': [
+    {
+      name: 'conformant',
+      run: CONFORMANT,
+      verdict: 'pass',
+      says: /^waiting retry-after \(1 s\) was enough \(#\d+ accepted\) and 2 retry-after value\(s\) were within the GCRA wait$/,
+    },
+    {
+      name: 'retry-after longer than the GCRA wait',
+      run: { edit: at('afterZero', (a) => withHeaders(a, { 'retry-after': '5' })) },
+      verdict: 'fail',
+      says: /said retry-after 5 s; the GCRA wait rounds up to at most 1 s \(\+1 s allowed\)/,
+    },
+    {
+      name: 'still refused at the retry-after edge',
+      run: { edit: at('atEdge', denied) },
+      verdict: 'fail',
+      says: /sent once retry-after 1 s \(from #\d+\) had passed still got 429/,
+    },
+    {
+      name: 'no retry-after to wait for',
+      run: { faults: ['retry-after-missing'] },
+      verdict: 'error',
+      says: 'the request at the retry-after edge was not made: the 429 right after Remaining 0 had no usable retry-after',
+    },
+    {
+      name: 'no recovery phase',
+      run: { skip: ['recovery'] },
+      verdict: 'error',
+      says: 'the recovery phase did not run',
+    },
+  ],
+  'RL-08': [
+    {
+      name: 'conformant',
+      run: CONFORMANT,
+      verdict: 'pass',
+      says: /^\d+ request\(s\) sent while Remaining was > 0 under the cap were all accepted$/,
+    },
+    {
+      name: 'Remaining overstated',
+      run: { faults: ['remaining-overstated'] },
+      verdict: 'fail',
+      says: /^#\d+ got 429 although #\d+ said Remaining 3 \(0 request\(s\) possibly counted between\)$/,
+    },
+    {
+      name: 'no Remaining known',
+      run: { edit: everywhere(without('x-ratelimit-remaining')) },
+      verdict: 'error',
+      says: 'no request was sent while a Remaining > 0 was known',
+    },
+  ],
+  'RL-09': [
+    {
+      name: 'conformant',
+      run: CONFORMANT,
+      verdict: 'pass',
+      says: /^T estimated .* vs 1000\.0 ms \(3600\/h, dedicated\): within 2% /,
+    },
+    {
+      name: 'a 3000/h node stated as 3600/h',
+      run: { hourlyLimit: 3000, statedHourlyLimit: 3600 },
+      verdict: 'fail',
+      says: /vs 1000\.0 ms \(3600\/h, dedicated\): off by 1\d\.\d%$/,
+    },
+    {
+      name: 'no plan stated, a shared node',
+      run: { hourlyLimit: 2000, statedHourlyLimit: 3600, planAssumed: true },
+      verdict: 'pass',
+      says: 'the shared plan (2000/h) within 2%; no plan was stated, so none was assumed',
+    },
+    {
+      name: 'no plan stated, faster than dedicated',
+      run: { hourlyLimit: 5000, statedHourlyLimit: 3600, planAssumed: true },
+      verdict: 'observed',
+      says: 'faster than the default dedicated plan (3600/h)',
+    },
+    {
+      name: 'no single T explains the answers',
+      run: { faults: ['fixed-window'] },
+      verdict: 'error',
+      says: /^inconclusive: no T explains the answers \(\d+ unexplained\); coarse T estimated/,
+    },
+    { name: 'T unknown', run: NO_LIMIT, verdict: 'error', says: 'T could not be estimated from the headers' },
+  ],
+  'RL-10': [
+    {
+      name: 'conformant',
+      run: CONFORMANT,
+      verdict: 'pass',
+      says: 'at most 4 requests were accepted in any one second (cap 4) while 8 were sent at twice the cap, at once',
+    },
+    {
+      name: 'no cap',
+      run: { faults: ['no-cap'] },
+      verdict: 'fail',
+      says: /^8 requests were accepted within \d+ ms, over the cap of 4 per second$/,
+    },
+    {
+      name: 'no burst sent',
+      run: { skip: ['burst'] },
+      verdict: 'error',
+      says: 'inconclusive: no burst above the cap was sent (only 4 requests of quota were left, not more than the cap of 4)',
+    },
+    {
+      name: 'the whole burst refused',
+      run: { edit: at('burst', () => ({ status: 503, headers: { 'content-type': 'text/plain' } })) },
+      verdict: 'error',
+      says: 'inconclusive: none of the 8 burst requests was accepted, so the cap could not be seen',
+    },
+    {
+      name: 'the cap not stressed',
+      run: { declaredCap: 10 },
+      verdict: 'error',
+      says: /^inconclusive: at most 8 burst requests surely arrived within one second/,
+    },
+    { name: 'no drain', run: { skip: ['drain'] }, verdict: 'error', says: 'the drain did not run' },
+  ],
+  'RL-11': [
+    {
+      name: 'conformant',
+      run: CONFORMANT,
+      verdict: 'pass',
+      says: '13 requests were accepted before the first 429; the GCRA forecast is 13..13',
+    },
+    {
+      name: 'the first 429 four requests early',
+      run: {
+        edit: at('underCap', (a) => (Number(a.headers['x-ratelimit-remaining']) <= 2 ? denied(a) : a)),
+      },
+      verdict: 'fail',
+      says: /^9 requests were accepted before the first 429; a GCRA with Limit 10 and T .* accepts 13\.\.13 \(±1\)$/,
+    },
+    {
+      name: 'Limit and T unknown',
+      run: NO_LIMIT,
+      verdict: 'error',
+      says: 'Limit or T could not be estimated, so there is no forecast',
+    },
+    { name: 'no drain', run: { skip: ['drain'] }, verdict: 'error', says: 'the drain did not run' },
+  ],
+  'RL-12': [
+    {
+      name: 'conformant',
+      run: CONFORMANT,
+      verdict: 'pass',
+      says: /^Reset agreed with Remaining and T on all \d+ accepted answers$/,
+    },
+    {
+      name: 'Reset padded in the drain',
+      run: {
+        edit: at('underCap', (a) =>
+          a.status === 200
+            ? withHeaders(a, { 'x-ratelimit-reset': String(Number(a.headers['x-ratelimit-reset']) + 5) })
+            : a,
+        ),
+      },
+      verdict: 'fail',
+      says: /^\d+ answer\(s\) disagree: Reset \d+ s but Remaining \d+ means /,
+    },
+    {
+      name: 'Reset that never grows',
+      run: { faults: ['reset-static'] },
+      verdict: 'fail',
+      says: /answer\(s\) disagree: Reset 1 s but/,
+    },
+    {
+      name: 'Limit and T unknown',
+      run: NO_LIMIT,
+      verdict: 'error',
+      says: 'Limit or T could not be estimated, so Reset cannot be compared with them',
+    },
+  ],
+  'RL-13': [
+    {
+      name: 'conformant: the proxy refuses half the burst',
+      run: CONFORMANT,
+      verdict: 'observed',
+      says: 'the proxy refused 4 request(s): 4x 429; retry-after on 0, rate-limit headers on 0; did not use quota',
+    },
+    {
+      name: 'a proxy that also keeps a least spacing',
+      run: { spacing: { refusals: 2, refusedGapMs: 40.4, gapMs: 47.3 } },
+      verdict: 'observed',
+      says:
+        'did not use quota; it refused 2 request(s) sent under the cap, as a strict spacing does ' +
+        '(widest refused gap 40 ms): requests were then kept 47 ms apart',
+    },
+    {
+      name: 'no cap',
+      run: { faults: ['no-cap'] },
+      verdict: 'observed',
+      says: 'no request of the burst (8 at twice the cap) was rejected',
+    },
+    {
+      name: 'no burst sent',
+      run: { skip: ['burst'] },
+      verdict: 'error',
+      says: 'no burst above the cap was sent (only 4 requests of quota were left, not more than the cap of 4)',
+    },
+    { name: 'no drain', run: { skip: ['drain'] }, verdict: 'error', says: 'the drain did not run' },
+  ],
+};
+
+for (const [rule, rows] of Object.entries(TABLE)) {
+  for (const row of rows) {
+    test(`${rule}, ${row.name}: ${row.verdict}`, () => {
+      const checks = evaluate(synthRun(row.run).input, (r) => r === rule);
+      const c = row.id ? checks.find((x) => x.id === row.id) : checks[0];
+      assert.ok(c, `no check ${row.id ?? rule} among ${checks.map((x) => x.id).join(', ')}`);
+      assert.equal(c.rule, rule);
+      assert.equal(c.verdict, row.verdict, c.message);
+      if (typeof row.says === 'string') assert.ok(c.message.includes(row.says), c.message);
+      else assert.match(c.message, row.says);
+      if (c.verdict === 'error') assert.equal(typeof c.evidence.cause, 'string', 'an error names its cause');
+    });
+  }
+}
+
+test('every rate-limit rule has rows: a conformant pass (observed for RL-13) and, for every must rule, a fail', () => {
+  const rules = Array.from({ length: 13 }, (_, i) => `RL-${String(i + 1).padStart(2, '0')}`);
+  assert.deepEqual(Object.keys(TABLE), rules);
+  for (const rule of rules) {
+    const verdicts = TABLE[rule]!.map((r) => r.verdict);
+    if (rule === 'RL-13') assert.ok(verdicts.includes('observed') && !verdicts.includes('fail'), rule);
+    else assert.ok(verdicts.includes('pass') && verdicts.includes('fail'), rule);
+  }
+});
+
+test('one row per rate-limit rule, in the catalogue order, each reading its phases from RULE_PHASES', () => {
+  assert.deepEqual(
+    CHECKS.map((r) => r.rule),
+    RL_RULES,
+  );
+  for (const r of CHECKS) assert.equal(r.phases, RULE_PHASES[r.rule], r.rule);
+});
+
+test('a phase cut short turns what its rules found into error with the cause, but keeps a fail', () => {
+  const stopped = { phase: 'drain' as const, reason: 'the drain needs up to 40 requests: limits.maxRequests' };
+  const cut = evaluate(synthRun({ stopped }).input, (r) => r === 'RL-06' || r === 'RL-02')!;
+  assert.deepEqual(
+    cut.map((c) => [c.rule, c.verdict]),
+    [
+      ['RL-02', 'pass'],
+      ['RL-06', 'error'],
+    ],
+  );
+  assert.equal(
+    cut[1]!.message,
+    'budget: the drain phase was cut short (the drain needs up to 40 requests: limits.maxRequests)',
+  );
+  assert.equal(cut[1]!.evidence.cause, 'budget');
+  const failed = evaluate(synthRun({ stopped, faults: ['no-cap'] }).input, (r) => r === 'RL-10');
+  assert.equal(failed[0]!.verdict, 'fail', failed[0]!.message);
+});

@@ -1,0 +1,195 @@
+// Synthetic probe runs for the rate-limit checks' table tests: a plan-shaped list of samples
+// (quick run, pause, burst above the cap, drain under the cap, recovery) sent on a virtual clock
+// to the independent simulator (sim-horizon.ts), each answer optionally edited by the row, then
+// analysed by the real `analyze` into the CheckInput the checks read, as load/suite.ts builds it.
+import { analyze } from '../../load/analysis.js';
+import type { CheckInput } from '../../load/checks/index.js';
+import type { PhaseName, PhaseRecord, PlanOutcome } from '../../load/plan.js';
+import type { DrainResult } from '../../load/probes/drain.js';
+import type { DynamicsResult } from '../../load/probes/dynamics.js';
+import type { SpacingSummary } from '../../load/model/proxy.js';
+import type { RecoveryResult } from '../../load/probes/recovery.js';
+import { parseRateLimitHeaders, type Sample } from '../../load/session.js';
+import { SimHorizon, type SimFault } from './sim-horizon.js';
+
+/** What one answer looks like before it becomes a Sample: a row may change it. */
+export interface Answer {
+  status?: number;
+  /** Header names in lower case, as the engine hands them over. */
+  headers: Record<string, string>;
+  error?: string;
+}
+
+/** Which request of the plan an answer belongs to. */
+export type Step = 'quick' | 'full' | 'burst' | 'underCap' | 'beforeEdge' | 'oneTLater' | 'afterZero' | 'atEdge';
+
+export interface SynthOptions {
+  /** The limiter: 3600/h (T 1 s) and burst 9 (Limit 10) unless stated. */
+  hourlyLimit?: number;
+  burst?: number;
+  /** The proxy's cap on passed requests per sliding second, and the one the checks are told. */
+  perSecondCap?: number;
+  declaredCap?: number;
+  faults?: SimFault[];
+  /** One-way network delay each way, ms. */
+  delayMs?: number;
+  /** Edits an answer before it becomes a Sample (seq: 0-based send order). */
+  edit?: (a: Answer, at: { seq: number; step: Step; method: string; sentAt: number }) => Answer;
+  /** Phases left out of the run, as if never made (the checks then find them missing). */
+  skip?: ('pause' | 'burst' | 'drain' | 'recovery')[];
+  /** A phase record with this stop, as a budget cut leaves it. */
+  stopped?: { phase: PhaseName; reason: string };
+  /** What the proxy's refusals taught the pacing, as the plan reports it. */
+  spacing?: SpacingSummary;
+  /** No plan stated (RL-09 names the matching plan instead). */
+  planAssumed?: boolean;
+  /** The customer's terms the checks are told (default: dedicated, the simulator's hourly limit). */
+  customer?: string;
+  statedHourlyLimit?: number;
+}
+
+export interface SynthRun {
+  input: CheckInput;
+  samples: Sample[];
+}
+
+/** A plan-shaped run against the simulator on a virtual clock starting at 0. */
+export function synthRun(o: SynthOptions = {}): SynthRun {
+  const hourlyLimit = o.hourlyLimit ?? 3600;
+  const T = 3_600_000 / hourlyLimit;
+  const cap = o.perSecondCap ?? 4;
+  const delay = o.delayMs ?? 0.5;
+  const sim = new SimHorizon({
+    hourlyLimit,
+    burst: o.burst ?? 9,
+    perSecondCap: cap,
+    delay: () => ({ in: delay, out: delay }),
+    faults: new Set(o.faults ?? []),
+  });
+  const skip = new Set(o.skip ?? []);
+  const samples: Sample[] = [];
+  let phase = 'dynamics';
+  const send = (step: Step, method: 'GET' | 'HEAD', sentAt: number): Sample => {
+    const seq = samples.length;
+    const a = sim.request(sentAt, method);
+    let answer: Answer = {
+      status: a.status,
+      headers: Object.fromEntries(Object.entries(a.headers).map(([k, v]) => [k.toLowerCase(), v])),
+    };
+    if (o.edit) answer = o.edit(answer, { seq, step, method, sentAt });
+    const receivedAt = a.doneAt;
+    const s: Sample = {
+      seq,
+      phase,
+      purpose: step,
+      method,
+      scheduledAt: sentAt,
+      sentAt,
+      receivedAt,
+      status: answer.status,
+      rl: parseRateLimitHeaders(answer.headers),
+      ...(answer.error ? { error: answer.error } : {}),
+      exchange: {
+        seq,
+        method,
+        url: 'http://horizon.test/fee_stats',
+        requestHeaders: {},
+        status: answer.status,
+        responseHeaders: answer.headers,
+        sentAt,
+        receivedAt,
+      },
+    };
+    samples.push(s);
+    return s;
+  };
+  const ok = (s: Sample) => s.status !== undefined && s.status >= 200 && s.status < 300;
+  const phases: PhaseRecord[] = [];
+
+  // 1. Dynamics: GET, HEAD, GET 5 ms apart, then a pause as long as the last Reset.
+  const first = send('quick', 'GET', 0);
+  const quick = [first, send('quick', 'HEAD', first.receivedAt + 5)];
+  quick.push(send('quick', 'GET', quick[1]!.receivedAt + 5));
+  const dynamics: DynamicsResult = { first, quick };
+  const pausedAfter = quick[2]!;
+  let now = pausedAfter.receivedAt;
+  if (!skip.has('pause')) {
+    dynamics.pausedAfter = pausedAfter;
+    dynamics.full = send('full', 'GET', pausedAfter.receivedAt + (pausedAfter.rl.reset ?? 0) * 1000 + 25);
+    now = dynamics.full.receivedAt;
+  } else dynamics.note = 'the time budget did not allow it';
+  phases.push({ name: 'dynamics', status: 'done' });
+
+  // 2. Drain: twice the cap within one second, then under the cap until the limiter's first 429.
+  let drain: DrainResult | undefined;
+  if (!skip.has('drain')) {
+    phase = 'drain';
+    drain = { leadIn: [], burst: [], underCap: [], spacingMs: 1000 / cap + 50, rttAllowanceMs: 2 * delay };
+    const start = now + 1000;
+    if (!skip.has('burst')) {
+      const n = 2 * cap;
+      for (let i = 0; i < n; i++) drain.burst.push(send('burst', 'GET', start + (i * 1000) / n));
+      drain.burstPlacement = 'at once';
+    } else drain.burstNote = `only ${cap} requests of quota were left, not more than the cap of ${cap}`;
+    now = start + 1000 + 10;
+    for (let i = 0; i < 40; i++) {
+      const s = send('underCap', 'GET', now);
+      drain.underCap.push(s);
+      now += drain.spacingMs;
+      // The limiter's denial: a refusal with its headers (the proxy's carry none).
+      if (!ok(s) && (s.rl.raw.limit !== undefined || s.rl.raw.retryAfter !== undefined)) {
+        drain.firstDenial = s;
+        break;
+      }
+    }
+    phases.push({ name: 'drain', status: 'done' });
+  } else phases.push({ name: 'drain', status: 'not-needed' });
+
+  // 3. Recovery: before the edge, one T after the last acceptance, right after it, at the edge.
+  let recovery: RecoveryResult | undefined;
+  const denial = drain?.firstDenial;
+  if (!skip.has('recovery') && denial) {
+    phase = 'recovery';
+    recovery = { notes: [] };
+    recovery.beforeEdge = send('beforeEdge', 'HEAD', denial.receivedAt + 25);
+    const lastAccepted = [...samples].reverse().find(ok)!;
+    recovery.oneTLater = send('oneTLater', 'GET', lastAccepted.receivedAt + T + 25);
+    const z = send('afterZero', 'HEAD', recovery.oneTLater.receivedAt + 5);
+    recovery.afterZero = z;
+    const ra = z.rl.retryAfter;
+    if (z.status === 429 && ra !== undefined) {
+      recovery.edge = { at: z.receivedAt + ra * 1000, from: z.seq, retryAfter: ra };
+      recovery.atEdge = send('atEdge', 'GET', recovery.edge.at + 25);
+    } else recovery.notes.push('the 429 right after Remaining 0 had no usable retry-after: its edge cannot be tested');
+    phases.push({ name: 'recovery', status: 'done' });
+  } else phases.push({ name: 'recovery', status: 'not-needed' });
+
+  if (o.stopped) {
+    const p = phases.find((x) => x.name === o.stopped!.phase)!;
+    Object.assign(p, { status: 'stopped', stop: 'budget', reason: o.stopped.reason });
+  }
+  const plan: PlanOutcome = {
+    samples,
+    phases,
+    dynamics,
+    ...(drain ? { drain } : {}),
+    ...(recovery ? { recovery } : {}),
+    durationMs: now,
+    ...(o.spacing ? { spacing: o.spacing } : {}),
+  };
+  const declaredCap = o.declaredCap ?? cap;
+  const statedHourlyLimit = o.statedHourlyLimit ?? hourlyLimit;
+  const a = analyze(samples, declaredCap, { declaredT: 3_600_000 / statedHourlyLimit });
+  return {
+    samples,
+    input: {
+      a,
+      plan,
+      cap: declaredCap,
+      customer: o.customer ?? 'dedicated',
+      hourlyLimit: statedHourlyLimit,
+      ...(o.planAssumed ? { planAssumed: true } : {}),
+      t0: 0,
+    },
+  };
+}
