@@ -220,7 +220,9 @@ function judgeWrongKey(ep: ApiEndpoint, p: WrongKeyProbe, res: CallResult, check
   const rule = wrongKeyRule(w);
   const id = wrongKeyId(ep, p);
   const data = res.ok && ep.isData(res.json);
-  const what = `${w.kind === 'empty' ? 'an empty value' : `${OWN_KEY[base] === 'newKey' ? 'new' : 'legacy'} key (${w.label})`} as ${formLabel(form)} on ${BASE_LABEL[base]} (${ep.id})`;
+  const value =
+    w.kind === 'empty' ? 'an empty value' : `${OWN_KEY[base] === 'newKey' ? 'new' : 'legacy'} key (${w.label})`;
+  const what = `${value} as ${formLabel(form)} on ${BASE_LABEL[base]} (${ep.id})`;
   const authProbe: AuthProbe = { row: rowOf(ep, base), form, probe: w.kind, data, expect: w.expect };
   // A rotating kind's status may differ from the last run's kind (401 for empty, 403 for a near miss): not drift.
   const observation = w.rotating ? { accepted: data } : { ...answerOf(res), accepted: data };

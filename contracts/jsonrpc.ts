@@ -173,8 +173,9 @@ export function describeBatch(
   const inOrder = ids.length === n && ids.every((id, i) => id === sentIds[i]);
   const sameSet = ids.length === n && [...ids].map(String).sort().join() === [...sentIds].map(String).sort().join();
   const order = inOrder ? 'request order' : sameSet ? 'another order' : 'ids not those sent';
+  const answers = `an array of ${j.length} answer(s) (${results} result(s))`;
   return {
-    message: `batch of ${n} valid requests: ${a.status}, an array of ${j.length} answer(s) (${results} result(s)), ids ${ids.map(brief).join(', ') || 'none'} in ${order}`,
+    message: `batch of ${n} valid requests: ${a.status}, ${answers}, ids ${ids.map(brief).join(', ') || 'none'} in ${order}`,
     observation: { status: a.status, served: true, answers: j.length, results, order },
   };
 }

@@ -546,7 +546,8 @@ if (chainB) {
       check.error(
         'NAUTH-06',
         id,
-        `no call could show whether the token was accepted: reflection ends UNIMPLEMENTED with and without it, and the health check ${seen} without a token too`,
+        'no call could show whether the token was accepted: reflection ends UNIMPLEMENTED with and without it, ' +
+          `and the health check ${seen} without a token too`,
         ev(recorder.exchanges.slice(-3)),
       );
     }

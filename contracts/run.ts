@@ -95,6 +95,35 @@ function familyCause(checks: readonly CheckResult[], rule: string): string | und
   return groupCauses(mine)[0]?.line;
 }
 
+/** How the contract runner's run ended, as runContracts saw it. */
+interface RunnerEnd {
+  /** Set when the run was stopped (interrupt, deadline...): the words for it. */
+  stopReason: string | undefined;
+  exitCode: number | null;
+  collected: Collected;
+  stderrTail: readonly string[];
+}
+
+/**
+ * Why a rule got no check, before redaction, the first that applies: the run was stopped, a budget
+ * limit was reached, the runner reported a failure, the runner ended normally (no evidence), or it
+ * stopped otherwise (its exit code and first stderr line naming an error, else its first line).
+ */
+function gapReason(ctx: RunContext, end: RunnerEnd): string {
+  if (end.stopReason !== undefined) return end.stopReason;
+  if (Date.now() >= ctx.deadline) return 'budget: the run reached limits.maxSeconds';
+  const { maxRequests } = ctx.target.limits;
+  if (Budget.usedIn(ctx.budgetFile) >= maxRequests)
+    return `budget: the run reached limits.maxRequests (${maxRequests})`;
+  const fatal = end.collected.fatal[0];
+  if (fatal) return `the contract runner failed: ${fatal}`;
+  const { exitCode, stderrTail } = end;
+  if (exitCode === 0 || (exitCode === 1 && end.collected.ended)) return NO_EVIDENCE;
+  const errorLine = stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0];
+  const tail = stderrTail.length ? `: ${errorLine}` : '';
+  return `the contract runner stopped (exit ${exitCode ?? 'signal'})${tail}`;
+}
+
 export async function runContracts(ctx: RunContext, opts: ContractsOptions = {}): Promise<ContractsOutcome> {
   const selected = CONTRACT_RULES.filter((id) => ctx.selected(id));
   if (selected.length === 0) return { checks: [], gaps: [] };
@@ -207,17 +236,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   }
 
   // Why a rule got no check: one line, without a secret.
-  const reason =
-    stopReason ??
-    (Date.now() >= ctx.deadline
-      ? 'budget: the run reached limits.maxSeconds'
-      : Budget.usedIn(ctx.budgetFile) >= ctx.target.limits.maxRequests
-        ? `budget: the run reached limits.maxRequests (${ctx.target.limits.maxRequests})`
-        : collected.fatal[0]
-          ? `the contract runner failed: ${collected.fatal[0]}`
-          : exitCode === 0 || (exitCode === 1 && collected.ended)
-            ? NO_EVIDENCE
-            : `the contract runner stopped (exit ${exitCode ?? 'signal'})${stderrTail.length ? `: ${stderrTail.find((l) => /error/i.test(l)) ?? stderrTail[0]}` : ''}`);
+  const reason = gapReason(ctx, { stopReason, exitCode, collected, stderrTail });
   const reasonOf = (rule: string) =>
     redactor
       .text(reason === NO_EVIDENCE ? (familyCause(checks, rule) ?? reason) : reason)

@@ -141,12 +141,13 @@ if (typeof access !== 'string') {
         const [a, b] = [values[0]!, values[1] ?? values[0]!];
         const lo = Math.min(a, b) - tolerance;
         const hi = Math.max(a, b) + tolerance;
+        const away = Math.min(Math.abs(nativeAt.value - a), Math.abs(nativeAt.value - b));
         check.verdict(
           nativeAt.value >= lo && nativeAt.value <= hi,
           'UNI-02',
           idN,
           `${where}: native head ${nativeAt.value} within ${tolerance} of the universal block numbers ${a}..${b} read around it`,
-          `${where}: universal block numbers ${a}..${b} are ${Math.min(Math.abs(nativeAt.value - a), Math.abs(nativeAt.value - b))} away from the native head ${nativeAt.value} (tolerance ${tolerance})`,
+          `${where}: universal block numbers ${a}..${b} are ${away} away from the native head ${nativeAt.value} (tolerance ${tolerance})`,
           ev([first.res.exchange, nativeAt.res.exchange, samples[1]?.res.exchange], {
             expected: `within ${tolerance} of ${nativeAt.value}`,
             actual: [a, b],

@@ -126,10 +126,14 @@ function evidenceHtml(c: CheckResult, anchor: string): string {
   const request = x
     ? [`${x.method} ${x.url}`, ...Object.entries(x.requestHeaders).map(([k, v]) => `${k}: ${v}`)].join('\n')
     : '(no exchange recorded)';
+  const verdict = `<span class="verdict v-${esc(c.verdict)}">${esc(c.verdict)}</span>`;
+  const rule = `<a href="#rule-${esc(c.rule)}">${esc(c.rule)}</a>`;
+  const bodyPre = body ? `\n<pre data-field="body">${esc(body)}</pre>` : '';
+  const curlPre = x ? `\n<pre data-field="curl">${esc(curlOf(x))}</pre>` : '';
   return `<div class="auth-evidence" id="${anchor}" data-check="${esc(c.id)}">
-<p><span class="verdict v-${esc(c.verdict)}">${esc(c.verdict)}</span> <a href="#rule-${esc(c.rule)}">${esc(c.rule)}</a> <code>${esc(c.id)}</code> ${esc(c.message)}</p>
+<p>${verdict} ${rule} <code>${esc(c.id)}</code> ${esc(c.message)}</p>
 <pre data-field="request">${esc(request)}</pre>
-<p>status ${esc(x?.status ?? x?.error ?? 'none')}</p>${body ? `\n<pre data-field="body">${esc(body)}</pre>` : ''}${x ? `\n<pre data-field="curl">${esc(curlOf(x))}</pre>` : ''}
+<p>status ${esc(x?.status ?? x?.error ?? 'none')}</p>${bodyPre}${curlPre}
 </div>`;
 }
 
@@ -138,6 +142,14 @@ const STYLE = `<style>
 #auth-surface td.as-fail{background:#fde2e1}#auth-surface td.as-refused{background:#fff4d6}#auth-surface td.as-ok{background:#eef8ee}
 #auth-surface .auth-evidence pre{white-space:pre-wrap;font-size:12px}
 </style>`;
+
+/** How to read the table, after the request count. */
+const HOW_TO_READ =
+  'A cell is one credential form on one endpoint or node path: ' +
+  'whether the right credential was accepted there (documented or only observed), ' +
+  'and whether every wrong one (near misses of the real value, the empty value, the query parameter twice) got no data. ' +
+  'Wrong credentials go only to forms that accepted the right one; ' +
+  'every kind on one endpoint per family and node kind, one rotating kind elsewhere.';
 
 /** The section, or '' when no auth check ran. */
 export function authSurfaceSection(results: ResultsFile): string {
@@ -148,6 +160,10 @@ export function authSurfaceSection(results: ResultsFile): string {
     for (const cell of s.cells.get(row)!.values())
       for (const w of cell.wrong) if (isBreach(w.probe)) anchors.set(w.check, `auth-ev-${anchors.size + 1}`);
   const seed = typeof results.seed === 'number' ? results.seed : undefined;
+  const seedNote =
+    seed === undefined
+      ? ''
+      : `; near-miss seed ${esc(seed)} (<code>npm start -- --seed ${esc(seed)}</code> sends the same near misses)`;
   const head = `<tr><th>endpoint / node path</th>${s.columns.map((f) => `<th>${esc(COLUMN_LABEL[f] ?? f)}</th>`).join('')}</tr>`;
   const body = s.rows
     .map(
@@ -157,7 +173,7 @@ export function authSurfaceSection(results: ResultsFile): string {
     .join('\n');
   return `<section id="auth-surface" data-auth-requests="${s.requests}">${STYLE}
 <h2>Auth surface</h2>
-<p class="meta">${s.requests} requests spent by the auth checks${seed === undefined ? '' : `; near-miss seed ${esc(seed)} (<code>npm start -- --seed ${esc(seed)}</code> sends the same near misses)`}. A cell is one credential form on one endpoint or node path: whether the right credential was accepted there (documented or only observed), and whether every wrong one (near misses of the real value, the empty value, the query parameter twice) got no data. Wrong credentials go only to forms that accepted the right one; every kind on one endpoint per family and node kind, one rotating kind elsewhere.</p>
+<p class="meta">${s.requests} requests spent by the auth checks${seedNote}. ${HOW_TO_READ}</p>
 <div class="scroll"><table class="auth-surface">${head}
 ${body}</table></div>
 ${anchors.size ? `<h3>Wrong credentials that got data</h3>\n${[...anchors].map(([c, a]) => evidenceHtml(c, a)).join('\n')}` : ''}

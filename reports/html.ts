@@ -81,8 +81,13 @@ const KIND_LABEL: Record<RuleDef['kind'], string> = { must: 'must', std: 'std', 
 
 /** Badges for sections of other modules too (verdict and rule kind, as the matrix shows them). */
 export const verdictBadge = (v: string) => `<span class="verdict v-${esc(v)}">${esc(v)}</span>`;
+const KIND_TITLE: Record<RuleDef['kind'], string> = {
+  must: 'documented by the service description',
+  std: 'required by a standard the description names',
+  observe: 'the description leaves it open: recorded, never failed',
+};
 export const kindBadge = (k: RuleDef['kind']) =>
-  `<span class="kind k-${k}" title="${k === 'std' ? 'required by a standard the description names' : k === 'observe' ? 'the description leaves it open: recorded, never failed' : 'documented by the service description'}">${KIND_LABEL[k]}</span>`;
+  `<span class="kind k-${k}" title="${KIND_TITLE[k]}">${KIND_LABEL[k]}</span>`;
 
 function prettyBody(body: string | undefined): string {
   if (body === undefined || body === '') return '';
@@ -99,9 +104,16 @@ function headerLines(h: Record<string, string> | undefined): string {
     .join('\n');
 }
 
+/** ` <span class="dur">…</span>` for a known duration, '' otherwise. */
+const durationSpan = (ms: number | undefined) =>
+  ms === undefined ? '' : ` <span class="dur">${esc(formatDuration(ms))}</span>`;
+
 function exchangeLine(x: Exchange): string {
   const status = x.error ? `error: ${x.error}` : x.status === undefined ? 'no answer' : String(x.status);
-  return `<span class="method">${esc(x.method)}</span> <code class="url">${esc(x.url)}</code> → <span class="status">${esc(status)}</span>${x.durationMs === undefined ? '' : ` <span class="dur">${esc(formatDuration(x.durationMs))}</span>`}${x.purpose ? ` <span class="purpose">${esc(x.purpose)}</span>` : ''}`;
+  const duration = durationSpan(x.durationMs);
+  const purpose = x.purpose ? ` <span class="purpose">${esc(x.purpose)}</span>` : '';
+  const target = `<span class="method">${esc(x.method)}</span> <code class="url">${esc(x.url)}</code>`;
+  return `${target} → <span class="status">${esc(status)}</span>${duration}${purpose}`;
 }
 
 /** The response as HTML: status, headers, and the body with the value at `path` marked. */
@@ -121,9 +133,12 @@ function exchangeFull(x: Exchange, path?: string): string {
   ]
     .filter(Boolean)
     .join('\n');
+  const pathKey = path === undefined ? '' : ` <span class="path-key"><mark>marked</mark>: ${esc(path)}</span>`;
+  const request = `<div><h5>request</h5><pre data-field="request">${esc(show(req))}</pre></div>`;
+  const response = `<div><h5>response${pathKey}</h5><pre data-field="response">${responseHtml(x, path)}</pre></div>`;
   return `<div class="exchange" data-seq="${esc(x.seq)}">
 <div class="xline">${exchangeLine(x)}</div>
-<div class="cols"><div><h5>request</h5><pre data-field="request">${esc(show(req))}</pre></div><div><h5>response${path === undefined ? '' : ` <span class="path-key"><mark>marked</mark>: ${esc(path)}</span>`}</h5><pre data-field="response">${responseHtml(x, path)}</pre></div></div>
+<div class="cols">${request}${response}</div>
 <div class="curl"><h5>reproduce (credentials as $CHAINPROBE_CREDENTIAL)</h5><pre data-field="curl">${esc(curlOf(x))}</pre></div>
 </div>`;
 }
@@ -137,10 +152,11 @@ function observationList(obs: unknown): string {
 function checkBody(c: CheckResult): string {
   const ev = c.evidence ?? {};
   const parts: string[] = [];
-  if ('expected' in ev || 'actual' in ev)
-    parts.push(
-      `<div class="cols expected-actual"><div><h5>expected</h5><pre data-field="expected">${esc(show(ev.expected))}</pre></div><div><h5>actual</h5><pre data-field="actual">${esc(show(ev.actual))}</pre></div></div>`,
-    );
+  if ('expected' in ev || 'actual' in ev) {
+    const expected = `<div><h5>expected</h5><pre data-field="expected">${esc(show(ev.expected))}</pre></div>`;
+    const actual = `<div><h5>actual</h5><pre data-field="actual">${esc(show(ev.actual))}</pre></div>`;
+    parts.push(`<div class="cols expected-actual">${expected}${actual}</div>`);
+  }
   if (ev.path !== undefined) parts.push(`<p>JSON path: <code data-field="path">${esc(ev.path)}</code></p>`);
   if (ev.cause !== undefined) parts.push(`<p class="cause">cause: ${esc(ev.cause)}</p>`);
   if (ev.observation !== undefined) parts.push(`<h5>observed</h5>${observationList(ev.observation)}`);
@@ -171,9 +187,11 @@ export const OPEN_FAILURES_PER_RULE = 3;
 
 function checkItem(c: CheckResult, open: boolean): string {
   const body = checkBody(c);
-  const head = `${verdictBadge(c.verdict)} <code class="cid">${esc(c.id)}</code> <span class="msg">${esc(c.message)}</span>${c.durationMs === undefined ? '' : ` <span class="dur">${esc(formatDuration(c.durationMs))}</span>`}`;
-  if (!body) return `<div class="check leaf" data-check="${esc(c.id)}" data-verdict="${esc(c.verdict)}">${head}</div>`;
-  return `<details class="check" data-check="${esc(c.id)}" data-verdict="${esc(c.verdict)}"${open ? ' open' : ''}><summary>${head}</summary><div class="evidence">${body}</div></details>`;
+  const message = `<span class="msg">${esc(c.message)}</span>`;
+  const head = `${verdictBadge(c.verdict)} <code class="cid">${esc(c.id)}</code> ${message}${durationSpan(c.durationMs)}`;
+  const data = `data-check="${esc(c.id)}" data-verdict="${esc(c.verdict)}"`;
+  if (!body) return `<div class="check leaf" ${data}>${head}</div>`;
+  return `<details class="check" ${data}${open ? ' open' : ''}><summary>${head}</summary><div class="evidence">${body}</div></details>`;
 }
 
 function countsText(checks: readonly CheckResult[]): string {
@@ -194,22 +212,41 @@ function ruleRow(rule: RuleDef, verdict: Verdict, checks: readonly CheckResult[]
     return checkItem(c, open);
   });
   const folded = failures - OPEN_FAILURES_PER_RULE;
-  if (folded > 0)
-    items.splice(
-      lastOpen + 1,
-      0,
-      `<p class="more" data-folded-failures="${folded}">The first ${OPEN_FAILURES_PER_RULE} failing checks are open; the other ${folded} are folded below (open one, or use "expand all").</p>`,
-    );
+  if (folded > 0) {
+    const note = `The first ${OPEN_FAILURES_PER_RULE} failing checks are open; the other ${folded} are folded below (open one, or use "expand all").`;
+    items.splice(lastOpen + 1, 0, `<p class="more" data-folded-failures="${folded}">${note}</p>`);
+  }
   const body = checks.length
     ? items.join('\n')
     : '<p class="none">No check of this rule ran in this run (not selected, or its target section is missing).</p>';
-  return `<details class="rule" id="rule-${esc(rule.id)}" data-rule="${esc(rule.id)}" data-kind="${rule.kind}" data-verdict="${esc(verdict)}"${verdict === 'fail' ? ' open' : ''}>
-<summary><span class="rid">${esc(rule.id)}</span> ${kindBadge(rule.kind)} ${verdictBadge(verdict)} <span class="title">${esc(rule.title)}</span> <span class="counts">${esc(countsText(checks))}</span></summary>
+  const id = esc(rule.id);
+  const data = `data-rule="${id}" data-kind="${rule.kind}" data-verdict="${esc(verdict)}"`;
+  const badges = `${kindBadge(rule.kind)} ${verdictBadge(verdict)}`;
+  const counts = `<span class="counts">${esc(countsText(checks))}</span>`;
+  return `<details class="rule" id="rule-${id}" ${data}${verdict === 'fail' ? ' open' : ''}>
+<summary><span class="rid">${id}</span> ${badges} <span class="title">${esc(rule.title)}</span> ${counts}</summary>
 <div class="checks">${body}</div>
 </details>`;
 }
 
 const ruleLinks = (ids: readonly string[]) => ids.map((id) => `<a href="#rule-${esc(id)}">${esc(id)}</a>`).join(', ');
+
+const filterButton = (filter: string, label: string, pressed: boolean) =>
+  `<button type="button" data-filter="${filter}" aria-pressed="${pressed}">${label}</button>`;
+const expandButton = (expand: string, label: string) =>
+  `<button type="button" data-expand="${expand}">${label}</button>`;
+/** The rule matrix's filter and expand buttons (the page script wires them up). */
+const TOOLBAR = [
+  '<div class="toolbar" role="toolbar" aria-label="which rules to show">show ',
+  filterButton('all', 'all', true),
+  filterButton('problems', 'fail + error', false),
+  filterButton('observed', 'observed', false),
+  filterButton('skipped', 'skipped', false),
+  ' · ',
+  expandButton('open', 'expand all'),
+  expandButton('close', 'collapse all'),
+  '</div>',
+].join('');
 
 function ruleMatrix(ctx: ReportContext): string {
   const { byRule, verdictOf } = ctx;
@@ -219,10 +256,15 @@ function ruleMatrix(ctx: ReportContext): string {
     const described = rules.filter((r) => r.kind !== 'std');
     const std = rules.filter((r) => r.kind === 'std');
     const failing = rules.filter((r) => verdictOf(r.id) === 'fail').length;
+    const rows = (group: readonly RuleDef[]) =>
+      group.map((r) => ruleRow(r, verdictOf(r.id), byRule.get(r.id) ?? [])).join('\n');
+    const failingBadge = failing ? ` <span class="verdict v-fail">${failing} failing</span>` : '';
+    const stdHeading = `<h4 class="std-heading">Required by a standard the description names (JSON-RPC 2.0, HTTP)</h4>`;
+    const stdGroup = std.length ? `${stdHeading}<div class="rules std" data-group="standard">${rows(std)}</div>` : '';
     out.push(`<section class="rule-section" id="section-${esc(section.key)}" data-section="${esc(section.key)}">
-<h3>${esc(section.title)} <span class="src">(description: ${esc(section.source)})</span>${failing ? ` <span class="verdict v-fail">${failing} failing</span>` : ''}</h3>
-<div class="rules" data-group="description">${described.map((r) => ruleRow(r, verdictOf(r.id), byRule.get(r.id) ?? [])).join('\n')}</div>
-${std.length ? `<h4 class="std-heading">Required by a standard the description names (JSON-RPC 2.0, HTTP)</h4><div class="rules std" data-group="standard">${std.map((r) => ruleRow(r, verdictOf(r.id), byRule.get(r.id) ?? [])).join('\n')}</div>` : ''}
+<h3>${esc(section.title)} <span class="src">(description: ${esc(section.source)})</span>${failingBadge}</h3>
+<div class="rules" data-group="description">${rows(described)}</div>
+${stdGroup}
 </section>`);
   }
   const unknown = unknownRules(byRule);
@@ -239,7 +281,7 @@ ${std.length ? `<h4 class="std-heading">Required by a standard the description n
         .join('\n')}</div></section>`,
     );
   return `<section id="rule-matrix"><h2>Rules</h2>
-<div class="toolbar" role="toolbar" aria-label="which rules to show">show <button type="button" data-filter="all" aria-pressed="true">all</button><button type="button" data-filter="problems" aria-pressed="false">fail + error</button><button type="button" data-filter="observed" aria-pressed="false">observed</button><button type="button" data-filter="skipped" aria-pressed="false">skipped</button> · <button type="button" data-expand="open">expand all</button><button type="button" data-expand="close">collapse all</button></div>
+${TOOLBAR}
 <p class="none" id="no-match" hidden>No rule has this verdict in this run.</p>
 ${out.join('\n')}</section>`;
 }
@@ -254,32 +296,60 @@ function observationsSection(ctx: ReportContext): string {
     const withObs = (byRule.get(id) ?? []).filter((c) => c.evidence?.observation !== undefined);
     if (!withObs.length) continue;
     const rule = RULES.find((r) => r.id === id);
-    blocks.push(`<details class="obs-rule" data-observations="${esc(id)}"><summary><span class="rid">${esc(id)}</span> ${rule ? `${kindBadge(rule.kind)} <span class="title">${esc(rule.title)}</span>` : ''} <span class="counts">${withObs.length} observation${withObs.length === 1 ? '' : 's'}</span></summary>
+    const title = rule ? `${kindBadge(rule.kind)} <span class="title">${esc(rule.title)}</span>` : '';
+    const counts = `<span class="counts">${withObs.length} observation${withObs.length === 1 ? '' : 's'}</span>`;
+    const head = '<thead><tr><th>check</th><th>verdict</th><th>what the target does</th></tr></thead>';
+    const rows = withObs
+      .map((c) => {
+        const cells = `<td>${verdictBadge(c.verdict)}</td><td>${observationList(c.evidence.observation)}</td>`;
+        return `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code></td>${cells}</tr>`;
+      })
+      .join('');
+    blocks.push(`<details class="obs-rule" data-observations="${esc(id)}"><summary><span class="rid">${esc(id)}</span> ${title} ${counts}</summary>
 <p><a href="#rule-${esc(id)}">the rule's checks</a></p>
-<div class="scroll"><table class="obs-table"><thead><tr><th>check</th><th>verdict</th><th>what the target does</th></tr></thead><tbody>${withObs
-      .map(
-        (c) =>
-          `<tr data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code></td><td>${verdictBadge(c.verdict)}</td><td>${observationList(c.evidence.observation)}</td></tr>`,
-      )
-      .join('')}</tbody></table></div></details>`);
+<div class="scroll"><table class="obs-table">${head}<tbody>${rows}</tbody></table></div></details>`);
   }
+  const intro =
+    'Where the description leaves a point open, the suite records what the target does (never a failure). ' +
+    'Grouped by rule, folded: open a rule to see its table. A baseline run compares these.';
   return `<section id="observations"><h2>Observations</h2>
-<p>Where the description leaves a point open, the suite records what the target does (never a failure). Grouped by rule, folded: open a rule to see its table. A baseline run compares these.</p>
+<p>${intro}</p>
 ${blocks.length ? blocks.join('\n') : '<p class="none">No observations in this run.</p>'}</section>`;
+}
+
+type DriftItem = BaselineDiff['items'][number];
+
+/** A drift row's "before / member" cell: the member a set gained or lost, or the value before. */
+function driftBefore(i: DriftItem): string {
+  if (i.member !== undefined) return brief(i.member);
+  return i.before === undefined ? '' : brief(i.before);
+}
+
+/** A drift row's "now" cell: whether the member was added or removed, or the value now. */
+function driftNow(i: DriftItem): string {
+  if (i.member !== undefined) return i.kind === 'observation-new' ? 'added' : 'removed';
+  return i.after === undefined ? '' : brief(i.after);
 }
 
 function baselineSection(diff: BaselineDiff): string {
   const rows = diff.items
-    .map(
-      (i) =>
-        `<tr data-drift-kind="${esc(i.kind)}" data-drift-rule="${esc(i.rule)}"><td><a href="#rule-${esc(i.rule)}">${esc(i.rule)}</a></td><td><code>${esc(i.check ?? '')}</code></td><td>${esc(i.kind)}</td><td>${esc(i.key ?? '')}</td><td>${esc(
-          i.member !== undefined ? brief(i.member) : i.before === undefined ? '' : brief(i.before),
-        )}</td><td>${esc(i.member !== undefined ? (i.kind === 'observation-new' ? 'added' : 'removed') : i.after === undefined ? '' : brief(i.after))}</td></tr>`,
-    )
+    .map((i) => {
+      const rule = `<td><a href="#rule-${esc(i.rule)}">${esc(i.rule)}</a></td>`;
+      const what = `<td><code>${esc(i.check ?? '')}</code></td><td>${esc(i.kind)}</td><td>${esc(i.key ?? '')}</td>`;
+      const change = `<td>${esc(driftBefore(i))}</td><td>${esc(driftNow(i))}</td>`;
+      return `<tr data-drift-kind="${esc(i.kind)}" data-drift-rule="${esc(i.rule)}">${rule}${what}${change}</tr>`;
+    })
     .join('');
+  const { previous } = diff;
+  const started = `<time datetime="${esc(previous.startedAt)}">${esc(humanTime(previous.startedAt))}</time>`;
+  const counts = diff.items.length ? esc(describeCounts(diff)) : 'No drift: observations and verdicts are as before.';
+  const head = [
+    '<thead><tr><th>rule</th><th>check</th><th>change</th>',
+    '<th>observation</th><th>before / member</th><th>now</th></tr></thead>',
+  ].join('');
   return `<section id="baseline" data-drift="${diff.items.length}"><h2>Drift against the baseline</h2>
-<p>Baseline: target ${esc(diff.previous.target)}, started <time datetime="${esc(diff.previous.startedAt)}">${esc(humanTime(diff.previous.startedAt))}</time>, chainprobe ${esc(diff.previous.toolVersion)}. ${diff.items.length ? esc(describeCounts(diff)) : 'No drift: observations and verdicts are as before.'}</p>
-${diff.items.length ? `<div class="scroll"><table class="drift"><thead><tr><th>rule</th><th>check</th><th>change</th><th>observation</th><th>before / member</th><th>now</th></tr></thead><tbody>${rows}</tbody></table></div>` : ''}
+<p>Baseline: target ${esc(previous.target)}, started ${started}, chainprobe ${esc(previous.toolVersion)}. ${counts}</p>
+${diff.items.length ? `<div class="scroll"><table class="drift">${head}<tbody>${rows}</tbody></table></div>` : ''}
 ${diff.notCompared.length ? `<p class="none">Not compared (run in only one of the two runs): ${esc(diff.notCompared.join(', '))}</p>` : ''}
 </section>`;
 }
@@ -343,13 +413,13 @@ function headline(ctx: ReportContext): string {
   if (overall === 'COULD NOT TEST' && !errors.length) reasons.push('no check ran');
   if (overall === 'PASS') {
     const n = (v: Verdict) => [...ctx.byRule.keys()].filter((id) => ctx.verdictOf(id) === v).length;
-    reasons.push(
-      `${plural(checked, 'rule')} checked, none failing: ${n('pass')} pass, ${n('observed')} observed (points the description leaves open)`,
-    );
+    const observed = `${n('observed')} observed (points the description leaves open)`;
+    reasons.push(`${plural(checked, 'rule')} checked, none failing: ${n('pass')} pass, ${observed}`);
   }
   const notes = HEADLINE_NOTES.map((n) => n(ctx)).filter((n): n is string => Boolean(n));
   const cls = overall === 'PASS' ? 'pass' : overall === 'FAIL' ? 'fail' : 'error';
-  return `<div class="headline h-${cls}" id="headline" data-headline="${overall}"><span class="big">${overall}</span><span class="why">${reasons.join('<br>')}</span></div>
+  const why = `<span class="why">${reasons.join('<br>')}</span>`;
+  return `<div class="headline h-${cls}" id="headline" data-headline="${overall}"><span class="big">${overall}</span>${why}</div>
 ${notes.length ? `<ul class="notes" data-slot="notes">${notes.map((n) => `<li>${n}</li>`).join('')}</ul>` : ''}`;
 }
 
@@ -364,9 +434,15 @@ function tallies(ctx: ReportContext): string {
   const std = failingRules.filter((r) => r.kind === 'std').length;
   const row = (what: string, n: Record<Verdict, number>) =>
     `<ul class="counts">${VERDICTS.map((v) => `<li class="c-${v}" data-${what}-count="${v}"><b>${esc(n[v] ?? 0)}</b> ${v}</li>`).join('')}</ul>`;
+  const ran = `${ctx.byRule.size} of the ${RULES.length} catalogue rules had checks in this run`;
+  const broken = failingRules.length
+    ? `; of the ${failingRules.length} failing, ${failingRules.length - std} break the description, ${std} break a standard`
+    : '';
+  const checkCount = results.summary ?? { pass: 0, fail: 0, observed: 0, skipped: 0, error: 0 };
+  const checksText = `${checks} check${checks === 1 ? '' : 's'}, each keyed to one rule.`;
   return `<div class="tallies">
-<div class="tally" data-tally="rules"><h2>Rules</h2><p>${ctx.byRule.size} of the ${RULES.length} catalogue rules had checks in this run${failingRules.length ? `; of the ${failingRules.length} failing, ${failingRules.length - std} break the description, ${std} break a standard` : ''}.</p>${row('rule', ruleCount)}</div>
-<div class="tally" data-tally="checks"><h2>Checks</h2><p>${checks} check${checks === 1 ? '' : 's'}, each keyed to one rule.</p>${row('check', results.summary ?? { pass: 0, fail: 0, observed: 0, skipped: 0, error: 0 })}</div>
+<div class="tally" data-tally="rules"><h2>Rules</h2><p>${ran}${broken}.</p>${row('rule', ruleCount)}</div>
+<div class="tally" data-tally="checks"><h2>Checks</h2><p>${checksText}</p>${row('check', checkCount)}</div>
 </div>`;
 }
 
@@ -437,6 +513,19 @@ ${facts(ctx)}
 </header>`;
 }
 
+// Two lines of the page script below, named and written in parts: the script's text (and so its
+// CSP hash) is the same as when they were written out in it.
+/** Hides the rules the filter drops, and a standard group, section or "no match" note left empty. */
+const SCRIPT_FILTER_SECTIONS =
+  "let any=false;q('#rule-matrix .rule-section').forEach(s=>{let n=0;q('.rules',s).forEach(g=>{let m=0;" +
+  "q('details.rule',g).forEach(d=>{const ok=keep[f](d.dataset.verdict);d.hidden=!ok;if(ok)m++;});g.hidden=!m;" +
+  "const h=g.previousElementSibling;if(h&&h.classList.contains('std-heading'))h.hidden=!m;n+=m;});" +
+  's.hidden=!n;if(n)any=true;});';
+/** Scrolls each response box so its marked JSON path is in view. */
+const SCRIPT_REVEAL =
+  "const reveal=r=>q('pre',r).forEach(p=>{const m=p.querySelector('mark');if(m&&p.scrollHeight>p.clientHeight)" +
+  'p.scrollTop+=m.getBoundingClientRect().top-p.getBoundingClientRect().top-p.clientHeight/3;});';
+
 // Filters (rules of a verdict; a section or heading with none left hides, the chosen button shows
 // pressed), expand/collapse, response boxes scrolled to the marked JSON path, and times in the
 // reader's own time zone. The page reads fully
@@ -445,15 +534,18 @@ const SCRIPT = `(()=>{
 const b=document.body,q=(s,r)=>[...(r||document).querySelectorAll(s)];
 const keep={all:()=>true,problems:v=>v==='fail'||v==='error',observed:v=>v==='observed',skipped:v=>v==='skipped'};
 const filter=f=>{b.dataset.filter=f;q('button[data-filter]').forEach(x=>x.setAttribute('aria-pressed',String(x.dataset.filter===f)));
-let any=false;q('#rule-matrix .rule-section').forEach(s=>{let n=0;q('.rules',s).forEach(g=>{let m=0;q('details.rule',g).forEach(d=>{const ok=keep[f](d.dataset.verdict);d.hidden=!ok;if(ok)m++;});g.hidden=!m;const h=g.previousElementSibling;if(h&&h.classList.contains('std-heading'))h.hidden=!m;n+=m;});s.hidden=!n;if(n)any=true;});
+${SCRIPT_FILTER_SECTIONS}
 const none=document.getElementById('no-match');if(none)none.hidden=any;};
 q('button[data-filter]').forEach(e=>e.addEventListener('click',()=>filter(e.dataset.filter)));
 q('[data-expand]').forEach(e=>e.addEventListener('click',()=>{const o=e.dataset.expand==='open';q('#rule-matrix details').forEach(d=>{d.open=o;});}));
-const reveal=r=>q('pre',r).forEach(p=>{const m=p.querySelector('mark');if(m&&p.scrollHeight>p.clientHeight)p.scrollTop+=m.getBoundingClientRect().top-p.getBoundingClientRect().top-p.clientHeight/3;});
+${SCRIPT_REVEAL}
 reveal();document.addEventListener('toggle',e=>{if(e.target.open)reveal(e.target);},true);
 const fmt=new Intl.DateTimeFormat(undefined,${TIME_OPTIONS_JSON});
 q('time[datetime]').forEach(t=>{const d=new Date(t.getAttribute('datetime'));if(!isNaN(d))t.textContent=fmt.format(d);});
 })();`;
+
+const REDACTION_NOTE =
+  'Request and response data are redacted at recording time; credentials appear only as masked prefixes.';
 
 export function renderHtml(inputs: HtmlInputs): string {
   const { results } = inputs;
@@ -485,7 +577,7 @@ ${summaryHeader(ctx, parts)}
 <main>
 ${parts.map((p) => p.html).join('\n')}
 </main>
-<footer>Written by ${esc(results.tool?.name)} ${esc(results.tool?.version)}. Request and response data are redacted at recording time; credentials appear only as masked prefixes.</footer>
+<footer>Written by ${esc(results.tool?.name)} ${esc(results.tool?.version)}. ${REDACTION_NOTE}</footer>
 <script>${SCRIPT}</script>
 </body>
 </html>

@@ -37,7 +37,10 @@ function observationText(c: CheckResult): string {
 }
 
 function testcase(c: CheckResult, section: string, probesMs: number | undefined): string {
-  const open = `<testcase classname="${esc(`${section}.${c.rule}`)}" name="${esc(`${c.rule} ${c.id}${c.target === undefined ? '' : ` [${c.target}${c.node ? `/${c.node}` : ''}]`}`)}" time="${seconds(durationOf(c, probesMs).ms)}"`;
+  const where = c.target === undefined ? '' : ` [${c.target}${c.node ? `/${c.node}` : ''}]`;
+  const name = `${c.rule} ${c.id}${where}`;
+  const time = seconds(durationOf(c, probesMs).ms);
+  const open = `<testcase classname="${esc(`${section}.${c.rule}`)}" name="${esc(name)}" time="${time}"`;
   const msg = esc(oneLine(c.message));
   switch (c.verdict) {
     case 'fail':
@@ -98,7 +101,9 @@ export function renderJunit(results: ResultsFile): string {
     const checks = bySection.get(key)!;
     const n = countsOf(checks, probesMs);
     const name = `${key} ${sectionTitle.get(key) ?? 'rules outside the catalogue'}`;
-    return `  <testsuite name="${esc(name)}" ${countAttrs(n)} time="${seconds(n.ms)}" timestamp="${timestamp}">\n${checks.map((c) => `    ${testcase(c, key, probesMs)}`).join('\n')}\n  </testsuite>`;
+    const cases = checks.map((c) => `    ${testcase(c, key, probesMs)}`).join('\n');
+    const open = `  <testsuite name="${esc(name)}" ${countAttrs(n)} time="${seconds(n.ms)}" timestamp="${timestamp}">`;
+    return `${open}\n${cases}\n  </testsuite>`;
   });
   const total = countsOf(results.checks ?? [], probesMs);
   const wall = Date.parse(results.finishedAt) - Date.parse(results.startedAt);

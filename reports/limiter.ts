@@ -298,7 +298,8 @@ const FIGURES: readonly Figure[] = [
     show: (v) => {
       const p = v as { count?: unknown; p50Ms?: unknown; p99Ms?: unknown; maxMs?: unknown } | null;
       if (!p || !isNum(p.count)) return undefined;
-      return `median ${isNum(p.p50Ms) ? msText(p.p50Ms) : '-'}, 99th percentile ${isNum(p.p99Ms) ? msText(p.p99Ms) : '-'}, at most ${isNum(p.maxMs) ? msText(p.maxMs) : '-'} (${num(p.count)} timed sends)`;
+      const ms = (v: unknown) => (isNum(v) ? msText(v) : '-');
+      return `median ${ms(p.p50Ms)}, 99th percentile ${ms(p.p99Ms)}, at most ${ms(p.maxMs)} (${num(p.count)} timed sends)`;
     },
     explain: 'How late requests left compared with their planned send time; long delays blur the timing checks.',
   },
@@ -327,6 +328,11 @@ function uncertaintyOf(limiter: LimiterEstimates, key: string): number | undefin
 
 const row = (key: string, label: string, value: string, plusMinus: string, explain: string) =>
   `<tr data-param="${esc(key)}"><th>${esc(label)}</th><td>${esc(value)}</td><td>${esc(plusMinus)}</td><td class="explain">${esc(explain)}</td></tr>`;
+
+/** A table in a horizontally scrolling box: its class, its column headings (plain text) and its rows. */
+const scrollTable = (cls: string, headings: readonly string[], rows: readonly string[]) =>
+  `<div class="scroll"><table class="${cls}"><thead><tr>${headings.map((h) => `<th>${h}</th>`).join('')}</tr></thead>` +
+  `<tbody>${rows.join('')}</tbody></table></div>`;
 
 function parametersTable(limiter: LimiterEstimates | null, timeline: readonly TimelineEntry[]): string {
   const rows: string[] = [];
@@ -370,10 +376,12 @@ function parametersTable(limiter: LimiterEstimates | null, timeline: readonly Ti
         'Requests the model called the other way',
         `${disagreed} of ${modelled.length} (${num((100 * disagreed) / modelled.length)} %)`,
         '',
-        'Answers (accepted or 429) other than the model predicted from the send times and the estimate. At the accept/deny edge network delay decides, so some occur on a conformant service; the RL checks judge with stated tolerances, not by this count.',
+        'Answers (accepted or 429) other than the model predicted from the send times and the estimate. ' +
+          'At the accept/deny edge network delay decides, so some occur on a conformant service; ' +
+          'the RL checks judge with stated tolerances, not by this count.',
       ),
     );
-  return `<div class="scroll"><table class="params"><thead><tr><th>figure</th><th>value</th><th>uncertainty</th><th>what it means</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  return scrollTable('params', ['figure', 'value', 'uncertainty', 'what it means'], rows);
 }
 
 /** The probes' phases (results.json limiter.phases): when each ran and how many requests it sent. */
@@ -381,11 +389,14 @@ function phasesTable(limiter: LimiterEstimates | null): string {
   const phases = Array.isArray(limiter?.phases) ? (limiter!.phases as Record<string, unknown>[]) : [];
   if (!phases.length) return '';
   const sec = (v: unknown) => (isNum(v) ? `${(v / 1000).toFixed(1)} s` : '-');
-  const rows = phases.map(
-    (p) =>
-      `<tr data-phase="${esc(p.name)}"><td>${esc(words(p.name))}</td><td>${esc(words(p.status))}</td><td>${esc(sec(p.startedAt))} – ${esc(sec(p.endedAt))}</td><td>${esc(isNum(p.requests) ? num(p.requests) : '-')}</td></tr>`,
-  );
-  return `<h3>Probe phases</h3><div class="scroll"><table class="phases"><thead><tr><th>phase</th><th>status</th><th>time since the probes started</th><th>requests</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  const rows = phases.map((p) => {
+    const when = `${esc(sec(p.startedAt))} – ${esc(sec(p.endedAt))}`;
+    const requests = esc(isNum(p.requests) ? num(p.requests) : '-');
+    const cells = `<td>${esc(words(p.name))}</td><td>${esc(words(p.status))}</td><td>${when}</td><td>${requests}</td>`;
+    return `<tr data-phase="${esc(p.name)}">${cells}</tr>`;
+  });
+  const table = scrollTable('phases', ['phase', 'status', 'time since the probes started', 'requests'], rows);
+  return `<h3>Probe phases</h3>${table}`;
 }
 
 function probesTable(timeline: readonly TimelineEntry[]): string {
@@ -401,9 +412,12 @@ function probesTable(timeline: readonly TimelineEntry[]): string {
     const end = es.reduce((m, e) => Math.max(m, e.receivedAt ?? e.sentAt), -Infinity);
     const a = es.filter(accepted).length;
     const l = es.filter(limited).length;
-    return `<tr data-probe="${esc(probe)}"><td>${esc(probe)}</td><td>${es.length}</td><td>${a}</td><td>${l}</td><td>${es.length - a - l}</td><td>${esc((start / 1000).toFixed(1))}–${esc((end / 1000).toFixed(1))} s</td></tr>`;
+    const counts = `<td>${es.length}</td><td>${a}</td><td>${l}</td><td>${es.length - a - l}</td>`;
+    const when = `${esc((start / 1000).toFixed(1))}–${esc((end / 1000).toFixed(1))} s`;
+    return `<tr data-probe="${esc(probe)}"><td>${esc(probe)}</td>${counts}<td>${when}</td></tr>`;
   });
-  return `<h3>Requests by probe</h3><div class="scroll"><table class="probes"><thead><tr><th>probe</th><th>requests</th><th>accepted (2xx)</th><th>refused (429)</th><th>other</th><th>time since the probes started</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  const headings = ['probe', 'requests', 'accepted (2xx)', 'refused (429)', 'other', 'time since the probes started'];
+  return `<h3>Requests by probe</h3>${scrollTable('probes', headings, rows)}`;
 }
 
 export function limiterSection(
@@ -412,9 +426,10 @@ export function limiterSection(
   timelineHref: string,
 ): string {
   const href = safeRelativeHref(timelineHref) ?? 'timeline.json';
+  const seen = `What the rate-limit probes saw (${timeline.length} requests) against what a GCRA limiter with the estimated figures predicts.`;
   return `<section id="limiter" data-limiter="${limiter ? 'estimated' : 'none'}">
 <h2>Rate limiter</h2>
-<p>What the rate-limit probes saw (${timeline.length} requests) against what a GCRA limiter with the estimated figures predicts. Raw data: <a href="${esc(href)}" data-link="timeline">timeline.json</a>.</p>
+<p>${seen} Raw data: <a href="${esc(href)}" data-link="timeline">timeline.json</a>.</p>
 <div class="charts">${limiterCharts(timeline, limiter)}</div>
 <h3>Estimated figures</h3>
 ${parametersTable(limiter, timeline)}

@@ -8,7 +8,11 @@ import { fleetOf, type FleetNode } from '../src/fleet/rollup.js';
 import { rollUp, type CheckResult, type Verdict } from '../src/verdict.js';
 import { esc } from './text.js';
 
-const CSS = `#scorecard table{border-collapse:collapse;font-size:13px;margin:6px 0 14px}#scorecard th,#scorecard td{border:1px solid var(--line,#d0d7de);padding:3px 8px;text-align:left}#scorecard td.cell{text-align:center}#scorecard tr.node th{font-weight:normal;padding-left:22px}#scorecard .none{color:#6e7781}`;
+// A line ending in a backslash continues on the next: the CSS text is one line, as before.
+const CSS = `#scorecard table{border-collapse:collapse;font-size:13px;margin:6px 0 14px}\
+#scorecard th,#scorecard td{border:1px solid var(--line,#d0d7de);padding:3px 8px;text-align:left}\
+#scorecard td.cell{text-align:center}#scorecard tr.node th{font-weight:normal;padding-left:22px}\
+#scorecard .none{color:#6e7781}`;
 
 interface Row {
   label: string;
@@ -58,9 +62,9 @@ function matrix(results: ResultsFile): string {
     .map((r) => {
       const cells = sections.map((s) => {
         const c = cell(r.checks, s.key);
-        return c
-          ? `<td class="cell" data-section="${esc(s.key)}" data-verdict="${c.verdict}"><a href="#rule-${esc(c.rule)}" title="${esc(c.rule)}"><span class="verdict v-${c.verdict}">${c.verdict}</span></a></td>`
-          : `<td class="cell none" data-section="${esc(s.key)}">–</td>`;
+        if (!c) return `<td class="cell none" data-section="${esc(s.key)}">–</td>`;
+        const link = `<a href="#rule-${esc(c.rule)}" title="${esc(c.rule)}"><span class="verdict v-${c.verdict}">${c.verdict}</span></a>`;
+        return `<td class="cell" data-section="${esc(s.key)}" data-verdict="${c.verdict}">${link}</td>`;
       });
       return `<tr class="${r.kind}" data-row="${esc(r.key)}"><th>${esc(r.label)}</th>${cells.join('')}</tr>`;
     })
@@ -88,11 +92,25 @@ function limiterTable(nodes: readonly FleetNode[]): string {
     const l = n.limiter ?? undefined;
     const T = l && l.emissionIntervalMs > 0 ? l.emissionIntervalMs : undefined;
     const note = n.sameTokenAs ? `same token as ${n.sameTokenAs}: probed once, there` : l ? '' : 'probes did not run';
-    return `<tr data-node="${esc(`${n.target}/${n.name}`)}"><th>${esc(n.target)} / ${esc(n.name)}</th><td data-field="limit">${l ? num(l.limit) : '–'}</td><td data-field="T">${T ? `${num(T, 1)} ms` : '–'}</td><td data-field="hourly">${T ? `${num(3_600_000 / T)}/h` : '–'}${l && typeof l.hourlyLimit === 'number' ? ` <span class="none">(declared ${esc(l.hourlyLimit)})</span>` : ''}</td><td data-field="cap">${l ? esc(capText(l)) : '–'}</td><td data-field="spent">${esc(spent(n))}</td><td>${esc(note)}</td></tr>`;
+    const declared =
+      l && typeof l.hourlyLimit === 'number' ? ` <span class="none">(declared ${esc(l.hourlyLimit)})</span>` : '';
+    const cells = [
+      `<td data-field="limit">${l ? num(l.limit) : '–'}</td>`,
+      `<td data-field="T">${T ? `${num(T, 1)} ms` : '–'}</td>`,
+      `<td data-field="hourly">${T ? `${num(3_600_000 / T)}/h` : '–'}${declared}</td>`,
+      `<td data-field="cap">${l ? esc(capText(l)) : '–'}</td>`,
+      `<td data-field="spent">${esc(spent(n))}</td>`,
+      `<td>${esc(note)}</td>`,
+    ];
+    return `<tr data-node="${esc(`${n.target}/${n.name}`)}"><th>${esc(n.target)} / ${esc(n.name)}</th>${cells.join('')}</tr>`;
   });
+  const headings = ['node', 'Limit', 'T', 'hourly rate T implies', 'per-second cap', 'requests spent', ''];
+  const head = `<thead><tr>${headings.map((h) => `<th>${h}</th>`).join('')}</tr></thead>`;
   return `<h3>Horizon nodes' limiter estimates</h3>
-<table class="score-limiter"><thead><tr><th>node</th><th>Limit</th><th>T</th><th>hourly rate T implies</th><th>per-second cap</th><th>requests spent</th><th></th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`;
+<table class="score-limiter">${head}<tbody>${rows.join('\n')}</tbody></table>`;
 }
+
+const CELL_NOTE = "Each cell rolls up the row's checks of a rule family; it links to the rule that decided it.";
 
 /** The scorecard section, or '' when the results are of one deployment with one node of each kind. */
 export function scorecardSection(results: ResultsFile): string {
@@ -102,7 +120,7 @@ export function scorecardSection(results: ResultsFile): string {
     .map((s) => `<li>${esc(s.alsoListedAs.join(', '))}: same token as ${esc(s.probed)}, probed once</li>`)
     .join('');
   return `<section id="scorecard"><style>${CSS}</style><h2>Scorecard</h2>
-<p>${fleet.targets.length} deployment(s), ${fleet.nodes.length} node(s). Each cell rolls up the row's checks of a rule family; it links to the rule that decided it.</p>
+<p>${fleet.targets.length} deployment(s), ${fleet.nodes.length} node(s). ${CELL_NOTE}</p>
 ${matrix(results)}
 ${limiterTable(fleet.nodes)}
 ${shared ? `<ul class="shared-tokens">${shared}</ul>` : ''}

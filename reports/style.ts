@@ -1,5 +1,7 @@
 // The stylesheet of index.html, inlined by html.ts. Verdict colours follow the usual CI reading
 // (green pass, red fail); observed is blue because it is information, not a problem.
+// A line ending in a backslash continues on the next (a template literal's line continuation adds
+// no character), so long runs of rules are split over lines and the stylesheet's text stays the same.
 export const REPORT_CSS = `
 :root{--pass:#1a7f37;--fail:#cf222e;--observed:#0969da;--skipped:#6e7781;--error:#bc4c00;--line:#d0d7de;--muted:#57606a;--bg2:#f6f8fa}
 *{box-sizing:border-box}
@@ -7,7 +9,9 @@ export const REPORT_CSS = `
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#fff;overflow-wrap:break-word}
 header,main,footer{max-width:1200px;margin:0 auto;padding:0 20px}
 header{padding-top:16px;border-bottom:1px solid var(--line);padding-bottom:12px}
-h1{font-size:22px;margin:0 0 8px;overflow-wrap:anywhere}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:16px;margin:18px 0 6px}
+h1{font-size:22px;margin:0 0 8px;overflow-wrap:anywhere}\
+h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}\
+h3{font-size:16px;margin:18px 0 6px}
 h4.std-heading{font-size:14px;margin:12px 0 4px;padding:3px 8px;background:#fbefff;border-left:4px solid #8250df}
 h5{font-size:12px;margin:8px 0 2px;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
 .meta,.src,.counts,.none,.more,.dur,.purpose{color:var(--muted)}
@@ -27,7 +31,8 @@ dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
 .c-pass b{color:var(--pass)}.c-fail b{color:var(--fail)}.c-observed b{color:var(--observed)}.c-skipped b{color:var(--skipped)}.c-error b{color:var(--error)}
 nav{margin-top:8px}
 .verdict,.kind{display:inline-block;font-size:11px;font-weight:600;padding:1px 6px;border-radius:10px;color:#fff;text-transform:uppercase;vertical-align:1px}
-.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-observed{background:var(--observed)}.v-skipped{background:var(--skipped)}.v-error{background:var(--error)}
+.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-observed{background:var(--observed)}\
+.v-skipped{background:var(--skipped)}.v-error{background:var(--error)}
 .kind{background:#fff;border:1px solid var(--line);color:var(--muted)}.k-std{border-color:#8250df;color:#8250df}.k-observe{border-style:dashed}
 .toolbar{margin:6px 0 10px;color:var(--muted)}
 .toolbar button{font:inherit;font-size:12px;margin:0 2px;padding:2px 8px;border:1px solid var(--line);background:var(--bg2);border-radius:4px;cursor:pointer}
@@ -53,13 +58,15 @@ details.rule[open]>summary{background:var(--bg2);border-bottom:1px solid var(--l
 mark{background:#fff3a3;color:inherit;outline:1px solid #d4a72c}
 .path-key{text-transform:none;letter-spacing:0}
 .scroll{overflow-x:auto;max-width:100%}
-pre{background:var(--bg2);border:1px solid var(--line);border-radius:4px;padding:6px 8px;margin:2px 0;font-size:12px;white-space:pre-wrap;word-break:break-word;max-height:360px;overflow:auto}
+pre{background:var(--bg2);border:1px solid var(--line);border-radius:4px;padding:6px 8px;margin:2px 0;font-size:12px;\
+white-space:pre-wrap;word-break:break-word;max-height:360px;overflow:auto}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 .exchange{margin:8px 0;padding-top:4px;border-top:1px dashed var(--line)}
 .xline{font-size:12px;word-break:break-all}.method{font-weight:600}
 ul.xlist{margin:4px 0;padding-left:18px;font-size:12px;word-break:break-all}
 dl.obs{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);gap:1px 10px;margin:2px 0;font-size:12px}
-dl.obs dt{font-family:ui-monospace,monospace;color:var(--muted);overflow-wrap:anywhere}dl.obs dd{margin:0;font-family:ui-monospace,monospace;overflow-wrap:anywhere}
+dl.obs dt{font-family:ui-monospace,monospace;color:var(--muted);overflow-wrap:anywhere}\
+dl.obs dd{margin:0;font-family:ui-monospace,monospace;overflow-wrap:anywhere}
 table{border-collapse:collapse;margin:6px 0;font-size:13px}
 th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 thead th{background:var(--bg2)}
@@ -83,9 +90,12 @@ figure.chart{margin:8px 0}figcaption{font-weight:600;font-size:13px;margin-botto
 ul.legend{list-style:none;display:flex;gap:14px;padding:0;margin:2px 0;font-size:12px;flex-wrap:wrap}
 ul.legend svg{vertical-align:middle;margin-right:4px}
 footer{color:var(--muted);font-size:12px;margin-top:30px;padding-bottom:30px}
-@media (max-width:600px){ul.counts{gap:4px}ul.counts li{min-width:0;flex:1 1 0;padding:3px 4px;font-size:11px;overflow-wrap:normal}ul.counts b{font-size:17px}.headline .big{font-size:24px}
+@media (max-width:600px){ul.counts{gap:4px}\
+ul.counts li{min-width:0;flex:1 1 0;padding:3px 4px;font-size:11px;overflow-wrap:normal}\
+ul.counts b{font-size:17px}.headline .big{font-size:24px}
 table.params,table.params tbody,table.params tr,table.params th,table.params td{display:block;width:auto;min-width:0}
 table.params thead{display:none}table.params tr{border:1px solid var(--line);border-radius:4px;margin:4px 0;padding:3px 0}
 table.params th,table.params td{border:0;padding:1px 8px;white-space:normal}table.params td:empty{display:none}}
-@media (max-width:800px){.cols{grid-template-columns:minmax(0,1fr)}header,main,footer{padding:0 10px}.checks{padding:4px 4px 8px 8px}.evidence{margin-left:4px;padding-left:6px}summary .counts{margin-left:0}}
+@media (max-width:800px){.cols{grid-template-columns:minmax(0,1fr)}header,main,footer{padding:0 10px}\
+.checks{padding:4px 4px 8px 8px}.evidence{margin-left:4px;padding-left:6px}summary .counts{margin-left:0}}
 `;

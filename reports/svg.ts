@@ -71,6 +71,13 @@ function tickLabel(v: number): string {
   return String(Number(v.toPrecision(6)));
 }
 
+/** The legend's sample of a series: a marker square, a bar, or a line. */
+function legendSwatch(cls: string): string {
+  if (cls.includes('markers')) return 'M6,2h6v6h-6Z';
+  if (cls.startsWith('bars')) return 'M2,1h14v8h-14Z';
+  return 'M1,5H17';
+}
+
 export function renderChart(spec: ChartSpec): string {
   const lines = spec.lines ?? [];
   const bars = spec.bars ?? [];
@@ -94,9 +101,10 @@ export function renderChart(spec: ChartSpec): string {
   const sy = (y: number) => M.t + PH - ((y - yMin) / (yMax - yMin)) * PH;
 
   const out: string[] = [];
-  out.push(
-    `<svg class="chart-svg" data-chart="${esc(spec.id)}" data-points="${dataCount}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(spec.title)}" xmlns="http://www.w3.org/2000/svg">`,
-  );
+  const data = `data-chart="${esc(spec.id)}" data-points="${dataCount}"`;
+  const size = `viewBox="0 0 ${W} ${H}" width="${W}" height="${H}"`;
+  const label = `role="img" aria-label="${esc(spec.title)}"`;
+  out.push(`<svg class="chart-svg" ${data} ${size} ${label} xmlns="http://www.w3.org/2000/svg">`);
   // Grid and axes.
   const grid: string[] = [];
   const labels: string[] = [];
@@ -151,10 +159,11 @@ export function renderChart(spec: ChartSpec): string {
     ...lines.map((s) => [s.name, `series ${s.draw} ${s.cls}`]),
     ...hLines.map((h) => [h.label, `hline ${h.cls}`]),
   ]
-    .map(
-      ([name, cls]) =>
-        `<li><svg width="18" height="10" aria-hidden="true"><path class="${esc(cls)}" d="${cls!.includes('markers') ? 'M6,2h6v6h-6Z' : cls!.startsWith('bars') ? 'M2,1h14v8h-14Z' : 'M1,5H17'}"/></svg>${esc(name)}</li>`,
-    )
+    .map(([name, cls]) => {
+      const swatch = `<path class="${esc(cls)}" d="${legendSwatch(cls!)}"/>`;
+      return `<li><svg width="18" height="10" aria-hidden="true">${swatch}</svg>${esc(name)}</li>`;
+    })
     .join('');
-  return `<figure class="chart" id="chart-${esc(spec.id)}"><figcaption>${esc(spec.title)}</figcaption>${out.join('')}<ul class="legend">${legend}</ul></figure>`;
+  const caption = `<figcaption>${esc(spec.title)}</figcaption>`;
+  return `<figure class="chart" id="chart-${esc(spec.id)}">${caption}${out.join('')}<ul class="legend">${legend}</ul></figure>`;
 }

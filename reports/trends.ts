@@ -47,12 +47,15 @@ function viewOf(r: ResultsFile): RunView {
 function strip(cells: readonly { verdict?: Verdict; at: string }[]): string {
   const w = cells.length * (SQ + GAP);
   const rects = cells
-    .map(
-      (c, i) =>
-        `<rect x="${i * (SQ + GAP)}" y="0" width="${SQ}" height="${SQ}" fill="${FILL[c.verdict ?? 'none']}" data-verdict="${c.verdict ?? 'none'}"><title>${esc(c.at)}: ${c.verdict ?? 'not run'}</title></rect>`,
-    )
+    .map((c, i) => {
+      const verdict = c.verdict ?? 'none';
+      const box = `x="${i * (SQ + GAP)}" y="0" width="${SQ}" height="${SQ}"`;
+      const title = `<title>${esc(c.at)}: ${c.verdict ?? 'not run'}</title>`;
+      return `<rect ${box} fill="${FILL[verdict]}" data-verdict="${verdict}">${title}</rect>`;
+    })
     .join('');
-  return `<svg class="strip" width="${w}" height="${SQ}" viewBox="0 0 ${w} ${SQ}" role="img" aria-label="verdicts of the last runs, oldest first">${rects}</svg>`;
+  const size = `width="${w}" height="${SQ}" viewBox="0 0 ${w} ${SQ}"`;
+  return `<svg class="strip" ${size} role="img" aria-label="verdicts of the last runs, oldest first">${rects}</svg>`;
 }
 
 /** A small line chart of one estimate across the runs, its first and last values labelled. */
@@ -75,18 +78,24 @@ function sparkline(name: string, values: readonly (number | undefined)[], unit: 
   const first = known[0]![1];
   const last = known.at(-1)![1];
   const drift = first === 0 ? '' : ` (${last >= first ? '+' : ''}${(((last - first) / first) * 100).toFixed(1)}%)`;
-  return `<svg class="spark" data-series="${esc(name)}" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(name)} across the last runs"><path d="${path}" fill="none" stroke="#0969da" stroke-width="1.5"/>${dots}</svg> <span class="spark-label">${esc(name)}: ${esc(+first.toFixed(3))} → ${esc(+last.toFixed(3))} ${esc(unit)}${esc(drift)}</span>`;
+  const size = `width="${W}" height="${H}" viewBox="0 0 ${W} ${H}"`;
+  const line = `<path d="${path}" fill="none" stroke="#0969da" stroke-width="1.5"/>`;
+  const svg = `<svg class="spark" data-series="${esc(name)}" ${size} role="img" aria-label="${esc(name)} across the last runs">${line}${dots}</svg>`;
+  const label = `${esc(+first.toFixed(3))} → ${esc(+last.toFixed(3))} ${esc(unit)}${esc(drift)}`;
+  return `${svg} <span class="spark-label">${esc(name)}: ${label}</span>`;
 }
+
+const NODE_HEAD = '<thead><tr><th>node</th><th>verdicts</th><th>limiter estimates</th></tr></thead>';
 
 /** The trends section for the runs of a history folder, oldest first, the current run last. */
 export function trendsSection(runs: readonly ResultsFile[]): string {
   if (runs.length === 0) return '';
   const views = runs.map(viewOf);
   const ruleRows = RULES.filter((r) => views.some((v) => v.rules[r.id] !== undefined && v.rules[r.id] !== 'skipped'))
-    .map(
-      (r) =>
-        `<tr data-trend-rule="${esc(r.id)}"><th><a href="#rule-${esc(r.id)}">${esc(r.id)}</a></th><td>${strip(views.map((v) => ({ verdict: v.rules[r.id], at: v.startedAt })))}</td></tr>`,
-    )
+    .map((r) => {
+      const verdicts = strip(views.map((v) => ({ verdict: v.rules[r.id], at: v.startedAt })));
+      return `<tr data-trend-rule="${esc(r.id)}"><th><a href="#rule-${esc(r.id)}">${esc(r.id)}</a></th><td>${verdicts}</td></tr>`;
+    })
     .join('\n');
   const nodeKeys = [...new Set(views.flatMap((v) => [...v.nodes.keys()]))].sort();
   const nodeRows = nodeKeys
@@ -103,12 +112,13 @@ export function trendsSection(runs: readonly ResultsFile[]): string {
             'requests',
           )}`
         : '';
-      return `<tr data-trend-node="${esc(key)}"><th>${esc(key)}</th><td>${strip(views.map((v, i) => ({ verdict: series[i]?.verdict, at: v.startedAt })))}</td><td>${estimates}</td></tr>`;
+      const verdicts = strip(views.map((v, i) => ({ verdict: series[i]?.verdict, at: v.startedAt })));
+      return `<tr data-trend-node="${esc(key)}"><th>${esc(key)}</th><td>${verdicts}</td><td>${estimates}</td></tr>`;
     })
     .join('\n');
   return `<section id="trends" data-runs="${runs.length}"><h2>Trends</h2>
 <p>The last ${runs.length} run(s) kept in the history folder, oldest first (${esc(runs[0]!.startedAt)} to ${esc(runs.at(-1)!.startedAt)}); grey: not run.</p>
-${nodeRows ? `<h3>Nodes</h3><table class="trend-nodes"><thead><tr><th>node</th><th>verdicts</th><th>limiter estimates</th></tr></thead><tbody>${nodeRows}</tbody></table>` : ''}
+${nodeRows ? `<h3>Nodes</h3><table class="trend-nodes">${NODE_HEAD}<tbody>${nodeRows}</tbody></table>` : ''}
 <h3>Rules</h3>${ruleRows ? `<table class="trend-rules"><tbody>${ruleRows}</tbody></table>` : '<p class="none">No rule was checked in these runs.</p>'}
 </section>`;
 }

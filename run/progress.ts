@@ -30,7 +30,9 @@ function statusOf(e: Exclude<ProgressEvent, { stage: 'info' }>, st: StageState, 
     const eta = e.done > 0 && e.done < e.total && elapsed > 0 ? (elapsed / e.done) * (e.total - e.done) : undefined;
     return `contracts · ${e.family ?? 'all'} · ${e.done}/${e.total} checks (${pct}%)${eta === undefined ? '' : ` · ~${formatDuration(eta)} left`}`;
   }
-  return `probes · ${e.phase} · ${e.requestsSent} requests sent${e.expectedRemainingMs === undefined ? '' : ` · ~${formatDuration(Math.max(0, e.expectedRemainingMs))} left`}`;
+  const left =
+    e.expectedRemainingMs === undefined ? '' : ` · ~${formatDuration(Math.max(0, e.expectedRemainingMs))} left`;
+  return `probes · ${e.phase} · ${e.requestsSent} requests sent${left}`;
 }
 
 export function createProgress(stream: NodeJS.WriteStream, now: () => number = Date.now): Progress {

@@ -29,7 +29,8 @@ export const START = defineCommand({
   invocation: 'npm start --',
   prefix: 'chainprobe',
   summary:
-    'Tests a deployment of the blockchain access service against its description (docs/rules.md): the contract checks, then the rate-limit probes. Without --target or --node it tests the embedded reference service.',
+    'Tests a deployment of the blockchain access service against its description (docs/rules.md): ' +
+    'the contract checks, then the rate-limit probes. Without --target or --node it tests the embedded reference service.',
   flags: {
     target: {
       type: 'string',
@@ -128,7 +129,8 @@ export const START = defineCommand({
     'npm start',
     'npm start -- --target targets/staging.json --only nft,auth',
     'npm start -- --node horizon --endpoint https://node-c.example --token-env MY_TOKEN --customer shared',
-    'npm start -- --node chainB --endpoint http://127.0.0.1:8080 --token-env MY_TOKEN --websocket-url ws://127.0.0.1:8081/websocket --grpc-address 127.0.0.1:9090 --grpc-insecure',
+    'npm start -- --node chainB --endpoint http://127.0.0.1:8080 --token-env MY_TOKEN ' +
+      '--websocket-url ws://127.0.0.1:8081/websocket --grpc-address 127.0.0.1:9090 --grpc-insecure',
   ],
   exit: [
     '0  no check failed or errored',
@@ -176,7 +178,8 @@ function checkCombinations(v: Cli): void {
       (process.env[tokenEnv] === undefined && !/^[A-Z_][A-Z0-9_]{0,63}$/.test(tokenEnv)))
   ) {
     throw new UsageError(
-      '--token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); what was given is not one, and is not shown in case it is the token itself',
+      '--token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); ' +
+        'what was given is not one, and is not shown in case it is the token itself',
     );
   }
   if (v.history !== undefined && existsSync(v.history) && !statSync(v.history).isDirectory())

@@ -46,11 +46,12 @@ export function rulesPage(): string {
       family.length === 1
         ? ` (or \`--only ${section.family}\`)`
         : `; \`--only ${section.family}\` runs its family (${family.join(', ')})`;
+    const sources = `section${section.source.includes(';') ? 's' : ''} "${section.source.replace(/; /g, '", "')}"`;
     out.push(
       '',
       `## ${section.title} (${section.key})`,
       '',
-      `From the description, section${section.source.includes(';') ? 's' : ''} "${section.source.replace(/; /g, '", "')}". Run only these: \`--only ${section.key}\`${select}.`,
+      `From the description, ${sources}. Run only these: \`--only ${section.key}\`${select}.`,
       '',
       '| id | kind | what is checked |',
       '|---|---|---|',

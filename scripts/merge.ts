@@ -16,7 +16,8 @@ export const MERGE = defineCommand({
   invocation: 'npm run merge --',
   prefix: 'chainprobe merge',
   summary:
-    "Merges runs made elsewhere (CI matrix jobs, k6 runners' results) into one index.html, results.json and junit.xml: summaries add up, rules roll up, the same run given twice counts once.",
+    "Merges runs made elsewhere (CI matrix jobs, k6 runners' results) into one index.html, results.json and junit.xml: " +
+    'summaries add up, rules roll up, the same run given twice counts once.',
   flags: {
     out: {
       type: 'string',
@@ -42,9 +43,10 @@ function parseJson(path: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new UsageError(
-      `${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON (${(e as Error).message.split('\n')[0]!.replace(/,\s*(?:\.\.\.)?".*$/s, '')})`}`,
-    );
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`${path}: no such file`);
+    // The parser's first line, without the excerpt of the file it quotes.
+    const why = (e as Error).message.split('\n')[0]!.replace(/,\s*(?:\.\.\.)?".*$/s, '');
+    throw new UsageError(`${path}: not valid JSON (${why})`);
   }
 }
 

@@ -16,7 +16,8 @@ export const REFERENCE = defineCommand({
   invocation: 'npm run reference --',
   prefix: 'chainprobe reference',
   summary:
-    'Starts only the reference service on 127.0.0.1 (ports chosen by the system), writes a target file for it (credentials written in), prints {"ready":true,"target":"<file.json>"} and serves until Ctrl-C.',
+    'Starts only the reference service on 127.0.0.1 (ports chosen by the system), ' +
+    'writes a target file for it (credentials written in), prints {"ready":true,"target":"<file.json>"} and serves until Ctrl-C.',
   flags: {
     'target-out': {
       type: 'string',

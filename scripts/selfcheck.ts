@@ -94,7 +94,8 @@ export const SELFCHECK = defineCommand({
   invocation: 'npm run selfcheck --',
   prefix: 'chainprobe selfcheck',
   summary:
-    "Proves the suite catches what it claims: runs chainprobe against the embedded reference once per fault of its catalogue (only the fault's family) and once with no fault, and prints the kill-rate table.",
+    'Proves the suite catches what it claims: runs chainprobe against the embedded reference ' +
+    "once per fault of its catalogue (only the fault's family) and once with no fault, and prints the kill-rate table.",
   flags: {
     'only-faults': {
       type: 'string',

@@ -68,7 +68,8 @@ export async function runStability(o: {
         maps.push(verdictsOf(r));
         wallSeconds.push(r.wallMs / 1000);
         o.log?.(
-          `stability run ${i + 1}/${o.runs}: pass ${r.summary.pass} fail ${r.summary.fail} error ${r.summary.error} observed ${r.summary.observed} skipped ${r.summary.skipped}, ${(r.wallMs / 1000).toFixed(1)} s`,
+          `stability run ${i + 1}/${o.runs}: pass ${r.summary.pass} fail ${r.summary.fail} error ${r.summary.error} ` +
+            `observed ${r.summary.observed} skipped ${r.summary.skipped}, ${(r.wallMs / 1000).toFixed(1)} s`,
         );
       } catch (e) {
         failedRuns.push(`run ${i + 1}: ${(e as Error).message}`);
@@ -100,7 +101,8 @@ export const STABILITY = defineCommand({
   invocation: 'npx tsx scripts/stability.ts',
   prefix: 'chainprobe stability',
   summary:
-    'Repeats the full run against the embedded reference with the other core kept busy; every repetition must give the same verdict on every check (part of npm run bench).',
+    'Repeats the full run against the embedded reference with the other core kept busy; ' +
+    'every repetition must give the same verdict on every check (part of npm run bench).',
   flags: {
     runs: { type: 'string', integer: [2, 100], default: '10', help: 'how many full runs' },
     out: {

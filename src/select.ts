@@ -49,9 +49,9 @@ export function parseSelectors(spec: string | undefined): Selection {
     else {
       const known = [...Object.keys(ALIASES), ...Object.keys(FAMILIES), ...sections, ...ruleIds];
       const hint = didYouMean(raw, known);
-      throw new SelectorError(
-        `--only: unknown selector "${raw}"${hint || ` (use ${['contracts', ...Object.keys(FAMILIES)].join(', ')}, a section such as NFT, or a rule id such as NFT-09)`}`,
-      );
+      const families = ['contracts', ...Object.keys(FAMILIES)].join(', ');
+      const usage = ` (use ${families}, a section such as NFT, or a rule id such as NFT-09)`;
+      throw new SelectorError(`--only: unknown selector "${raw}"${hint || usage}`);
     }
   }
   if (wanted.size === 0)

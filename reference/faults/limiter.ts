@@ -44,7 +44,8 @@ const defs = [
     rule: 'RL-05',
     family: 'limiter',
     description:
-      'A fixed-window counter (Limit requests per window of Limit x T, opened by the first request) instead of the GCRA: no gradual recovery, Remaining jumps back to full at the boundary.',
+      'A fixed-window counter (Limit requests per window of Limit x T, opened by the first request) instead of the GCRA: ' +
+      'no gradual recovery, Remaining jumps back to full at the boundary.',
   },
   {
     name: 'rl-retry-after-missing',
@@ -96,7 +97,8 @@ const defs = [
     rule: 'RL-10',
     family: 'limiter',
     description:
-      'The proxy cap is a token bucket of 20 refilled at 20 a second while it bursts: a burst from full gets 20 plus what refills meanwhile (about 35 in the first 0.75 s).',
+      'The proxy cap is a token bucket of 20 refilled at 20 a second while it bursts: ' +
+      'a burst from full gets 20 plus what refills meanwhile (about 35 in the first 0.75 s).',
   },
   {
     name: 'rl-no-cap',

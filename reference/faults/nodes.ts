@@ -116,6 +116,7 @@ export const NODE_FAULTS: readonly FaultDef[] = [
     rule: 'NODE-06',
     family: 'nodes',
     description:
-      'The gRPC server has no reflection service: ServerReflectionInfo (v1 and v1alpha) ends UNIMPLEMENTED; the node service and the health check still answer.',
+      'The gRPC server has no reflection service: ServerReflectionInfo (v1 and v1alpha) ends UNIMPLEMENTED; ' +
+      'the node service and the health check still answer.',
   },
 ];

@@ -17,7 +17,9 @@ export async function benchContracts(s: ContractSettings): Promise<Figure[]> {
     runs.push(await runInChild({ reference: {}, only: 'contracts', outDir: join(s.outRoot, 'runs', 'contracts') }));
   const group = 'Contract run';
   const bad = runs.filter((r) => r.summary.fail || r.summary.error).length;
-  const note = `npm start -- --only contracts equivalent (runChainprobe in a child process, reference start-up excluded)${bad ? `; ${bad} run(s) had fail/error verdicts` : ''}`;
+  const what =
+    'npm start -- --only contracts equivalent (runChainprobe in a child process, reference start-up excluded)';
+  const note = `${what}${bad ? `; ${bad} run(s) had fail/error verdicts` : ''}`;
   return [
     figure({
       id: 'contracts.wall',
@@ -36,7 +38,9 @@ export async function benchContracts(s: ContractSettings): Promise<Figure[]> {
       label: 'requests spent by the auth checks',
       unit: 'requests',
       values: runs.map((r) => r.authRequests),
-      note: `right credentials, none and wrong ones (near misses, empty, duplicated) in every accepted form; of ${served(runs[0])} requests the reference received in the run`,
+      note:
+        'right credentials, none and wrong ones (near misses, empty, duplicated) in every accepted form; ' +
+        `of ${served(runs[0])} requests the reference received in the run`,
     }),
     figure({
       id: 'contracts.checks-per-second',

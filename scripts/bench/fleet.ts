@@ -49,7 +49,8 @@ export async function benchFleet(s: FleetSettings): Promise<Figure[]> {
   );
   const p99 = (rs: ProbeResult[]) => rs.flatMap((r) => r.nodes.map((n) => n.pacing?.p99Ms ?? Number.NaN));
   const max = (rs: ProbeResult[]) => rs.flatMap((r) => r.nodes.map((n) => n.pacing?.maxMs ?? Number.NaN));
-  const note = `${s.nodes} plans on ${s.nodes} tokens in one process (each node's reference server in a process of its own, as distinct nodes are distinct machines), against one plan; probes only, reference start-up excluded`;
+  const servers = "each node's reference server in a process of its own, as distinct nodes are distinct machines";
+  const note = `${s.nodes} plans on ${s.nodes} tokens in one process (${servers}), against one plan; probes only, reference start-up excluded`;
   return [
     figure({
       id: 'fleet.wall-1',
@@ -170,7 +171,8 @@ export async function benchMerge(s: { reps: number; files: number; outRoot: stri
   } catch (e) {
     return [missingFigure({ id: 'merge.wall', group, label: 'merge time', unit: 's' }, (e as Error).message)];
   }
-  const note = `${s.files} files of ${(bytes / s.files / 1024).toFixed(0)} kB each (${RULES.length * 3} checks with exchanges), read, merged and written as index.html, results.json, junit.xml; ${runs[0]!.checks} checks merged`;
+  const files = `${s.files} files of ${(bytes / s.files / 1024).toFixed(0)} kB each (${RULES.length * 3} checks with exchanges)`;
+  const note = `${files}, read, merged and written as index.html, results.json, junit.xml; ${runs[0]!.checks} checks merged`;
   return [
     figure({
       id: 'merge.wall',

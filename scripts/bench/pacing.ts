@@ -36,6 +36,14 @@ async function arrivals(server: Server): Promise<number[]> {
   return (await server.request<ChildMessage & { times: number[] }>('arrivals')).times;
 }
 
+/** What autocannon achieved in each run: its rate and latency, beside its burstiness. */
+function autocannonNote(cs: readonly CannonStats[]): string {
+  const achieved = cs.map((c) => c.achieved.toFixed(1)).join(', ');
+  const p50 = cs.map((c) => c.latencyP50Ms).join(', ');
+  const p99 = cs.map((c) => c.latencyP99Ms).join(', ');
+  return `10 connections; achieved ${achieved} req/s; its latency p50 ${p50} ms, p99 ${p99} ms`;
+}
+
 /** The engine reports its own lateness (send - scheduled); the windows come from its send times. */
 function engineStats(r: EngineRun, arrived: number[]): EngineStats {
   return {
@@ -113,7 +121,9 @@ export async function benchPacing(s: PacingSettings): Promise<Figure[]> {
           label: 'engine: most requests sent in any 50 ms',
           unit: 'req',
           values: es.map((e) => e.maxSentIn50),
-          note: `a perfectly even schedule puts at most ${ideal} in any 50 ms (${ideal + 1} with the slightest jitter); at the server: ${es.map((e) => e.maxArrivedIn50).join(', ')}`,
+          note:
+            `a perfectly even schedule puts at most ${ideal} in any 50 ms (${ideal + 1} with the slightest jitter); ` +
+            `at the server: ${es.map((e) => e.maxArrivedIn50).join(', ')}`,
         }),
         figure({
           id: `pacing.${rate}.autocannon.max-in-50ms`,
@@ -122,7 +132,7 @@ export async function benchPacing(s: PacingSettings): Promise<Figure[]> {
           label: 'autocannon (overallRate): most requests arriving in any 50 ms',
           unit: 'req',
           values: cs.map((c) => c.maxArrivedIn50),
-          note: `10 connections; achieved ${cs.map((c) => c.achieved.toFixed(1)).join(', ')} req/s; its latency p50 ${cs.map((c) => c.latencyP50Ms).join(', ')} ms, p99 ${cs.map((c) => c.latencyP99Ms).join(', ')} ms`,
+          note: autocannonNote(cs),
           details: { runs: cs },
         }),
         figure({

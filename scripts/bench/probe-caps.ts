@@ -42,7 +42,8 @@ export async function benchProbeCaps(s: ProbeCapSettings): Promise<Figure[]> {
           });
           runs.push(r);
           s.log?.(
-            `probe caps ${cap.key} ${i + 1}/${s.reps}: ${((r.limiter?.durationMs ?? NaN) / 1000).toFixed(1)} s, ${r.limiter?.requestsSent ?? '?'} requests, fail ${r.summary.fail} error ${r.summary.error}`,
+            `probe caps ${cap.key} ${i + 1}/${s.reps}: ${((r.limiter?.durationMs ?? NaN) / 1000).toFixed(1)} s, ` +
+              `${r.limiter?.requestsSent ?? '?'} requests, fail ${r.summary.fail} error ${r.summary.error}`,
           );
         } catch (e) {
           error = (e as Error).message;
@@ -112,7 +113,9 @@ export async function benchProbeCaps(s: ProbeCapSettings): Promise<Figure[]> {
             unit: 'ms',
             values: gaps.map((g) => g?.minSlackMs ?? Number.NaN),
             target: { op: '>=', value: 0 },
-            note: `spacing learned from the proxy (with margin): ${learned.map((v) => v.toFixed(1)).join(', ')} ms; least actual gap: ${gaps.map((g) => g?.minGapMs.toFixed(1) ?? '-').join(', ')} ms`,
+            note:
+              `spacing learned from the proxy (with margin): ${learned.map((v) => v.toFixed(1)).join(', ')} ms; ` +
+              `least actual gap: ${gaps.map((g) => g?.minGapMs.toFixed(1) ?? '-').join(', ')} ms`,
           }),
         );
       }

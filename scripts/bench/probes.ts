@@ -50,7 +50,8 @@ export function minimumOf(p: LimiterParams): {
     limit,
     tSeconds,
     formula:
-      `min time = Limit/cap + ${QUICK_RUN_MIN}T + ${AFTER_EXHAUSTION_T}T = ${limit}/${p.perSecondCap} + ${QUICK_RUN_MIN + AFTER_EXHAUSTION_T} x ${T} s = ${seconds.toFixed(2)} s; ` +
+      `min time = Limit/cap + ${QUICK_RUN_MIN}T + ${AFTER_EXHAUSTION_T}T = ` +
+      `${limit}/${p.perSecondCap} + ${QUICK_RUN_MIN + AFTER_EXHAUSTION_T} x ${T} s = ${seconds.toFixed(2)} s; ` +
       `min requests = Limit + ceil(Limit/(cap x T)) + ${EDGE_REQUESTS} = ${limit} + ${recovered} + ${EDGE_REQUESTS} = ${requests}`,
   };
 }
@@ -76,7 +77,8 @@ export async function benchProbes(s: ProbeSettings): Promise<Figure[]> {
           });
           runs.set(c.customer, [...(runs.get(c.customer) ?? []), r]);
           s.log?.(
-            `probes ${c.customer} ${i + 1}/${s.reps}: ${(r.wallMs / 1000).toFixed(1)} s, ${r.limiter?.requestsSent ?? '?'} requests, fail ${r.summary.fail} error ${r.summary.error}`,
+            `probes ${c.customer} ${i + 1}/${s.reps}: ${(r.wallMs / 1000).toFixed(1)} s, ` +
+              `${r.limiter?.requestsSent ?? '?'} requests, fail ${r.summary.fail} error ${r.summary.error}`,
           );
         } catch (e) {
           errors.set(c.customer, (e as Error).message);

@@ -40,7 +40,9 @@ export function machine(): BenchReport['machine'] {
 /** The README's short table: every figure with a target, and the few marked for it. */
 export function benchMarkdown(rep: BenchReport): string {
   const m = rep.machine;
-  return `${markdownTable(rep.figures.filter((f) => f.target || f.readme || f.missing))}\n\nMeasured ${rep.finishedAt.slice(0, 10)} with \`${rep.command}\` on ${m.cpus} cores (${m.cpuModel}), Node ${m.node}, load average ${m.loadAverageAtStart.join(' ')} at the start; all figures in reports/bench/results.json.\n`;
+  const table = markdownTable(rep.figures.filter((f) => f.target || f.readme || f.missing));
+  const machine = `${m.cpus} cores (${m.cpuModel}), Node ${m.node}, load average ${m.loadAverageAtStart.join(' ')} at the start`;
+  return `${table}\n\nMeasured ${rep.finishedAt.slice(0, 10)} with \`${rep.command}\` on ${machine}; all figures in reports/bench/results.json.\n`;
 }
 
 export function benchHtml(rep: BenchReport): string {
@@ -73,9 +75,14 @@ export function benchHtml(rep: BenchReport): string {
     (i) => (withTarget[i]!.met === false ? 'bad' : withTarget[i]!.met ? 'good' : 'warn'),
   );
   const m = rep.machine;
+  const run = `${rep.quick ? 'Quick run' : 'Full run'} of ${(rep.durationMs / 1000).toFixed(0)} s, ${rep.startedAt}`;
+  const machine = `${m.cpus} cores (${m.cpuModel}), ${m.memoryMB} MB, Node ${m.node}`;
+  const load = `load average ${m.loadAverageAtStart.join(' ')} at the start, ${(m.loadAverageAtEnd ?? []).join(' ')} at the end`;
   const body = [
-    `<p>${esc(`${rep.quick ? 'Quick run' : 'Full run'} of ${(rep.durationMs / 1000).toFixed(0)} s, ${rep.startedAt}; ${m.cpus} cores (${m.cpuModel}), ${m.memoryMB} MB, Node ${m.node}; load average ${m.loadAverageAtStart.join(' ')} at the start, ${(m.loadAverageAtEnd ?? []).join(' ')} at the end.`)} Reproduce with <code>${esc(rep.command)}</code>.</p>`,
-    '<p class="muted">Each figure is the median over repeated runs, with min and max; ratios are computed per repetition from quantities measured side by side. "met" judges the median; "not every run" means the worst repetition missed the target.</p>',
+    `<p>${esc(`${run}; ${machine}; ${load}.`)} Reproduce with <code>${esc(rep.command)}</code>.</p>`,
+    '<p class="muted">Each figure is the median over repeated runs, with min and max; ' +
+      'ratios are computed per repetition from quantities measured side by side. ' +
+      '"met" judges the median; "not every run" means the worst repetition missed the target.</p>',
     '<h2>Targets</h2>',
     targets,
     '<h2>All figures</h2>',

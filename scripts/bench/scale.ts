@@ -43,7 +43,8 @@ async function walkSize(size: number, reps: number): Promise<WalkResult[]> {
     for (const r of out) {
       if (r.items !== size || r.invalid || r.duplicates || r.orderViolations || r.missingRanks) {
         throw new Error(
-          `walk of ${size}: ${r.items} items, ${r.invalid} schema problems, ${r.duplicates} duplicates, ${r.orderViolations} order violations, ${r.missingRanks} missing ranks`,
+          `walk of ${size}: ${r.items} items, ${r.invalid} schema problems, ${r.duplicates} duplicates, ` +
+            `${r.orderViolations} order violations, ${r.missingRanks} missing ranks`,
         );
       }
     }

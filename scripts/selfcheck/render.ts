@@ -50,6 +50,13 @@ export function textReport(rep: SelfcheckReport): string {
   return out.join('\n');
 }
 
+/** A fault not caught on its own rule: its name, the rule and what happened instead. */
+const missedFault = (r: FaultRow) => `<code>${esc(r.fault)}</code> (${esc(r.rule)}, ${esc(OUTCOME_TEXT[r.outcome])})`;
+
+const HOW_FAULTS_RAN =
+  'Each fault ran against the embedded reference with <code>--fault &lt;name&gt; --only &lt;its family&gt;</code>; ' +
+  `"caught on its rule" means that rule's verdict is <code>fail</code>.`;
+
 export function htmlReport(rep: SelfcheckReport): string {
   const cls = (r: FaultRow) => (r.outcome === 'caught' ? 'good' : 'bad');
   const table = htmlTable(
@@ -67,15 +74,15 @@ export function htmlReport(rep: SelfcheckReport): string {
   );
   const ff = rep.faultFree;
   const notCaught = rep.faults.filter((r) => r.outcome !== 'caught');
+  const subset = rep.subset ? ', representative subset (one fault per rule section)' : '';
+  const started = `Started ${esc(rep.startedAt)}, ${esc(secs(rep.durationMs))} in all, ${rep.concurrency} variants at a time${subset}`;
   const body = [
     `<p><strong>${esc(summaryLine(rep.summary))}</strong> - ${rep.summary.ok ? 'self-check passed' : 'self-check FAILED'}.</p>`,
-    notCaught.length
-      ? `<p>Not caught on their own rule: ${notCaught.map((r) => `<code>${esc(r.fault)}</code> (${esc(r.rule)}, ${esc(OUTCOME_TEXT[r.outcome])})`).join(', ')}.</p>`
-      : '',
+    notCaught.length ? `<p>Not caught on their own rule: ${notCaught.map(missedFault).join(', ')}.</p>` : '',
     ff
       ? `<p>Fault-free full run: <a href="runs/fault-free/index.html">${esc(cleanText(ff))}</a> (${esc(secs(ff.durationMs))}).</p>`
       : '<p class="muted">No fault-free run in this self-check.</p>',
-    `<p class="muted">Started ${esc(rep.startedAt)}, ${esc(secs(rep.durationMs))} in all, ${rep.concurrency} variants at a time${rep.subset ? ', representative subset (one fault per rule section)' : ''}. Each fault ran against the embedded reference with <code>--fault &lt;name&gt; --only &lt;its family&gt;</code>; "caught on its rule" means that rule's verdict is <code>fail</code>.</p>`,
+    `<p class="muted">${started}. ${HOW_FAULTS_RAN}</p>`,
     table,
   ].join('\n');
   return htmlPage('chainprobe self-check: kill rate', body);

@@ -78,7 +78,16 @@ const CAUSES: readonly CauseDef[] = [
       'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
       'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
     ],
-    text: /wrong version number|packet length too long|SSL routines|alert (?:certificate required|handshake failure|bad certificate|unknown ca)|before secure TLS connection was established/i,
+    text: new RegExp(
+      [
+        'wrong version number',
+        'packet length too long',
+        'SSL routines',
+        'alert (?:certificate required|handshake failure|bad certificate|unknown ca)',
+        'before secure TLS connection was established',
+      ].join('|'),
+      'i',
+    ),
     render: (w, d) => `TLS: handshake with ${w} failed (${d})`,
     parse: /TLS: handshake with (\S+) failed \([^()]*\)/,
   },

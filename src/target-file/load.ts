@@ -123,11 +123,14 @@ export function describeErrors(errors: ErrorObject[]): string[] {
           `${at === '(root)' ? '' : `${at}.`}${(e.params as { missingProperty: string }).missingProperty}: is required`,
         );
         break;
-      case 'pattern':
-        lines.add(
-          `${at}: ${PATTERN_WORDS[at.split('.').pop()!] ?? (/url|endpoint/i.test(at) ? 'must be an absolute http(s) URL' : `must match ${(e.params as { pattern: string }).pattern}`)}`,
-        );
+      case 'pattern': {
+        const field = at.split('.').pop()!;
+        const generic = /url|endpoint/i.test(at)
+          ? 'must be an absolute http(s) URL'
+          : `must match ${(e.params as { pattern: string }).pattern}`;
+        lines.add(`${at}: ${PATTERN_WORDS[field] ?? generic}`);
         break;
+      }
       case 'format':
         lines.add(`${at}: must be a ${(e.params as { format: string }).format}`);
         break;

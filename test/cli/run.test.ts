@@ -146,7 +146,10 @@ test('a relative --target is taken from the folder npm was run from, and a missi
   }
 });
 
-test('a flag with a bad value names the flag, not a target-file path; an empty variable says it is empty; a token given as --token-env is not echoed', async () => {
+const BAD_VALUES =
+  'a flag with a bad value names the flag, not a target-file path; an empty variable says it is empty; ' +
+  'a token given as --token-env is not echoed';
+test(BAD_VALUES, async () => {
   const cases: [string[], Record<string, string>, string][] = [
     [
       ['--node', 'horizon', '--endpoint', 'node-c.example', '--token-env', 'TOK'],
@@ -172,7 +175,8 @@ test('a flag with a bad value names the flag, not a target-file path; an empty v
     [
       ['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'a1b2c3d4e5f6-node-token'],
       {},
-      'chainprobe: --token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); what was given is not one, and is not shown in case it is the token itself\n',
+      'chainprobe: --token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); ' +
+        'what was given is not one, and is not shown in case it is the token itself\n',
     ],
     [
       ['--node', 'horizon', '--endpoint', 'http://127.0.0.1:1', '--token-env', 'MY_NODE_TOKEN'],

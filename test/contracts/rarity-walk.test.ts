@@ -149,7 +149,9 @@ describe('rarity walk judged on synthetic pages', () => {
       name: 'page 2 repeats page 1 (the token parameter is not the one the service reads)',
       answers: [page(items([1, 2]), 't1'), page(items([1, 2]))],
       expect: {
-        [`NFT-10 ${ID}.walk`]: `fail: 2 item(s) met twice (first: ${uuid(1)} on page 2); page 2 repeats page 1: is api.nft.pageTokenParam ("page_token") the parameter the service reads? (2 page(s), 4 item(s))`,
+        [`NFT-10 ${ID}.walk`]:
+          `fail: 2 item(s) met twice (first: ${uuid(1)} on page 2); page 2 repeats page 1: ` +
+          'is api.nft.pageTokenParam ("page_token") the parameter the service reads? (2 page(s), 4 item(s))',
       },
     },
     {

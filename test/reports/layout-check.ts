@@ -23,7 +23,10 @@ function overflowing(page: Page): Promise<string[]> {
     return [...document.querySelectorAll('body *')]
       .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > w + 0.5 && !e.closest('.scroll, pre, svg'))
       .slice(0, 5)
-      .map((e) => e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ')[0] : '') + ' ' + Math.round(e.getBoundingClientRect().right) + 'px');
+      .map((e) => {
+        const cls = e.className ? '.' + String(e.className).split(' ')[0] : '';
+        return e.tagName.toLowerCase() + cls + ' ' + Math.round(e.getBoundingClientRect().right) + 'px';
+      });
   })()`);
 }
 
@@ -80,11 +83,13 @@ export async function checkLayout(htmlFile: string, screenshotPrefix: string): P
     await laptop.click('button[data-filter="problems"]');
     const state = (await laptop.evaluate(`(() => {
       const vis = (e) => e.getClientRects().length > 0;
+      const all = (s, root = document) => [...root.querySelectorAll(s)];
+      const noRuleShown = (root) => !all('details.rule', root).some(vis);
       return {
-        pressed: [...document.querySelectorAll('button[data-filter]')].filter((b) => b.getAttribute('aria-pressed') === 'true').map((b) => b.dataset.filter),
-        emptyVisible: [...document.querySelectorAll('#rule-matrix .rule-section')].filter((s) => vis(s) && ![...s.querySelectorAll('details.rule')].some(vis)).map((s) => s.dataset.section),
-        headingsVisible: [...document.querySelectorAll('#rule-matrix .std-heading')].filter((h) => vis(h) && ![...h.nextElementSibling.querySelectorAll('details.rule')].some(vis)).length,
-        shown: [...document.querySelectorAll('#rule-matrix details.rule')].filter(vis).map((d) => d.dataset.verdict),
+        pressed: all('button[data-filter]').filter((b) => b.getAttribute('aria-pressed') === 'true').map((b) => b.dataset.filter),
+        emptyVisible: all('#rule-matrix .rule-section').filter((s) => vis(s) && noRuleShown(s)).map((s) => s.dataset.section),
+        headingsVisible: all('#rule-matrix .std-heading').filter((h) => vis(h) && noRuleShown(h.nextElementSibling)).length,
+        shown: all('#rule-matrix details.rule').filter(vis).map((d) => d.dataset.verdict),
       };
     })()`)) as { pressed: string[]; emptyVisible: string[]; headingsVisible: number; shown: string[] };
     assert.deepEqual(state.pressed, ['problems']);

@@ -28,7 +28,9 @@ test(
     await writeReports(OUT, { results, timeline: syntheticTimeline(), playwrightReport: 'playwright/index.html' });
     const found = await checkLayout(join(OUT, 'index.html'), resolve('test-results/report-layout'));
     t.diagnostic(
-      `390 px: ${found.phone.scrollWidth} px wide, ${found.phone.height} px long; 1280 px: headline ends at ${Math.round(found.laptop.headlineBottom)} px ("${found.laptop.headline.slice(0, 60)}"), page ${found.laptop.height} px long`,
+      `390 px: ${found.phone.scrollWidth} px wide, ${found.phone.height} px long; ` +
+        `1280 px: headline ends at ${Math.round(found.laptop.headlineBottom)} px ("${found.laptop.headline.slice(0, 60)}"), ` +
+        `page ${found.laptop.height} px long`,
     );
     assert.match(
       found.laptop.headline,

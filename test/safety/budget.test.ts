@@ -95,7 +95,8 @@ test('limits.maxSeconds holds: the run ends in time and no request reaches a ser
         `the last request came ${Math.round(deadline - lastArrival)} ms before the deadline: nothing was cut`,
       );
       t.diagnostic(
-        `exit ${run.code} in ${Math.round(run.wallMs)} ms (limit ${maxSeconds} s + ${MAX_SECONDS_MARGIN_MS} ms); last arrival ${Math.round(lastArrival - deadline)} ms from the deadline; ${ref.arrivals.length} requests`,
+        `exit ${run.code} in ${Math.round(run.wallMs)} ms (limit ${maxSeconds} s + ${MAX_SECONDS_MARGIN_MS} ms); ` +
+          `last arrival ${Math.round(lastArrival - deadline)} ms from the deadline; ${ref.arrivals.length} requests`,
       );
       assert.ok(run.wallMs <= maxSeconds * 1000 + MAX_SECONDS_MARGIN_MS, `the run took ${Math.round(run.wallMs)} ms`);
       assert.deepEqual(
@@ -144,7 +145,8 @@ test('the probes never send faster than their plan and wait out every retry-afte
     const serverBurst = busiestWindow(burstArrivals);
     const serverAll = busiestWindow(arrivals);
     t.diagnostic(
-      `${timeline.length} requests; busiest second: client ${calm.count} outside the burst (plan: ${cap}), ${burst.count} in the burst (plan: ${burstCap}), ${all.count} overall; ` +
+      `${timeline.length} requests; busiest second: client ${calm.count} outside the burst (plan: ${cap}), ` +
+        `${burst.count} in the burst (plan: ${burstCap}), ${all.count} overall; ` +
         `server ${serverCalm.count} / ${serverBurst.count} / ${serverAll.count}; pacing ${JSON.stringify(r.limiter?.pacing)}`,
     );
     assert.ok(
@@ -169,7 +171,8 @@ test('the probes never send faster than their plan and wait out every retry-afte
     assert.deepEqual(
       violations.map(
         (v) =>
-          `#${v.early.index} (${v.early.probe}) sent ${v.shortByMs} ms before the retry-after ${v.after.retryAfter} s of #${v.after.index} (${v.after.probe}, ${v.after.status}) ran out`,
+          `#${v.early.index} (${v.early.probe}) sent ${v.shortByMs} ms before the retry-after ${v.after.retryAfter} s ` +
+          `of #${v.after.index} (${v.after.probe}, ${v.after.status}) ran out`,
       ),
       [],
     );

@@ -117,7 +117,8 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
       env,
     });
     t.diagnostic(
-      `run 1: exit ${r1.code} in ${Math.round(r1.wallMs)} ms; run 2: exit ${r2.code} in ${Math.round(r2.wallMs)} ms; reference saw ${JSON.stringify(ref.options.counters.snapshot())}`,
+      `run 1: exit ${r1.code} in ${Math.round(r1.wallMs)} ms; run 2: exit ${r2.code} in ${Math.round(r2.wallMs)} ms; ` +
+        `reference saw ${JSON.stringify(ref.options.counters.snapshot())}`,
     );
 
     // Error messages: a target file that is not JSON where the parser stops inside a credential,
@@ -210,7 +211,8 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     const leftovers = readdirSync(tmp).filter((n) => !caches.includes(n));
     scanTree(tmp, secrets, report);
     t.diagnostic(
-      `scanned ${report.files.length} files, ${report.zipEntries.length} zip entries, ${report.base64Runs} base64 runs; leftover temp folders: ${leftovers.join(', ') || 'none'}`,
+      `scanned ${report.files.length} files, ${report.zipEntries.length} zip entries, ${report.base64Runs} base64 runs; ` +
+        `leftover temp folders: ${leftovers.join(', ') || 'none'}`,
     );
 
     assert.deepEqual(

@@ -223,7 +223,8 @@ for (const s of SCENARIOS) {
   test(`hostile target (${s.name}): the run ends in time, writes its reports and keeps memory bounded`, (t) => {
     const { run, results, out } = runs.get(s.name)!;
     t.diagnostic(
-      `exit ${run.code} in ${Math.round(run.wallMs)} ms; peak RSS of the process tree ${Math.round((run.peakRssKb ?? 0) / 1024)} MB; summary ${JSON.stringify(results?.summary)}; hostile server saw ${JSON.stringify(hostile.stats.requests)}`,
+      `exit ${run.code} in ${Math.round(run.wallMs)} ms; peak RSS of the process tree ${Math.round((run.peakRssKb ?? 0) / 1024)} MB; ` +
+        `summary ${JSON.stringify(results?.summary)}; hostile server saw ${JSON.stringify(hostile.stats.requests)}`,
     );
     assert.equal(run.code, 1, `exit ${run.code}: ${run.stderr.slice(-600)}`);
     assert.ok(

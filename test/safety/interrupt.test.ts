@@ -65,8 +65,9 @@ function assertCleanStop(
   const after = ref.arrivals.filter((a) => a.at > x.signalAt);
   const late = after.filter((a) => a.at > x.signalAt + graceMs);
   const exitMs = x.run.exitedAt - x.signalAt;
+  const counted = after.map((a) => `${a.server} +${(a.at - x.signalAt).toFixed(1)} ms`).join(', ') || 'none';
   t.diagnostic(
-    `${stage}: exit ${x.run.code} ${Math.round(exitMs)} ms after SIGINT; ${after.length} request(s) counted after the signal (${after.map((a) => `${a.server} +${(a.at - x.signalAt).toFixed(1)} ms`).join(', ') || 'none'})`,
+    `${stage}: exit ${x.run.code} ${Math.round(exitMs)} ms after SIGINT; ${after.length} request(s) counted after the signal (${counted})`,
   );
   assert.deepEqual(
     late.map((a) => `${a.server} +${Math.round(a.at - x.signalAt)} ms`),

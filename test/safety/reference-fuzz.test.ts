@@ -210,7 +210,8 @@ const RAW_GARBAGE: readonly { name: string; bytes: string }[] = [
   {
     name: 'WebSocket upgrade to an authority-like target',
     bytes:
-      'GET //a%zz:b@[x]/ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+      'GET //a%zz:b@[x]/ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
   },
 ];
 

@@ -34,7 +34,8 @@ export const KNOWN_LOCATIONS = [
 export const PATH_NAMES = ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome'];
 
 export const HOW_TO_ENABLE =
-  'install Chromium (Debian/Ubuntu: apt-get install chromium; anywhere: npx playwright install chromium) or set CHROMIUM_PATH to a Chromium or Chrome executable';
+  'install Chromium (Debian/Ubuntu: apt-get install chromium; anywhere: npx playwright install chromium) ' +
+  'or set CHROMIUM_PATH to a Chromium or Chrome executable';
 
 /** What the discovery looks at, injectable so a test can stand in for a machine without a browser. */
 export interface ChromiumLookup {

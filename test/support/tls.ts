@@ -198,10 +198,15 @@ export async function startTlsFront(
       n.chainB.grpcTls = true;
     }
   }
-  const ssl = `ssl_certificate ${pki.serverCert}; ssl_certificate_key ${pki.serverKey};${opts.mtls ? ` ssl_client_certificate ${pki.caCert}; ssl_verify_client on;` : ''}`;
+  const clientCert = opts.mtls ? ` ssl_client_certificate ${pki.caCert}; ssl_verify_client on;` : '';
+  const ssl = `ssl_certificate ${pki.serverCert}; ssl_certificate_key ${pki.serverKey};${clientCert}`;
+  // HTTP/1.1 with the Upgrade headers passed on, so WebSocket connections go through too.
+  const proxyOptions =
+    'proxy_http_version 1.1; proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection $connection_upgrade; ' +
+    'proxy_read_timeout 30s; proxy_buffering off;';
   const servers = [...upstreams.entries()].map(
     ([up, port]) => `server { listen 127.0.0.1:${port} ssl; ${ssl}
-    location / { proxy_pass http://${up}; proxy_http_version 1.1; proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection $connection_upgrade; proxy_read_timeout 30s; proxy_buffering off; } }`,
+    location / { proxy_pass http://${up}; ${proxyOptions} } }`,
   );
   if (grpc)
     servers.push(
