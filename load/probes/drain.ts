@@ -177,7 +177,8 @@ async function placeBurst(
     const o = offset();
     result.burstPlacement = !o
       ? 'at once: the answers carried no usable Date header to place it across a server second'
-      : `at once: the Date headers placed the server's second boundary only to ±${Math.round((o.hi - o.lo) / 2)} ms${spare() < 1 ? ' (no quota to spare for finding it)' : ''}`;
+      : `at once: the Date headers placed the server's second boundary only to ±${Math.round((o.hi - o.lo) / 2)} ms` +
+        `${spare() < 1 ? ' (no quota to spare for finding it)' : ''}`;
     return session.now() + 5;
   }
   return Math.max(due, session.now() + 5);
@@ -206,7 +207,9 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
       left !== undefined &&
       left > plan.cap + plan.burstExtra
     ) {
-      result.burstPlacement = `${result.burstPlacement ?? 'at once'}; sent again ${WINDOW_MS} ms later because fewer than the cap surely arrived within one second`;
+      result.burstPlacement =
+        `${result.burstPlacement ?? 'at once'}; sent again ${WINDOW_MS} ms later ` +
+        'because fewer than the cap surely arrived within one second';
       result.burst.push(...(await sendBurst(session, plan, latest.receivedAt + WINDOW_MS, n, spacing)));
     }
   }

@@ -82,11 +82,15 @@ async function startFull(
       notFull: {
         remaining: first.rl.remaining,
         limit: first.rl.limit,
-        note: `the bucket was not full at the start (${state}); waiting its Reset of ${waitS} s does not fit the time limit, so the run goes on with the quota left`,
+        note:
+          `the bucket was not full at the start (${state}); waiting its Reset of ${waitS} s does not fit the time limit, ` +
+          'so the run goes on with the quota left',
       },
     };
   }
-  const note = `the bucket was not full at the start (${state}: an earlier run or another client on this token); waiting its Reset of ${waitS} s for full quota`;
+  const note =
+    `the bucket was not full at the start (${state}: an earlier run or another client on this token); ` +
+    `waiting its Reset of ${waitS} s for full quota`;
   session.enter(`dynamics: ${note}`, waitMs);
   const again = await session.sendToLimiter(
     'GET',
@@ -132,7 +136,9 @@ export async function runDynamics(session: Session, plan: DynamicsPlan): Promise
   // say) leave the refill time unknown, and the later phases judge such a limiter without the wait.
   const model = analyze(session.samples, plan.cap, { quick: true });
   if (!model.estimate?.consistent) {
-    result.note = `the answers so far fit no GCRA (Limit ${model.limit ?? 'unknown'}), so Reset ${reset} s says nothing certain about when the quota is full: not waited for`;
+    result.note =
+      `the answers so far fit no GCRA (Limit ${model.limit ?? 'unknown'}), so Reset ${reset} s says nothing certain ` +
+      'about when the quota is full: not waited for';
     return result;
   }
   session.enter('dynamics: pause as long as the last Reset', reset * 1000);
