@@ -77,6 +77,8 @@ export interface PlanOutcome {
   durationMs: number;
   /** What the proxy's refusals taught the pacing during the run. */
   spacing?: SpacingSummary;
+  /** The least gap kept between paced sends at the end of the run (Session.paceMs), ms. */
+  pacingGapMs?: number;
 }
 
 export interface PhaseNeeds {
@@ -152,7 +154,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
           burstRateFactor: cfg.burstRateFactor,
           leakMs: T.lo,
           slack: cfg.drainSlack,
-          minGapMs: session.spacing.gapMs,
+          minGapMs: session.paceMs,
         };
         const rtt = rttAllowanceOf(session.samples);
         const shape = drainShape(plan, remaining, rtt);
@@ -193,6 +195,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
   await session.settle();
   out.durationMs = session.now() - t0;
   out.spacing = session.spacing.summary();
+  out.pacingGapMs = session.paceMs;
   return out;
 }
 

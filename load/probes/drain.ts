@@ -21,7 +21,7 @@ export interface DrainPlan {
   leakMs: number;
   /** Requests beyond the forecast (in flight at the first 429, forecast error). */
   slack: number;
-  /** The proxy's learned least spacing, with margin (0: none learned), ms. */
+  /** The least gap kept between paced sends (Session.paceMs: a cap interval with margin, or what the proxy taught), ms. */
   minGapMs?: number;
 }
 
@@ -143,7 +143,7 @@ async function placeBurst(
 ): Promise<number> {
   const started = session.now();
   const rtt = rttAllowanceOf(session.samples);
-  const step = () => Math.max(underCapSpacingMs(plan.cap, rtt * 1.25 + 5), session.spacing.gapMs);
+  const step = () => Math.max(underCapSpacingMs(plan.cap, rtt * 1.25 + 5), session.paceMs);
   // Quota the burst needs left when it starts (the cap, the extra, and a few for rounding).
   const spare = () =>
     (remaining ?? Infinity) -
@@ -164,8 +164,10 @@ async function placeBurst(
       session.enter('drain: under the cap until the burst is due', due - session.now());
     }
     const stopAt = due ?? started + LEAD_IN_MAX_MS;
+    // Never sooner than a paced request may leave (Session.nextPacedAt).
+    at = Math.max(at, session.nextPacedAt());
     if (at + step() > stopAt || spare() < 1) break;
-    await session.waitUntil(at);
+    at = await session.waitPaced(at);
     const late = session.now() - at;
     pending.push(
       session.fire('GET', 'drain under the cap, before the burst', at).then((s) => (result.leadIn.push(s), s)),
@@ -233,7 +235,7 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
   const leftAtResume =
     (latest.rl.remaining ?? remaining ?? plan.cap * 5) + (resumeAt - latest.receivedAt) / plan.leakMs;
-  const shape = drainShape({ ...plan, capBurst: false, minGapMs: session.spacing.gapMs }, leftAtResume, rtt);
+  const shape = drainShape({ ...plan, capBurst: false, minGapMs: session.paceMs }, leftAtResume, rtt);
   result.spacingMs = shape.spacingMs;
   result.rttAllowanceMs = shape.rttAllowanceMs;
   session.enter('drain: under the cap', resumeAt - session.now() + shape.durationMs);
@@ -241,15 +243,17 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   let stop = false;
   // After a stall (a busy machine) the schedule moves on by the delay rather than catching up:
   // a bunch of late requests could put more than the cap into one second. The step never falls
-  // under the proxy's spacing learned so far, and each request it refuses is made up for (they use
-  // no quota), up to the slack.
+  // under the paced gap (a cap interval with margin, or the proxy's spacing learned so far), and
+  // each request the proxy refuses is made up for (they use no quota), up to the slack. No request
+  // is due before a paced one may leave (Session.nextPacedAt: the gap after the previous actual
+  // send, and after the previous request reached the server when it answered late).
   let at = resumeAt;
   let refused = 0;
   for (let i = 0; i < shape.underCapRequests + Math.min(refused, plan.slack) && !stop; i++) {
-    await session.waitUntil(at);
+    at = await session.waitPaced(at);
     if (stop) break;
     const scheduled = at;
-    const step = Math.max(result.spacingMs, session.spacing.gapMs);
+    const step = Math.max(result.spacingMs, session.paceMs);
     const late = session.now() - at;
     if (late > step / 4) at += late;
     at += step;
