@@ -116,10 +116,17 @@ async function sendBurst(session: Session, plan: DrainPlan, t0: number, n: numbe
   return Promise.all(pending);
 }
 
-/** How sharp the server's second boundary must be known before the burst is placed across it, ms. */
+/**
+ * How sharp the server's second boundary must be known before the burst is placed across it, ms: at
+ * least this, or sharp enough that the burst, centred on it, surely has BOUNDARY_MARGIN_MS on each side.
+ */
 export const BOUNDARY_SHARP_MS = 200;
-/** Longest the drain spends finding that boundary before the burst, ms. */
-export const LEAD_IN_MAX_MS = 1500;
+export const BOUNDARY_MARGIN_MS = 125;
+/**
+ * Longest the drain spends finding that boundary before the burst, ms. It costs neither time nor
+ * quota: the lead-in drains under the cap as the drain after the burst would.
+ */
+export const LEAD_IN_MAX_MS = 3000;
 
 const datedOf = (s: Sample) => ({
   sentAt: s.sentAt,
@@ -157,7 +164,7 @@ async function placeBurst(
   session.enter("drain: finding the server's second boundary (Date) under the cap");
   for (;;) {
     const o = offset();
-    if (due === undefined && o && o.hi - o.lo <= BOUNDARY_SHARP_MS) {
+    if (due === undefined && o && o.hi - o.lo <= Math.max(BOUNDARY_SHARP_MS, burstMs - 2 * BOUNDARY_MARGIN_MS)) {
       const b = nextBoundary(o, Math.max(session.now(), at) + burstMs / 2 + 5);
       due = (b.lo + b.hi) / 2 - burstMs / 2;
       result.burstPlacement = `across a second boundary of the server's clock (from its Date headers, known to ±${Math.round((o.hi - o.lo) / 2)} ms)`;
@@ -202,8 +209,10 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     result.burst = await sendBurst(session, plan, t0, n, spacing);
     // A stalled machine can spread the burst so that no more than the cap surely arrived within one
     // second: the cap was not tested. Once more, after the window has cleared, if quota allows.
+    // Quota left as the freshest limiter answer says (the latest answer may be a headerless refusal).
     const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
-    const left = latest.rl.remaining;
+    const known = session.samples.filter((s) => s.rl.remaining !== undefined);
+    const left = known.length ? known.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a)).rl.remaining : undefined;
     if (
       mostCertainInWindow(result.burst).count <= plan.cap &&
       left !== undefined &&
