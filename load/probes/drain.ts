@@ -108,10 +108,15 @@ export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): D
 async function sendBurst(session: Session, plan: DrainPlan, t0: number, n: number, spacing: number): Promise<Sample[]> {
   session.enter('drain: burst above the cap');
   const pending: Promise<Sample>[] = [];
+  // After a stall (a busy machine) the burst moves on by the delay rather than catching up: it stays
+  // at twice the cap, and the requests a catch-up would bunch together are ones any cap refuses, so
+  // the drain would have to send more under the cap for the quota they did not use.
+  let at = t0;
   for (let i = 0; i < n; i++) {
-    const at = t0 + i * spacing;
     await session.waitUntil(at);
+    const late = session.now() - at;
     pending.push(session.fire('GET', `burst at ${plan.burstRateFactor}x the cap`, at, 'burst'));
+    at += spacing + (late > spacing / 4 ? late : 0);
   }
   return Promise.all(pending);
 }
