@@ -1,7 +1,7 @@
 // The one plan every probe shares, so no phase starts on a bucket another left drained. At the
 // dedicated 3600/h, burst 100 (Limit 101, T 1 s) a full run costs about:
-//   1. dynamics  3 quick requests, a pause as long as their Reset, 1 request    ~3 s,    4 requests
-//   2. drain     30 at twice the cap, then under the cap to the first 429       ~6-7 s, ~119 requests
+//   1. dynamics  2 quick requests, a pause as long as their Reset, 1 request    ~2 s,    3 requests
+//   2. drain     22 at twice the cap, then under the cap to the first 429       ~6-7 s, ~119 requests
 //   3. recovery  a 429 before the edge, one T later, the retry-after edge       ~2 s,    4 requests
 //      (and the tick-up of Remaining only while T is still uncertain)
 // Only the phases the selected rules need run. Each phase checks the budget first; a phase cut
@@ -63,7 +63,7 @@ export const DEFAULT_PLAN: Omit<PlanConfig, 'cap' | 'declaredT' | 'selected'> = 
   quickRunSpacingMs: 5,
   marginMs: 25,
   gapMs: 5,
-  burstExtra: 10,
+  burstExtra: 2,
   burstRateFactor: 2,
   drainSlack: 12,
 };
@@ -77,6 +77,8 @@ export interface PlanOutcome {
   durationMs: number;
   /** What the proxy's refusals taught the pacing during the run. */
   spacing?: SpacingSummary;
+  /** The least gap kept between paced sends at the end of the run (Session.paceMs), ms. */
+  pacingGapMs?: number;
 }
 
 export interface PhaseNeeds {
@@ -152,7 +154,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
           burstRateFactor: cfg.burstRateFactor,
           leakMs: T.lo,
           slack: cfg.drainSlack,
-          minGapMs: session.spacing.gapMs,
+          minGapMs: session.paceMs,
         };
         const rtt = rttAllowanceOf(session.samples);
         const shape = drainShape(plan, remaining, rtt);
@@ -193,6 +195,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
   await session.settle();
   out.durationMs = session.now() - t0;
   out.spacing = session.spacing.summary();
+  out.pacingGapMs = session.paceMs;
   return out;
 }
 

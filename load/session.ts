@@ -3,7 +3,13 @@
 // an abort or once the budget is spent: those stop the running phase with a StopProbe.
 import type { Exchange, ExchangeInput } from '../src/record/recorder.js';
 import type { Engine, EngineResponse, ProbeMethod } from './engine/types.js';
-import { gapSinceForwarded, headerlessRefusal, ProxySpacing, surelyElapsedSinceForwarded } from './model/proxy.js';
+import {
+  gapSinceForwarded,
+  headerlessRefusal,
+  pacingGapMs,
+  ProxySpacing,
+  surelyElapsedSinceForwarded,
+} from './model/proxy.js';
 
 /** Why a phase stopped early: the run's budget, an abort, or a node that gave no usable answer. */
 export type StopReason = 'budget' | 'interrupted' | 'network' | 'refused';
@@ -94,6 +100,9 @@ export type Pacing = 'spaced' | 'burst';
 /** Tries of one probe request the proxy refused for spacing (each after a wider gap). */
 export const PROXY_RETRIES = 3;
 
+/** How often a paced request waits again for the request before it to answer (Session.waitPaced). */
+export const PACED_WAITS = 4;
+
 export class Session {
   readonly samples: Sample[] = [];
   /** What the proxy's refusals have taught about its spacing (every sample feeds it). */
@@ -111,6 +120,77 @@ export class Session {
 
   now(): number {
     return this.env.engine.now();
+  }
+
+  /**
+   * The least gap kept between paced sends, ms: never under one cap interval with the margin (what a
+   * strict-spacing proxy such as nginx `limit_req` without burst accepts, known before it refuses
+   * anything, so its spacing costs no refusals to learn), and wider once the proxy taught more.
+   */
+  get paceMs(): number {
+    const cap = this.spacing.cap;
+    const prior = cap > 0 && Number.isFinite(cap) ? pacingGapMs(1000 / cap, cap) : 0;
+    return Math.max(this.spacing.gapMs, prior);
+  }
+
+  /** When the latest request fired leaves, as the pacing has it (engine ms): the engine keeps each gap from the previous send. */
+  private departsAt = -Infinity;
+  /** The latest answer's arrival (engine ms). */
+  private lastAnswerAt = -Infinity;
+  /** The latest request fired, and when its answer came (undefined while in flight). */
+  private lastFired: { seq: number; answeredAt?: number } | undefined;
+
+  /** A cap interval plus 1 ms (a proxy's whole-millisecond clock), ms; undefined without a finite cap. */
+  private capIntervalMs(): number | undefined {
+    const cap = this.spacing.cap;
+    return cap > 0 && Number.isFinite(cap) ? 1000 / cap + 1 : undefined;
+  }
+
+  /**
+   * The earliest a paced request fired now may leave (engine ms): one paced gap after the latest
+   * request fired (the engine keeps it between actual sends; a loop that schedules no sooner never has
+   * a request held back, which would leave late, even after the answer that should have stopped it,
+   * and let small delays add up). And a cap interval after that request reached the server, taken as
+   * its answer less the median round trip, or now while it is unanswered: a request the server read
+   * late (a stalled machine, a new connection) is not followed closer than a strict proxy allows.
+   */
+  nextPacedAt(): number {
+    const paced = this.departsAt + this.paceMs;
+    const interval = this.capIntervalMs();
+    if (!this.lastFired || interval === undefined) return paced;
+    const rtts = this.samples
+      .filter((s) => s.status !== undefined)
+      .map((s) => s.receivedAt - s.sentAt)
+      .sort((a, b) => a - b);
+    const typical = rtts[Math.floor(rtts.length / 2)] ?? 0;
+    return Math.max(paced, (this.lastFired.answeredAt ?? this.now()) - typical + interval);
+  }
+
+  /**
+   * Waits until `at` and until a paced request may leave (nextPacedAt, judged again as answers come
+   * in, at most PACED_WAITS times); returns the time it waited for.
+   */
+  async waitPaced(at: number): Promise<number> {
+    let t = Math.max(at, this.nextPacedAt());
+    for (let i = 0; i < PACED_WAITS; i++) {
+      await this.waitUntil(t);
+      const next = this.nextPacedAt();
+      if (next <= this.now()) break;
+      t = next;
+    }
+    return t;
+  }
+
+  /**
+   * While nothing is in flight: a cap interval (plus 1 ms for a proxy's whole-millisecond clock) after
+   * the latest answer, when the request before surely reached the proxy whatever the network delays
+   * (the first request on a new connection, or one the server read late, arrives well after it was
+   * sent): from then on a strict-spacing proxy cannot refuse the next one for spacing. -Infinity otherwise.
+   */
+  private quietAt(): number {
+    const interval = this.capIntervalMs();
+    if (this.inFlight.size > 0 || interval === undefined) return -Infinity;
+    return this.lastAnswerAt + interval;
   }
 
   get requestsSent(): number {
@@ -150,7 +230,9 @@ export class Session {
     const phase = this.phase;
     const seq = ++this.seq;
     const planned = scheduledAt ?? this.now();
-    const minGapMs = pacing === 'spaced' ? this.spacing.gapMs : 0;
+    const minGapMs = pacing === 'spaced' ? this.paceMs : 0;
+    this.departsAt = Math.max(this.now(), this.departsAt + minGapMs);
+    this.lastFired = { seq };
     this.unanswered.add(seq);
     const p = this.env.engine
       .send(method, scheduledAt, minGapMs)
@@ -162,10 +244,15 @@ export class Session {
     return p;
   }
 
-  /** Waits until `at` (when given; a time already past means now), then sends and awaits the answer. */
+  /**
+   * Waits until `at` (when given; a time already past means now), then sends and awaits the answer.
+   * A request sent on its own (nothing in flight) also waits until the one before surely reached the
+   * proxy a cap interval earlier (quietAt): one round trip at most, and no strict proxy refuses it.
+   */
   async send(method: ProbeMethod, purpose: string, at?: number): Promise<Sample> {
-    if (at === undefined) return this.fire(method, purpose);
-    const planned = Math.max(at, this.now());
+    const quiet = this.quietAt();
+    if (at === undefined && quiet <= this.now()) return this.fire(method, purpose);
+    const planned = Math.max(at ?? -Infinity, quiet, this.now());
     await this.waitUntil(planned);
     return this.fire(method, purpose, planned);
   }
@@ -181,7 +268,8 @@ export class Session {
     let s = await this.send(method, purpose, at);
     for (let i = 0; i < PROXY_RETRIES && this.proxyMayHaveRefused(s); i++) {
       this.env.progress(
-        `${this.phase}: the proxy refused a request ${Math.round(gapSinceForwarded(this.samples, s))} ms after the last one; again ${Math.round(this.spacing.gapMs)} ms apart`,
+        `${this.phase}: the proxy refused a request ${Math.round(gapSinceForwarded(this.samples, s))} ms after the last one; ` +
+          `again ${Math.round(this.paceMs)} ms apart`,
         undefined,
         this.requestsSent,
       );
@@ -250,6 +338,8 @@ export class Session {
     };
     this.samples.push(sample);
     this.unanswered.delete(seq);
+    this.lastAnswerAt = Math.max(this.lastAnswerAt, r.receivedAt);
+    if (this.lastFired?.seq === seq) this.lastFired.answeredAt = r.receivedAt;
     // A burst is above the cap on purpose: its refusals say nothing about a least spacing. Nor does
     // a refusal whose predecessor has not answered yet: its gap after it is unknown.
     const predecessorsIn = ![...this.unanswered].some((x) => x < seq);

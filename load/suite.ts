@@ -108,6 +108,7 @@ export function limiterBlock(
     pacing: engine.pacing(),
     proxyRefusals: a.classes.filter((c) => c.capSuspect).length,
     proxySpacing: plan.spacing ?? null,
+    pacingGapMs: plan.pacingGapMs === undefined ? null : Math.round(plan.pacingGapMs * 1000) / 1000,
     bucketAtStart: plan.dynamics?.notFullAtStart ?? 'full',
     burstPlacement: plan.drain?.burstPlacement ?? null,
     phases: plan.phases.map((p) => ({ ...p, requests: byPhase(p.name) })),

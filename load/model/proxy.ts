@@ -61,7 +61,7 @@ export function surelyElapsedSinceForwarded(samples: readonly Sample[], s: Sampl
 }
 
 /** How far above what the proxy refused the pacing stays: relative, plus a fixed allowance for jitter. */
-export const SPACING_MARGIN = { factor: 1.1, plusMs: 3 } as const;
+export const SPACING_MARGIN = { factor: 1.05, plusMs: 1 } as const;
 
 export interface SpacingSummary {
   /** Refusals the proxy made for spacing (headerless, quota left, fewer than the cap in the second before). */

@@ -21,7 +21,7 @@ export interface DrainPlan {
   leakMs: number;
   /** Requests beyond the forecast (in flight at the first 429, forecast error). */
   slack: number;
-  /** The proxy's learned least spacing, with margin (0: none learned), ms. */
+  /** The least gap kept between paced sends (Session.paceMs: a cap interval with margin, or what the proxy taught), ms. */
   minGapMs?: number;
 }
 
@@ -108,18 +108,30 @@ export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): D
 async function sendBurst(session: Session, plan: DrainPlan, t0: number, n: number, spacing: number): Promise<Sample[]> {
   session.enter('drain: burst above the cap');
   const pending: Promise<Sample>[] = [];
+  // After a stall (a busy machine) the burst moves on by the delay rather than catching up: it stays
+  // at twice the cap, and the requests a catch-up would bunch together are ones any cap refuses, so
+  // the drain would have to send more under the cap for the quota they did not use.
+  let at = t0;
   for (let i = 0; i < n; i++) {
-    const at = t0 + i * spacing;
     await session.waitUntil(at);
+    const late = session.now() - at;
     pending.push(session.fire('GET', `burst at ${plan.burstRateFactor}x the cap`, at, 'burst'));
+    at += spacing + (late > spacing / 4 ? late : 0);
   }
   return Promise.all(pending);
 }
 
-/** How sharp the server's second boundary must be known before the burst is placed across it, ms. */
+/**
+ * How sharp the server's second boundary must be known before the burst is placed across it, ms: at
+ * least this, or sharp enough that the burst, centred on it, surely has BOUNDARY_MARGIN_MS on each side.
+ */
 export const BOUNDARY_SHARP_MS = 200;
-/** Longest the drain spends finding that boundary before the burst, ms. */
-export const LEAD_IN_MAX_MS = 1500;
+export const BOUNDARY_MARGIN_MS = 125;
+/**
+ * Longest the drain spends finding that boundary before the burst, ms. It costs neither time nor
+ * quota: the lead-in drains under the cap as the drain after the burst would.
+ */
+export const LEAD_IN_MAX_MS = 3000;
 
 const datedOf = (s: Sample) => ({
   sentAt: s.sentAt,
@@ -143,7 +155,7 @@ async function placeBurst(
 ): Promise<number> {
   const started = session.now();
   const rtt = rttAllowanceOf(session.samples);
-  const step = () => Math.max(underCapSpacingMs(plan.cap, rtt * 1.25 + 5), session.spacing.gapMs);
+  const step = () => Math.max(underCapSpacingMs(plan.cap, rtt * 1.25 + 5), session.paceMs);
   // Quota the burst needs left when it starts (the cap, the extra, and a few for rounding).
   const spare = () =>
     (remaining ?? Infinity) -
@@ -157,15 +169,17 @@ async function placeBurst(
   session.enter("drain: finding the server's second boundary (Date) under the cap");
   for (;;) {
     const o = offset();
-    if (due === undefined && o && o.hi - o.lo <= BOUNDARY_SHARP_MS) {
+    if (due === undefined && o && o.hi - o.lo <= Math.max(BOUNDARY_SHARP_MS, burstMs - 2 * BOUNDARY_MARGIN_MS)) {
       const b = nextBoundary(o, Math.max(session.now(), at) + burstMs / 2 + 5);
       due = (b.lo + b.hi) / 2 - burstMs / 2;
       result.burstPlacement = `across a second boundary of the server's clock (from its Date headers, known to ±${Math.round((o.hi - o.lo) / 2)} ms)`;
       session.enter('drain: under the cap until the burst is due', due - session.now());
     }
     const stopAt = due ?? started + LEAD_IN_MAX_MS;
+    // Never sooner than a paced request may leave (Session.nextPacedAt).
+    at = Math.max(at, session.nextPacedAt());
     if (at + step() > stopAt || spare() < 1) break;
-    await session.waitUntil(at);
+    at = await session.waitPaced(at);
     const late = session.now() - at;
     pending.push(
       session.fire('GET', 'drain under the cap, before the burst', at).then((s) => (result.leadIn.push(s), s)),
@@ -177,7 +191,8 @@ async function placeBurst(
     const o = offset();
     result.burstPlacement = !o
       ? 'at once: the answers carried no usable Date header to place it across a server second'
-      : `at once: the Date headers placed the server's second boundary only to ±${Math.round((o.hi - o.lo) / 2)} ms${spare() < 1 ? ' (no quota to spare for finding it)' : ''}`;
+      : `at once: the Date headers placed the server's second boundary only to ±${Math.round((o.hi - o.lo) / 2)} ms` +
+        `${spare() < 1 ? ' (no quota to spare for finding it)' : ''}`;
     return session.now() + 5;
   }
   return Math.max(due, session.now() + 5);
@@ -199,14 +214,18 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     result.burst = await sendBurst(session, plan, t0, n, spacing);
     // A stalled machine can spread the burst so that no more than the cap surely arrived within one
     // second: the cap was not tested. Once more, after the window has cleared, if quota allows.
+    // Quota left as the freshest limiter answer says (the latest answer may be a headerless refusal).
     const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
-    const left = latest.rl.remaining;
+    const known = session.samples.filter((s) => s.rl.remaining !== undefined);
+    const left = known.length ? known.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a)).rl.remaining : undefined;
     if (
       mostCertainInWindow(result.burst).count <= plan.cap &&
       left !== undefined &&
       left > plan.cap + plan.burstExtra
     ) {
-      result.burstPlacement = `${result.burstPlacement ?? 'at once'}; sent again ${WINDOW_MS} ms later because fewer than the cap surely arrived within one second`;
+      result.burstPlacement =
+        `${result.burstPlacement ?? 'at once'}; sent again ${WINDOW_MS} ms later ` +
+        'because fewer than the cap surely arrived within one second';
       result.burst.push(...(await sendBurst(session, plan, latest.receivedAt + WINDOW_MS, n, spacing)));
     }
   }
@@ -230,7 +249,7 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
   const leftAtResume =
     (latest.rl.remaining ?? remaining ?? plan.cap * 5) + (resumeAt - latest.receivedAt) / plan.leakMs;
-  const shape = drainShape({ ...plan, capBurst: false, minGapMs: session.spacing.gapMs }, leftAtResume, rtt);
+  const shape = drainShape({ ...plan, capBurst: false, minGapMs: session.paceMs }, leftAtResume, rtt);
   result.spacingMs = shape.spacingMs;
   result.rttAllowanceMs = shape.rttAllowanceMs;
   session.enter('drain: under the cap', resumeAt - session.now() + shape.durationMs);
@@ -238,15 +257,17 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   let stop = false;
   // After a stall (a busy machine) the schedule moves on by the delay rather than catching up:
   // a bunch of late requests could put more than the cap into one second. The step never falls
-  // under the proxy's spacing learned so far, and each request it refuses is made up for (they use
-  // no quota), up to the slack.
+  // under the paced gap (a cap interval with margin, or the proxy's spacing learned so far), and
+  // each request the proxy refuses is made up for (they use no quota), up to the slack. No request
+  // is due before a paced one may leave (Session.nextPacedAt: the gap after the previous actual
+  // send, and after the previous request reached the server when it answered late).
   let at = resumeAt;
   let refused = 0;
   for (let i = 0; i < shape.underCapRequests + Math.min(refused, plan.slack) && !stop; i++) {
-    await session.waitUntil(at);
+    at = await session.waitPaced(at);
     if (stop) break;
     const scheduled = at;
-    const step = Math.max(result.spacingMs, session.spacing.gapMs);
+    const step = Math.max(result.spacingMs, session.paceMs);
     const late = session.now() - at;
     if (late > step / 4) at += late;
     at += step;

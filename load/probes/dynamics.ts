@@ -31,10 +31,12 @@ export interface DynamicsResult {
 
 /**
  * The quick run goes on until Reset shows at least 2 s, so that the pause spans more than Reset's
- * one-second rounding: 3 requests when T is about a second (enough to see a trend), more when T
- * is short (at most 16, well under any one-second cap). GET first, then HEAD, then GETs.
+ * one-second rounding: 2 requests when T is about a second (a GET and a HEAD: Remaining falls and
+ * Reset grows; the drain's many steps faster than T show the trend again), more when T is short (at
+ * most 16, well under any one-second cap). GET first, then HEAD, then GETs. Each request more would
+ * lengthen the pause by about one T.
  */
-export const QUICK_RUN = { min: 3, max: 16, resetAtLeast: 2 } as const;
+export const QUICK_RUN = { min: 2, max: 16, resetAtLeast: 2 } as const;
 
 /** Probing on makes no sense when the node does not answer, or refuses the token. */
 function assertAnswered(first: Sample): void {
@@ -82,11 +84,15 @@ async function startFull(
       notFull: {
         remaining: first.rl.remaining,
         limit: first.rl.limit,
-        note: `the bucket was not full at the start (${state}); waiting its Reset of ${waitS} s does not fit the time limit, so the run goes on with the quota left`,
+        note:
+          `the bucket was not full at the start (${state}); waiting its Reset of ${waitS} s does not fit the time limit, ` +
+          'so the run goes on with the quota left',
       },
     };
   }
-  const note = `the bucket was not full at the start (${state}: an earlier run or another client on this token); waiting its Reset of ${waitS} s for full quota`;
+  const note =
+    `the bucket was not full at the start (${state}: an earlier run or another client on this token); ` +
+    `waiting its Reset of ${waitS} s for full quota`;
   session.enter(`dynamics: ${note}`, waitMs);
   const again = await session.sendToLimiter(
     'GET',
@@ -132,7 +138,9 @@ export async function runDynamics(session: Session, plan: DynamicsPlan): Promise
   // say) leave the refill time unknown, and the later phases judge such a limiter without the wait.
   const model = analyze(session.samples, plan.cap, { quick: true });
   if (!model.estimate?.consistent) {
-    result.note = `the answers so far fit no GCRA (Limit ${model.limit ?? 'unknown'}), so Reset ${reset} s says nothing certain about when the quota is full: not waited for`;
+    result.note =
+      `the answers so far fit no GCRA (Limit ${model.limit ?? 'unknown'}), so Reset ${reset} s says nothing certain ` +
+      'about when the quota is full: not waited for';
     return result;
   }
   session.enter('dynamics: pause as long as the last Reset', reset * 1000);

@@ -66,6 +66,7 @@ export async function benchProbeCaps(s: ProbeCapSettings): Promise<Figure[]> {
       const verdicts = bad ? `${bad} of ${runs.length} runs had fail/error verdicts` : 'every run without fail/error';
       const gaps = l.map((x) => (x.pacing as Pacing | undefined)?.gapped);
       const learned = l.map((x) => Number((x['proxySpacing'] as { gapMs?: number } | null)?.gapMs ?? 0));
+      const kept = l.map((x) => Number(x['pacingGapMs'] ?? 0));
       figures.push(
         figure({
           id: `probe-caps.${cap.key}.time-ratio`,
@@ -114,7 +115,8 @@ export async function benchProbeCaps(s: ProbeCapSettings): Promise<Figure[]> {
             values: gaps.map((g) => g?.minSlackMs ?? Number.NaN),
             target: { op: '>=', value: 0 },
             note:
-              `spacing learned from the proxy (with margin): ${learned.map((v) => v.toFixed(1)).join(', ')} ms; ` +
+              `gap kept between paced sends: ${kept.map((v) => v.toFixed(1)).join(', ')} ms ` +
+              `(learned from the proxy's refusals, with margin: ${learned.map((v) => v.toFixed(1)).join(', ')} ms); ` +
               `least actual gap: ${gaps.map((g) => g?.minGapMs.toFixed(1) ?? '-').join(', ')} ms`,
           }),
         );

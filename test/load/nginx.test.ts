@@ -30,7 +30,7 @@ const notPassing = (checks: { rule: string; verdict: string }[]) =>
   checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
 
 test(
-  "nginx limit_req rate=20r/s without burst: no RL rule fails or errors; the refusals are the proxy's (RL-13), counted, and taught the spacing",
+  "nginx limit_req rate=20r/s without burst: no RL rule fails or errors; the refusals are the proxy's (RL-13) and counted; paced sends keep its spacing",
   { skip },
   async () => {
     const r = await probeFront('strict');
@@ -47,7 +47,9 @@ test(
     assert.match(rl13.message, /the proxy refused \d+ request/);
     // Requests the proxy refused never reached the node: sent = served + refused by the proxy.
     assert.equal(l.requestsSent, r.served + (l.proxyRefusals as number), lines);
-    assert.ok((l.proxySpacing as { gapMs: number }).gapMs >= 50);
+    assert.ok((l.pacingGapMs as number) >= 50, `paced gap ${String(l.pacingGapMs)} ms`);
+    const gapped = (l.pacing as { gapped?: { minGapMs: number } }).gapped;
+    assert.ok(gapped && gapped.minGapMs >= 50, `least actual gap ${gapped?.minGapMs} ms`);
   },
 );
 
