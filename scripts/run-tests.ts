@@ -12,7 +12,8 @@ export const TEST = defineCommand({
   invocation: 'npm test --',
   prefix: 'chainprobe test',
   summary:
-    "The project's own tests: type-check, the generated-files drift check, the formatter check (Prettier), then every test file under test/ (node:test). Given folders of test/, only their files run, without the three checks.",
+    "The project's own tests: type-check, the generated-files drift check, the formatter check (Prettier), then every " +
+    'test file under test/ (node:test). Given folders of test/, only their files run, without the three checks.',
   flags: {},
   positionals: {
     value: '[folder...]',
