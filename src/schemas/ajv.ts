@@ -3,15 +3,21 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020 as AjvClass, Options, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 
+// Loaded on first use: importing ajv costs ~50 ms, and a module that imports this one is not
+// always one that validates (every Playwright worker of the contract suite loads
+// src/target-file/load.ts for secretsOf, and starts again after each failing test).
 const require = createRequire(import.meta.url);
-const Ajv2020 = (require('ajv/dist/2020') as { Ajv2020: typeof AjvClass }).Ajv2020;
-const addFormats = (require('ajv-formats') as { default: (ajv: AjvClass) => AjvClass }).default;
+let loaded: { Ajv2020: typeof AjvClass; addFormats: (ajv: AjvClass) => AjvClass } | undefined;
 
 export type Ajv = AjvClass;
 export type { ErrorObject, ValidateFunction };
 
 export function createAjv(options: Options = {}): Ajv {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, ...options });
-  addFormats(ajv);
+  loaded ??= {
+    Ajv2020: (require('ajv/dist/2020') as { Ajv2020: typeof AjvClass }).Ajv2020,
+    addFormats: (require('ajv-formats') as { default: (ajv: AjvClass) => AjvClass }).default,
+  };
+  const ajv = new loaded.Ajv2020({ allErrors: true, strict: false, ...options });
+  loaded.addFormats(ajv);
   return ajv;
 }
