@@ -36,6 +36,11 @@ export interface ContractsOptions {
   workers?: number;
   /** Write Playwright's HTML report under outDir/playwright (default true). */
   htmlReport?: boolean;
+  /**
+   * Stop after this many failed tests (Playwright's --max-failures; default: run every test). For a
+   * caller that needs one failure only: Playwright starts a new worker after each failed test.
+   */
+  maxFailures?: number;
 }
 
 function playwrightCli(): string {
@@ -138,6 +143,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const args = [playwrightCli(), 'test', '-c', CONFIG, ...families.map((f) => `[/\\\\]${f}\\.spec\\.ts$`)];
   const grep = grepFor(selected);
   if (grep) args.push('--grep', grep);
+  if (opts.maxFailures !== undefined) args.push('--max-failures', String(opts.maxFailures));
 
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
