@@ -1,6 +1,6 @@
 // The one plan every probe shares, so no phase starts on a bucket another left drained. At the
 // dedicated 3600/h, burst 100 (Limit 101, T 1 s) a full run costs about:
-//   1. dynamics  2 quick requests, a pause as long as their Reset, 1 request    ~2 s,    3 requests
+//   1. dynamics  3 quick requests, a pause as long as their Reset, 1 request    ~3 s,    4 requests
 //   2. drain     22 at twice the cap, then under the cap to the first 429       ~6-7 s, ~119 requests
 //   3. recovery  a 429 before the edge, one T later, the retry-after edge       ~2 s,    4 requests
 //      (and the tick-up of Remaining only while T is still uncertain)

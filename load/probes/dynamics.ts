@@ -31,12 +31,10 @@ export interface DynamicsResult {
 
 /**
  * The quick run goes on until Reset shows at least 2 s, so that the pause spans more than Reset's
- * one-second rounding: 2 requests when T is about a second (a GET and a HEAD: Remaining falls and
- * Reset grows; the drain's many steps faster than T show the trend again), more when T is short (at
- * most 16, well under any one-second cap). GET first, then HEAD, then GETs. Each request more would
- * lengthen the pause by about one T.
+ * one-second rounding: 3 requests when T is about a second (enough to see a trend), more when T
+ * is short (at most 16, well under any one-second cap). GET first, then HEAD, then GETs.
  */
-export const QUICK_RUN = { min: 2, max: 16, resetAtLeast: 2 } as const;
+export const QUICK_RUN = { min: 3, max: 16, resetAtLeast: 2 } as const;
 
 /** Probing on makes no sense when the node does not answer, or refuses the token. */
 function assertAnswered(first: Sample): void {
