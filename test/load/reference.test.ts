@@ -25,13 +25,14 @@ const TOKEN = defaultOptions().credentials.horizonToken;
 
 /**
  * Fault runs use a faster limiter where the fault shows the same (T = 0.5 s, burst 30: a run of
- * about 6 s instead of 12). A stuck leak of 2 T only shows after a pause longer than 2 T, so that
- * one runs at T = 0.25 s; a retry-after of 0 is only caught when the real wait is longer than the
- * network margin, so that one keeps T = 1 s.
+ * about 6 s instead of 12). A stuck leak of 2 T only shows after a pause longer than 2 T: that one
+ * runs at the default T = 1 s, where the quick run's 3 requests make the pause 3 T (a quick run of 2
+ * hid it there while a run at T = 0.25 s, with its longer quick run, still caught it); a retry-after
+ * of 0 is only caught when the real wait is longer than the network margin, so that one keeps T = 1 s.
  */
 const FAULT_NODE = { hourlyLimit: 7200, burst: 30 };
 const FAULT_NODE_FOR: Record<string, ChildSpec['options']> = {
-  'rl-recovery-stuck': { hourlyLimit: 14400, burst: 10 },
+  'rl-recovery-stuck': { hourlyLimit: 3600, burst: 10 },
   'rl-retry-after-short': { hourlyLimit: 3600, burst: 30 },
   // The cap faults get quota to spare: for finding a server second to place the burst across, and
   // for a second burst when a stalled machine spread the first over more than a second.
