@@ -4,7 +4,14 @@
 // empty value (no credential, which every endpoint must refuse) and one near miss, rotating over
 // endpoints and forms from the run seed.
 import { AUTH_FORMS, type FormId } from './forms.js';
-import { NEAR_MISS_EXPECT, NEAR_MISS_LABEL, nearMisses, rotatingKind, type NearMissKind } from './near-miss.js';
+import {
+  NEAR_MISS_EXPECT,
+  NEAR_MISS_KINDS,
+  NEAR_MISS_LABEL,
+  nearMisses,
+  rotatingKind,
+  type NearMissKind,
+} from './near-miss.js';
 
 export type WrongKind = NearMissKind | 'empty' | 'dup-wrong-first' | 'dup-right-first';
 
@@ -23,15 +30,7 @@ export interface WrongCredential {
 }
 
 /** The kinds one rotating probe draws from: near misses that must be refused (one rule, AUTH-08 or NAUTH-07). */
-export const ROTATION: readonly WrongKind[] = [
-  'first-changed',
-  'middle-changed',
-  'last-changed',
-  'case-changed',
-  'char-cut',
-  'char-added',
-  'unknown',
-];
+export const ROTATION: readonly WrongKind[] = NEAR_MISS_KINDS.filter((k) => NEAR_MISS_EXPECT[k] === 'refuse');
 
 export interface WrongCredentialPlan {
   /** Every kind (the one endpoint of its family or node kind), or one rotating kind. */
