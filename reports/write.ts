@@ -7,6 +7,7 @@ import type { TimelineEntry } from '../src/stages.js';
 import type { BaselineDiff } from './baseline.js';
 import { renderHtml } from './html.js';
 import { renderJunit } from './junit.js';
+import { PLAYWRIGHT_DIR, REPORT_FILES } from '../src/out-files.js';
 
 export interface ReportInputs {
   results: ResultsFile;
@@ -20,16 +21,7 @@ export interface ReportInputs {
   history?: readonly ResultsFile[];
 }
 
-export const REPORT_FILES = {
-  results: 'results.json',
-  junit: 'junit.xml',
-  html: 'index.html',
-  timeline: 'timeline.json',
-  baseline: 'baseline-diff.json',
-} as const;
-
-/** Playwright's own HTML report, written by the contracts stage (contracts/run.ts). */
-export const PLAYWRIGHT_DIR = 'playwright';
+export { PLAYWRIGHT_DIR, REPORT_FILES };
 
 /**
  * Removes what a run writes into outDir, before it starts: a run cut short (Ctrl-C kills the

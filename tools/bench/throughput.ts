@@ -57,12 +57,12 @@ async function measure(e: Pick<Endpoint, 'url' | 'method' | 'headers'>, s: Throu
 
 export async function benchThroughput(s: ThroughputSettings): Promise<Figure[]> {
   const group = 'Reference throughput';
-  const trivial = await startChild<ChildMessage & { url: string }>('scripts/bench/serve.ts', ['trivial']);
+  const trivial = await startChild<ChildMessage & { url: string }>('tools/bench/serve.ts', ['trivial']);
   let ref: RunningChild<ChildMessage & { target: TargetFile }> | undefined;
   let refError: string | undefined;
   try {
     try {
-      ref = await startChild('scripts/bench/serve.ts', ['reference', JSON.stringify(UNLIMITED_REFERENCE)]);
+      ref = await startChild('tools/bench/serve.ts', ['reference', JSON.stringify(UNLIMITED_REFERENCE)]);
     } catch (e) {
       refError = (e as Error).message;
     }

@@ -5,9 +5,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { FAULTS } from '../reference/faults/index.js';
 import type { FaultDef } from '../reference/faults/types.js';
-import { exitWith, UsageError } from '../src/cli/fatal.js';
-import { commandLine, defineCommand } from '../src/cli/args.js';
-import { prepareOutDir } from '../src/cli/outdir.js';
+import { exitWith, UsageError } from './fatal.js';
+import { commandLine, defineCommand } from './args.js';
+import { prepareOutDir } from './outdir.js';
 import { byExpectedLength, FAULT_FREE, planRuns, PlanError, type PlannedRun } from './selfcheck/plan.js';
 import {
   classifyClean,

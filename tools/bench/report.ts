@@ -1,6 +1,6 @@
 // The bench's outputs: results.json, a short index.html and table.md (the README's table).
 import { cpus, loadavg, totalmem } from 'node:os';
-import { esc, htmlPage, htmlTable } from './html.js';
+import { esc, htmlPage, htmlTable } from '../../reports/page.js';
 import { markdownTable, rowsOf, type Figure } from './figures.js';
 
 export interface BenchReport {

@@ -15,7 +15,7 @@ const MB = 1024 * 1024;
 
 async function walkSize(size: number, reps: number): Promise<WalkResult[]> {
   const ref = await startChild<ChildMessage & { target: TargetFile; bigCollectionId?: string }>(
-    'scripts/bench/serve.ts',
+    'tools/bench/serve.ts',
     ['reference', JSON.stringify({ bigCollectionSize: size })],
     120_000,
   );
@@ -35,10 +35,10 @@ async function walkSize(size: number, reps: number): Promise<WalkResult[]> {
     };
     const out: WalkResult[] = [];
     // One unmeasured walk first: the reference computes its rarity table on first use.
-    await runChild('scripts/bench/walk-child.ts', [JSON.stringify(input)], 300_000);
+    await runChild('tools/bench/walk-child.ts', [JSON.stringify(input)], 300_000);
     for (let i = 0; i < reps; i++)
       out.push(
-        await runChild<ChildMessage & WalkResult>('scripts/bench/walk-child.ts', [JSON.stringify(input)], 300_000),
+        await runChild<ChildMessage & WalkResult>('tools/bench/walk-child.ts', [JSON.stringify(input)], 300_000),
       );
     for (const r of out) {
       if (r.items !== size || r.invalid || r.duplicates || r.orderViolations || r.missingRanks) {

@@ -12,7 +12,7 @@ import { resolveTarget } from '../../src/target-file/load.js';
 import { fleetOf } from '../../src/fleet/rollup.js';
 import { mergeResults } from '../../src/fleet/merge.js';
 import { writeReports } from '../../reports/write.js';
-import { readInputs } from '../merge.js';
+import { readInputs } from '../../cli/merge.js';
 import type { PacingStats } from '../../load/engine/types.js';
 import type { Verdict } from '../../src/verdict.js';
 import { serveParent, startChild, toParent, type ChildMessage } from './child.js';
@@ -44,7 +44,7 @@ async function probes(input: { nodes: number; outDir: string }): Promise<void> {
   );
   const servers = await Promise.all(
     tokens.map((token) =>
-      startChild<ChildMessage & { endpoint: string }>('scripts/bench/fleet-child.ts', [
+      startChild<ChildMessage & { endpoint: string }>('tools/bench/fleet-child.ts', [
         'horizon',
         JSON.stringify({ token }),
       ]),

@@ -1,5 +1,5 @@
 // The kill-rate table: printed, and written as reports/selfcheck/index.html and results.json.
-import { esc, htmlPage, htmlTable } from '../bench/html.js';
+import { esc, htmlPage, htmlTable } from '../../reports/page.js';
 import { OUTCOME_TEXT, type CleanRow, type FaultRow, type SelfcheckSummary } from './classify.js';
 
 export interface SelfcheckReport {

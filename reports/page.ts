@@ -1,6 +1,6 @@
 // Self-contained HTML pages (no external resources) for the bench and self-check reports. Text
 // goes through the report writers' own escaping (reports/text.ts).
-import { esc } from '../../reports/text.js';
+import { esc } from './text.js';
 
 export { esc };
 

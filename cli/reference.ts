@@ -9,8 +9,8 @@ import { MAX_FLEET_NODES, startFleetReference, type FleetCounts } from '../refer
 import { FAULTS } from '../reference/faults/index.js';
 import { VARIANTS } from '../reference/variants.js';
 import type { ReferenceOptions } from '../reference/options.js';
-import { exitWith, UsageError } from '../src/cli/fatal.js';
-import { commandLine, defineCommand, parseCommand, userCwd, type FlagValues } from '../src/cli/args.js';
+import { exitWith, UsageError } from './fatal.js';
+import { commandLine, defineCommand, parseCommand, userCwd, type FlagValues } from './args.js';
 
 export const REFERENCE = defineCommand({
   invocation: 'npm run reference --',

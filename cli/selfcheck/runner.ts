@@ -1,14 +1,17 @@
-// Runs one self-check variant as its own `chainprobe` process (scripts/cli.ts against the embedded
+// Runs one self-check variant as its own `chainprobe` process (cli/start.ts against the embedded
 // reference with the fault switched on): child processes keep the variants' timing and state
 // apart, and each gets its own process group so a timeout or Ctrl-C ends all it started.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../bench/child.js';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Redactor } from '../../src/record/redact.js';
 import { defaultOptions } from '../../reference/options.js';
 import type { ResultsFile } from '../../src/results.js';
 import type { RunFacts } from './classify.js';
+
+/** The package's own folder: each variant runs chainprobe from there. */
+const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The embedded reference's credentials: nothing a run prints may show them. */
 const redactor = new Redactor(Object.values(defaultOptions().credentials));
@@ -52,8 +55,8 @@ export function runVariant(spec: RunSpec): Promise<RunFacts> {
   rmSync(spec.outDir, { recursive: true, force: true });
   const started = performance.now();
   return new Promise((resolveP) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...spec.args], {
-      cwd: REPO_ROOT,
+    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/start.ts', ...spec.args], {
+      cwd: PACKAGE_ROOT,
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, FORCE_COLOR: '0' },

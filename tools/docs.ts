@@ -1,7 +1,7 @@
 // The generated pages of docs/: the rule catalogue (from src/rules/catalogue.ts) and the commands
 // (from their flag tables). `npm run generate` writes them and `--check` fails when they drift,
 // so no rule text or flag is typed twice.
-import { flagRows, usageLine, type CommandDef } from '../src/cli/args.js';
+import { flagRows, usageLine, type CommandDef } from '../cli/args.js';
 import { FAMILIES, RULES, SECTIONS, type RuleKind } from '../src/rules/catalogue.js';
 import { COMMANDS } from './commands.js';
 
@@ -86,7 +86,7 @@ export function commandsPage(): string {
   const out = [
     '# Commands',
     '',
-    GENERATED("the commands' flag tables (scripts/commands.ts)"),
+    GENERATED("the commands' flag tables (cli/commands.ts, tools/commands.ts)"),
     '',
     'Every command prints this list with `--help` (or `-h`) and exits 0; `--version` prints the version. A flag',
     'given a value it does not take stops the command with exit 2 and one line naming the flag. A relative path',

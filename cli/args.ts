@@ -2,9 +2,9 @@
 // docs/commands.md all read it, so the help cannot drift from what the command accepts.
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TOOL } from '../results.js';
+import { TOOL } from '../src/results.js';
 import { UsageError } from './fatal.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../src/suggest.js';
 
 export interface FlagDef {
   readonly type: 'string' | 'boolean';

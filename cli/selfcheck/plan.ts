@@ -26,7 +26,7 @@ export interface PlannedRun {
   /** --only value; undefined for the full run. */
   only?: string;
   outDir: string;
-  /** CLI arguments after `scripts/cli.ts`. */
+  /** CLI arguments after `cli/start.ts`. */
   args: string[];
 }
 

@@ -13,9 +13,9 @@ import { isFleet } from '../src/fleet/units.js';
 import type { ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
-import { exitWith, UsageError } from '../src/cli/fatal.js';
-import { commandLine, defineCommand, type FlagValues } from '../src/cli/args.js';
-import { prepareOutDir } from '../src/cli/outdir.js';
+import { exitWith, UsageError } from './fatal.js';
+import { commandLine, defineCommand, type FlagValues } from './args.js';
+import { prepareOutDir } from './outdir.js';
 import { createProgress } from '../run/progress.js';
 import type { RunningReference } from '../reference/start.js';
 

@@ -2,8 +2,8 @@
 // by a spinning process; every repetition must give the same verdict on every check.
 // Flags: STABILITY below (also `--help`).
 import { join, resolve } from 'node:path';
-import { exitWith } from '../src/cli/fatal.js';
-import { commandLine, defineCommand } from '../src/cli/args.js';
+import { exitWith } from '../cli/fatal.js';
+import { commandLine, defineCommand } from '../cli/args.js';
 import type { Verdict } from '../src/verdict.js';
 import { runInChild, startBusyLoop } from './bench/runs.js';
 import type { RunChildResult } from './bench/run-child.js';
@@ -98,7 +98,7 @@ export function stabilityLine(r: StabilityReport): string {
 }
 
 export const STABILITY = defineCommand({
-  invocation: 'npx tsx scripts/stability.ts',
+  invocation: 'npx tsx tools/stability.ts',
   prefix: 'chainprobe stability',
   summary:
     'Repeats the full run against the embedded reference with the other core kept busy; ' +

@@ -57,7 +57,7 @@ function engineStats(r: EngineRun, arrived: number[]): EngineStats {
 }
 
 export async function benchPacing(s: PacingSettings): Promise<Figure[]> {
-  const server: Server = await startChild('scripts/bench/serve.ts', ['trivial']);
+  const server: Server = await startChild('tools/bench/serve.ts', ['trivial']);
   try {
     const url = server.ready.url;
     // Warm the server, the engine and autocannon once.

@@ -5,9 +5,9 @@
 // Exit: 0 no merged check failed or errored, 1 one did, 2 bad input (one line naming it).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { exitWith, UsageError } from '../src/cli/fatal.js';
-import { commandLine, defineCommand } from '../src/cli/args.js';
-import { prepareOutDir } from '../src/cli/outdir.js';
+import { exitWith, UsageError } from './fatal.js';
+import { commandLine, defineCommand } from './args.js';
+import { prepareOutDir } from './outdir.js';
 import { isResultsFile, mergeResults, type MergeInput } from '../src/fleet/merge.js';
 import { exitCodeOf } from '../src/results.js';
 import { writeReports } from '../reports/write.js';

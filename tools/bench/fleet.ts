@@ -21,7 +21,7 @@ export interface FleetSettings {
 type ProbeResult = ChildMessage & { wallMs: number; nodes: FleetProbeNode[] };
 
 const probeRun = (nodes: number, outDir: string) =>
-  runChild<ProbeResult>('scripts/bench/fleet-child.ts', ['probes', JSON.stringify({ nodes, outDir })], 240_000);
+  runChild<ProbeResult>('tools/bench/fleet-child.ts', ['probes', JSON.stringify({ nodes, outDir })], 240_000);
 
 export async function benchFleet(s: FleetSettings): Promise<Figure[]> {
   const group = `Fleet (${s.nodes} horizon nodes, dedicated 3600/h)`;
@@ -163,7 +163,7 @@ export async function benchMerge(s: { reps: number; files: number; outRoot: stri
     for (let i = 0; i < s.reps; i++)
       runs.push(
         await runChild(
-          'scripts/bench/fleet-child.ts',
+          'tools/bench/fleet-child.ts',
           ['merge', JSON.stringify({ dir, outDir: join(s.outRoot, 'runs', 'merged') })],
           120_000,
         ),

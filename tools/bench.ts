@@ -3,9 +3,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
-import { exitWith, UsageError } from '../src/cli/fatal.js';
-import { commandLine, defineCommand } from '../src/cli/args.js';
-import { prepareOutDir } from '../src/cli/outdir.js';
+import { exitWith, UsageError } from '../cli/fatal.js';
+import { commandLine, defineCommand } from '../cli/args.js';
+import { prepareOutDir } from '../cli/outdir.js';
 import { figure, missingFigure, textTable, type Figure } from './bench/figures.js';
 import { benchHtml, benchMarkdown, machine, type BenchReport } from './bench/report.js';
 import { benchThroughput } from './bench/throughput.js';

@@ -4,8 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { commandLine, defineCommand } from '../src/cli/args.js';
-import { exitWith } from '../src/cli/fatal.js';
+import { commandLine, defineCommand } from '../cli/args.js';
+import { exitWith } from '../cli/fatal.js';
 import { browserRequired, findChromium, skipLine } from '../test/support/chromium.js';
 
 export const TEST = defineCommand({
@@ -65,7 +65,7 @@ function main(): void {
   const only = commandLine(TEST).positionals;
   if (only.length === 0) {
     run('npx', ['tsc', '-p', '.']);
-    if (existsSync('scripts/generate-types.ts')) run('npx', ['tsx', 'scripts/generate-types.ts', '--check']);
+    if (existsSync('tools/generate-types.ts')) run('npx', ['tsx', 'tools/generate-types.ts', '--check']);
     // The formatter's check (`npm run format` fixes what it names).
     run('npx', ['prettier', '--check', '--log-level', 'warn', '.']);
   }
