@@ -42,6 +42,7 @@ export type ChecksLine =
   /** The runner finished (its exit status is then only whether some test failed). */
   | { kind: 'end'; status: string };
 
+/** A family's progress: how many of its rules have all their tests finished, of how many. */
 export interface ProgressLine {
   family: string;
   done: number;

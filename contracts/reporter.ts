@@ -67,19 +67,22 @@ export function redactFreeText(redactor: Redactor, s: string): string {
     );
 }
 
-/** The access family of a test: its spec file, `<family>.spec.ts`. */
+/** The access family of a test: its spec file, `<family>.spec.ts` (`.js` in the package). */
 function familyOf(test: TestCase): string {
   // test.location points into fixtures.ts (where `test()` is called); the file suite is the spec.
   let suite: Suite | undefined = test.parent;
   while (suite && suite.type !== 'file') suite = suite.parent;
-  return basename(suite?.location?.file ?? suite?.title ?? 'contracts').replace(/\.spec\.ts$/, '');
+  return basename(suite?.location?.file ?? suite?.title ?? 'contracts').replace(/\.spec\.[jt]s$/, '');
 }
 
 export default class ChainprobeReporter implements Reporter {
   private readonly redactor: Redactor;
   private readonly checksFile: string | undefined;
+  /** Per family: its rules, and how many of them have every test that checks them finished. */
   private readonly totals = new Map<string, number>();
   private readonly done = new Map<string, number>();
+  /** Per rule: its tests still running or to run (progress counts rules, as the summary does). */
+  private readonly testsLeft = new Map<string, number>();
 
   constructor() {
     const env = suiteEnv();
@@ -95,8 +98,11 @@ export default class ChainprobeReporter implements Reporter {
   onBegin(_config: FullConfig, suite: Suite): void {
     for (const test of suite.allTests()) {
       const family = familyOf(test);
-      this.totals.set(family, (this.totals.get(family) ?? 0) + 1);
       this.done.set(family, 0);
+      for (const rule of rulesOfTags(test.tags)) {
+        if (!this.testsLeft.has(rule)) this.totals.set(family, (this.totals.get(family) ?? 0) + 1);
+        this.testsLeft.set(rule, (this.testsLeft.get(rule) ?? 0) + 1);
+      }
     }
     for (const family of this.totals.keys()) this.progress(family);
   }
@@ -149,7 +155,11 @@ export default class ChainprobeReporter implements Reporter {
     this.redactResult(result);
     this.write(lines);
     const family = familyOf(test);
-    this.done.set(family, (this.done.get(family) ?? 0) + 1);
+    for (const rule of rulesOfTags(test.tags)) {
+      const left = (this.testsLeft.get(rule) ?? 1) - 1;
+      this.testsLeft.set(rule, left);
+      if (left === 0) this.done.set(family, (this.done.get(family) ?? 0) + 1);
+    }
     this.progress(family);
   }
 
