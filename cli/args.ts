@@ -190,7 +190,14 @@ export function helpText(c: CommandDef, width = helpWidth()): string {
       ? `  ${r.left}\n${wrap(r.right, width, pad, pad)}`
       : wrap(r.right, width, pad, `  ${r.left.padEnd(column)}`),
   );
-  const parts = [`Usage: ${usageLine(c)}`, '', wrap(binWords(c.summary), width), '', 'Options:', ...table];
+  const parts = [
+    wrap(usageLine(c), width, '       ', 'Usage: '),
+    '',
+    wrap(binWords(c.summary), width),
+    '',
+    'Options:',
+    ...table,
+  ];
   if (c.examples?.length) parts.push('', 'Examples:', ...c.examples.map((e) => wrapCommand(binWords(e), width)));
   if (c.exit?.length) {
     // "0  no check failed": the meaning wraps under itself, after the status.

@@ -5,35 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { cleanCheckout, ROOT, userEnv } from '../support/checkout.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
   dependencies: Record<string, string>;
 };
-
-/** A user's shell: nothing of this test run (its TS loader, npm's script variables) leaks into the children. */
-function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(npm_|CHAINPROBE_|NODE_TEST|NODE_OPTIONS$|INIT_CWD$|GITHUB_)/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, FORCE_COLOR: '0', ...extra };
-}
 
 function sh(cmd: string, args: string[], cwd: string, timeout = 180_000): SpawnSyncReturns<string> {
   return spawnSync(cmd, args, { cwd, env: userEnv(), encoding: 'utf8', timeout });
@@ -41,23 +21,6 @@ function sh(cmd: string, args: string[], cwd: string, timeout = 180_000): SpawnS
 
 const ok = (r: SpawnSyncReturns<string>, what: string) =>
   assert.equal(r.status, 0, `${what}: exit ${r.status}\n${r.stdout}\n${r.stderr}`);
-
-/** The files git knows (committed or new, not ignored): a clean checkout of this tree. */
-function cleanCheckout(into: string): boolean {
-  const r = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  if (r.status !== 0) return false;
-  for (const f of r.stdout.split('\0').filter(Boolean)) {
-    if (!existsSync(join(ROOT, f))) continue; // deleted in the work tree, not yet committed
-    mkdirSync(dirname(join(into, f)), { recursive: true });
-    copyFileSync(join(ROOT, f), join(into, f));
-  }
-  // The development dependencies prepack builds with (esbuild, tsx), as after `npm ci`.
-  symlinkSync(join(ROOT, 'node_modules'), join(into, 'node_modules'));
-  return true;
-}
 
 test(
   'npm pack, npm install <tarball>, chainprobe: a clean run passes, a fault fails with the rule named',
@@ -153,6 +116,15 @@ test(
       assert.match(md, /^## ❌ chainprobe: FAIL/m);
       assert.match(md, /^- \*\*NFT-02\*\* \(fail\)/m);
       assert.match(md, /curl /);
+    });
+
+    await t.test('chainprobe k6-bundle writes the shipped k6 entry script; export says it is not there yet', () => {
+      const r = sh(bin, ['k6-bundle'], app);
+      ok(r, 'chainprobe k6-bundle');
+      assert.ok(readFileSync(join(app, 'chainprobe-k6', 'rate-limits.js'), 'utf8').includes('handleSummary'));
+      const e = sh(bin, ['export'], app);
+      assert.equal(e.status, 2);
+      assert.equal(e.stderr, 'chainprobe export: not available in this version of chainprobe\n');
     });
 
     await t.test("a copied example target file's $schema resolves to the installed schema", () => {

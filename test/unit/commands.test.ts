@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../tools/commands.js';
+import { helpText } from '../../cli/args.js';
 import { TOOL } from '../../src/results.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -87,4 +88,32 @@ test('output piped into a reader that stops early (| head) ends the command quie
   const code = await new Promise<number | null>((r) => child.on('close', r));
   assert.equal(stderr, '');
   assert.equal(code, 0);
+});
+
+test("each flag's help says each thing once: what the table adds ([repeatable], [default ...]) is not in its text", () => {
+  const twice: string[] = [];
+  for (const { def } of COMMANDS)
+    for (const [name, flag] of Object.entries(def.flags)) {
+      if (flag.multiple && /\brepeat/i.test(flag.help)) twice.push(`${def.prefix} --${name}: repeatable`);
+      if (flag.default !== undefined && /\bdefault\b/i.test(flag.help)) twice.push(`${def.prefix} --${name}: default`);
+    }
+  assert.deepEqual(twice, []);
+});
+
+test('help wraps to the width it is given; a wrapped example still pastes as the same command', () => {
+  for (const { def } of COMMANDS) {
+    for (const width of [60, 120]) {
+      const lines = helpText(def, width).split('\n');
+      assert.deepEqual(
+        lines.filter((l) => l.length > width && !/^ {2}(-\w, | {4})--/.test(l)),
+        [],
+        `${def.prefix} at ${width} columns`,
+      );
+      const at = lines.indexOf('Examples:');
+      if (at < 0) continue;
+      const block = lines.slice(at + 1, lines.indexOf('', at)).join('\n');
+      const examples = block.split(/(?<! \\)\n/).map((e) => e.replace(/ \\\n\s+/g, ' ').trim());
+      assert.deepEqual(examples, def.examples, `${def.prefix}: examples at ${width} columns`);
+    }
+  }
 });
