@@ -44,6 +44,8 @@ export interface CommandDef<F extends FlagTable = FlagTable> {
   readonly examples?: readonly string[];
   /** What each exit status means. */
   readonly exit?: readonly string[];
+  /** The run command only: its help names the other commands (BIN_COMMANDS). */
+  readonly listsCommands?: boolean;
 }
 
 type Scalar<D extends FlagDef> = D extends { type: 'boolean' }
@@ -84,8 +86,9 @@ export function useBinNames(): void {
   asBin = true;
 }
 
-/** The commands the bin answers, by the npm script of a clone that runs the same. */
-const BIN_NAMES = 'reference|merge|selfcheck|export|k6-bundle';
+/** The commands the bin answers besides the run, each the npm script of its name in a clone. */
+export const BIN_COMMANDS = ['reference', 'merge', 'selfcheck', 'export', 'k6-bundle'] as const;
+const BIN_NAMES = BIN_COMMANDS.join('|');
 
 /** A text naming npm scripts, as the bin's user runs them (`npm run merge --` -> `chainprobe merge`). */
 export function binWords(text: string): string {
@@ -206,6 +209,9 @@ export function helpText(c: CommandDef, width = helpWidth()): string {
       return wrap(binWords(text), width, ' '.repeat(2 + code.length), `  ${code}`);
     });
     parts.push('', 'Exit status:', ...exits);
+  }
+  if (c.listsCommands) {
+    parts.push('', 'Commands (each answers --help):', ...BIN_COMMANDS.map((n) => `  ${binWords(`npm run ${n}`)}`));
   }
   return `${parts.join('\n')}\n`;
 }

@@ -2,13 +2,13 @@
 // `chainprobe [command] [flags]`, the package's one command. Without a command it runs the suite
 // (what `npm start --` runs in a clone); the commands are the npm scripts of the same names. Only
 // the module of the command asked for is loaded, so --version and --help answer at once.
-import { binWords, useBinNames } from './args.js';
+import { BIN_COMMANDS, binWords, useBinNames } from './args.js';
 import { didYouMean } from '../src/suggest.js';
 
 type Command = () => Promise<{ cli(): void }>;
 
 /** The bin's commands besides the run itself, each the npm script of its name in a clone. */
-export const SUBCOMMANDS: Record<string, Command> = {
+export const SUBCOMMANDS: Record<(typeof BIN_COMMANDS)[number], Command> = {
   reference: () => import('./reference.js'),
   merge: () => import('./merge.js'),
   selfcheck: () => import('./selfcheck.js'),
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   if (name !== undefined && Object.hasOwn(SUBCOMMANDS, name)) {
     // The command sees its own flags only, as under npm run.
     process.argv.splice(2, 1);
-    (await SUBCOMMANDS[name]!()).cli();
+    (await SUBCOMMANDS[name as keyof typeof SUBCOMMANDS]()).cli();
     return;
   }
   if (name !== undefined && /^[a-z][\w-]*$/.test(name)) {

@@ -117,6 +117,7 @@ export const START = defineCommand({
     'npm start -- --node chainB --endpoint http://127.0.0.1:8080 --token-env MY_TOKEN ' +
       '--websocket-url ws://127.0.0.1:8081/websocket --grpc-address 127.0.0.1:9090 --grpc-insecure',
   ],
+  listsCommands: true,
   exit: [
     '0  no check failed or errored',
     '1  a check failed or errored (or, with --fail-on-drift, an observation changed)',

@@ -80,6 +80,16 @@ test(
       const v = sh(bin, ['--version'], app);
       ok(v, 'chainprobe --version');
       assert.equal(v.stdout, `chainprobe ${pkg.version}\n`);
+      // Help speaks of the bin's commands, wrapped to 80 columns (not a terminal here).
+      const help = sh(bin, ['--help'], app);
+      ok(help, 'chainprobe --help');
+      assert.match(help.stdout, /^Usage: chainprobe \[options\]$/m);
+      assert.match(help.stdout, /^ {2}chainprobe reference$/m);
+      assert.ok(!/npm (start|run)/.test(help.stdout), 'no npm script named in the installed help');
+      assert.ok(help.stdout.split('\n').every((l) => l.length <= 80));
+      const merge = sh(bin, ['merge', '--help'], app);
+      ok(merge, 'chainprobe merge --help');
+      assert.match(merge.stdout, /^Usage: chainprobe merge \[options\]/);
       const bad = sh(bin, ['refrence'], app);
       assert.equal(bad.status, 2);
       assert.match(bad.stderr, /^chainprobe: refrence: unknown command \(did you mean reference\?\);/);
