@@ -1,8 +1,9 @@
 // Every command's flags as one table: the parser, the validation of values, `--help` and
 // docs/commands.md all read it, so the help cannot drift from what the command accepts.
 import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { TOOL } from '../src/results.js';
+import { TOOL } from '../src/tool.js';
 import { UsageError } from './fatal.js';
 import { didYouMean } from '../src/suggest.js';
 
@@ -43,6 +44,8 @@ export interface CommandDef<F extends FlagTable = FlagTable> {
   readonly examples?: readonly string[];
   /** What each exit status means. */
   readonly exit?: readonly string[];
+  /** The run command only: its help names the other commands (BIN_COMMANDS). */
+  readonly listsCommands?: boolean;
 }
 
 type Scalar<D extends FlagDef> = D extends { type: 'boolean' }
@@ -75,8 +78,38 @@ const BUILT_IN: FlagTable = {
 
 export const defineCommand = <F extends FlagTable>(c: CommandDef<F>): CommandDef<F> => c;
 
-/** Where a relative path on the command line is taken from: npm runs scripts in the package folder. */
-export const userCwd = (): string => process.env.INIT_CWD || process.cwd();
+/** Run as `chainprobe <command>` (the package's bin) rather than as an npm script of a clone. */
+let asBin = false;
+
+/** The bin calls this first: help, errors and paths then speak of `chainprobe <command>`. */
+export function useBinNames(): void {
+  asBin = true;
+}
+
+/** The commands the bin answers besides the run, each the npm script of its name in a clone. */
+export const BIN_COMMANDS = ['reference', 'merge', 'selfcheck', 'export', 'k6-bundle'] as const;
+const BIN_NAMES = BIN_COMMANDS.join('|');
+
+/** A text naming npm scripts, as the bin's user runs them (`npm run merge --` -> `chainprobe merge`). */
+export function binWords(text: string): string {
+  if (!asBin) return text;
+  return text
+    .replace(/\bnpm start(?: --(?= |$|\n))?/gm, 'chainprobe')
+    .replace(new RegExp(`\\bnpm run (${BIN_NAMES})(?: --(?= |$|\\n))?`, 'gm'), 'chainprobe $1');
+}
+
+/** How a person runs the command here: `npm start --` in a clone, `chainprobe` from the package. */
+export const invocationOf = (c: CommandDef): string => (asBin ? c.prefix : c.invocation);
+
+/**
+ * Where a relative path on the command line is taken from: the folder npm was run from for an npm
+ * script (npm runs scripts in the package folder), the current folder for the bin.
+ */
+export const userCwd = (): string => (asBin ? process.cwd() : process.env.INIT_CWD || process.cwd());
+
+/** Whether the module at `url` is the script node was started with (not imported by another). */
+export const isMain = (url: string): boolean =>
+  Boolean(process.argv[1]) && resolve(process.argv[1]!) === resolve(fileURLToPath(url));
 
 const flagName = (name: string) => `--${name}`;
 
@@ -103,31 +136,83 @@ export function flagRows(c: CommandDef): { left: string; right: string }[] {
 }
 
 export const usageLine = (c: CommandDef): string =>
-  `${c.invocation} [options]${c.positionals ? ` ${c.positionals.value}` : ''}`;
+  `${invocationOf(c)} [options]${c.positionals ? ` ${c.positionals.value}` : ''}`;
 
-/** Words wrapped into lines of at most `width` characters. */
-function wrap(text: string, width = 100): string {
+/** Columns --help fills: the terminal's width, or 80 when the output is not a terminal. */
+export function helpWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
+  return stream.isTTY && stream.columns ? Math.max(40, stream.columns) : 80;
+}
+
+/**
+ * Words wrapped into lines of at most `width` characters, every line after the first indented by
+ * `indent` (a word longer than a line keeps a line of its own).
+ */
+export function wrap(text: string, width: number, indent = '', first = ''): string {
   const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    if (line && line.length + 1 + word.length > width) {
+  let line = first;
+  let empty = true;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (!empty && line.length + 1 + word.length > width) {
       lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
+      line = `${indent}${word}`;
+    } else line = empty ? `${line}${word}` : `${line} ${word}`;
+    empty = false;
   }
   return [...lines, line].join('\n');
 }
 
-/** The text `--help` prints. */
-export function helpText(c: CommandDef): string {
-  const rows = flagRows(c);
-  const width = Math.min(34, Math.max(...rows.map((r) => r.left.length)) + 2);
+/** An example command broken before its flags with a shell continuation, so every line still pastes. */
+function wrapCommand(cmd: string, width: number): string {
+  if (cmd.length + 2 <= width) return `  ${cmd}`;
+  // A flag keeps its value on its line: the units are the command's words with each flag's value joined on.
+  const units: string[] = [];
+  for (const word of cmd.split(' ')) {
+    if (units.length && units.at(-1)!.startsWith('--') && !units.at(-1)!.includes(' ') && !word.startsWith('-'))
+      units[units.length - 1] += ` ${word}`;
+    else units.push(word);
+  }
+  const lines: string[] = [];
+  let line = '  ';
+  for (const u of units) {
+    if (line.trim() && line.length + 1 + u.length > width - 2) {
+      lines.push(line);
+      line = `      ${u}`;
+    } else line = line.trim() ? `${line} ${u}` : `${line}${u}`;
+  }
+  return [...lines, line].join(' \\\n');
+}
+
+/** The text `--help` prints, wrapped to `width` columns. */
+export function helpText(c: CommandDef, width = helpWidth()): string {
+  const rows = flagRows(c).map((r) => ({ left: r.left, right: binWords(r.right) }));
+  // The flags' column: as wide as the longest flag, but never more than a third of the line.
+  const column = Math.min(34, Math.floor(width / 3), Math.max(...rows.map((r) => r.left.length)) + 2);
+  const pad = ' '.repeat(2 + column);
   const table = rows.map((r) =>
-    r.left.length + 2 > width ? `  ${r.left}\n  ${' '.repeat(width)}${r.right}` : `  ${r.left.padEnd(width)}${r.right}`,
+    r.left.length + 2 > column
+      ? `  ${r.left}\n${wrap(r.right, width, pad, pad)}`
+      : wrap(r.right, width, pad, `  ${r.left.padEnd(column)}`),
   );
-  const parts = [`Usage: ${usageLine(c)}`, '', wrap(c.summary), '', 'Options:', ...table];
-  if (c.examples?.length) parts.push('', 'Examples:', ...c.examples.map((e) => `  ${e}`));
-  if (c.exit?.length) parts.push('', 'Exit status:', ...c.exit.map((e) => `  ${e}`));
+  const parts = [
+    wrap(usageLine(c), width, '       ', 'Usage: '),
+    '',
+    wrap(binWords(c.summary), width),
+    '',
+    'Options:',
+    ...table,
+  ];
+  if (c.examples?.length) parts.push('', 'Examples:', ...c.examples.map((e) => wrapCommand(binWords(e), width)));
+  if (c.exit?.length) {
+    // "0  no check failed": the meaning wraps under itself, after the status.
+    const exits = c.exit.map((e) => {
+      const [, code = '', text = e] = /^(\S+\s+)(.*)$/.exec(e) ?? [];
+      return wrap(binWords(text), width, ' '.repeat(2 + code.length), `  ${code}`);
+    });
+    parts.push('', 'Exit status:', ...exits);
+  }
+  if (c.listsCommands) {
+    parts.push('', 'Commands (each answers --help):', ...BIN_COMMANDS.map((n) => `  ${binWords(`npm run ${n}`)}`));
+  }
   return `${parts.join('\n')}\n`;
 }
 
@@ -140,7 +225,7 @@ function usageMessage(e: NodeJS.ErrnoException, c: CommandDef): string {
   switch (e.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
       const known = [...Object.keys(c.flags), ...Object.keys(BUILT_IN)];
-      return `${opt}: unknown option${didYouMean(name, known, flagName)}; see ${c.invocation} --help`;
+      return `${opt}: unknown option${didYouMean(name, known, flagName)}; see ${invocationOf(c)} --help`;
     }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (/does not take an argument/.test(msg)) return `${opt}: takes no value`;
@@ -149,7 +234,7 @@ function usageMessage(e: NodeJS.ErrnoException, c: CommandDef): string {
       return `${opt}: needs a value${def ? ` ${placeholder(def)}` : ''}`;
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL': {
       const arg = /'([^']*)'/.exec(msg)?.[1] ?? '';
-      return `unexpected argument "${arg}": ${c.invocation} takes only flags; see ${c.invocation} --help`;
+      return `unexpected argument "${arg}": ${invocationOf(c)} takes only flags; see ${invocationOf(c)} --help`;
     }
     default:
       return msg.split('\n')[0]!;

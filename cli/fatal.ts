@@ -1,5 +1,5 @@
 // Command-line failure: one clear line on stderr, no stack trace, a fixed exit status.
-import { TargetError } from '../src/target-file/load.js';
+import { TargetError } from '../src/target-file/error.js';
 
 export class UsageError extends Error {}
 

@@ -6,10 +6,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { exitWith, UsageError } from './fatal.js';
-import { commandLine, defineCommand } from './args.js';
+import { COMPILED } from '../src/package.js';
+import { commandLine, defineCommand, isMain } from './args.js';
+import { SUMMARY_MD_FLAG } from './flags.js';
 import { prepareOutDir } from './outdir.js';
 import { isResultsFile, mergeResults, type MergeInput } from '../src/fleet/merge.js';
 import { exitCodeOf } from '../src/results.js';
+import { countLines } from '../src/run-summary.js';
 import { writeReports } from '../reports/write.js';
 
 export const MERGE = defineCommand({
@@ -23,9 +26,10 @@ export const MERGE = defineCommand({
       type: 'string',
       value: '<dir>',
       path: true,
-      default: 'reports/merged',
+      default: COMPILED ? 'chainprobe-report/merged' : 'reports/merged',
       help: 'where the merged index.html, results.json and junit.xml go',
     },
+    'summary-md': SUMMARY_MD_FLAG,
   },
   positionals: {
     value: '<results.json or folder>...',
@@ -102,19 +106,27 @@ async function main(): Promise<number> {
   prepareOutDir(out);
   const merged = mergeResults(readInputs(parsed.positionals));
   await writeReports(out, { results: merged.results, timeline: [] });
-  const s = merged.results.summary;
   process.stdout.write(`chainprobe merge: ${merged.runs.length} run(s) of ${merged.results.target}\n`);
   for (const d of merged.duplicates)
     process.stdout.write(`  counted once: ${d.source} is the same run as ${d.sameRunAs}\n`);
   process.stdout.write(
-    `  pass ${s.pass}  fail ${s.fail}  observed ${s.observed}  skipped ${s.skipped}  error ${s.error}\n  report: ${resolve(out, 'index.html')}\n`,
+    `${countLines(merged.results)
+      .map((l) => `  ${l}\n`)
+      .join('')}  report: ${resolve(out, 'index.html')}\n`,
   );
+  if (parsed.values['summary-md']) {
+    const { writeSummaryMd } = await import('../reports/summary-md.js');
+    writeSummaryMd(merged.results, parsed.values['summary-md'], out);
+  }
   return exitCodeOf(merged.results);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+/** Runs the command on process.argv (npm run merge, or chainprobe merge). */
+export function cli(): void {
   main().then(
     (code) => process.exit(code),
     (e) => exitWith(MERGE.prefix, e),
   );
 }
+
+if (isMain(import.meta.url)) cli();

@@ -3,14 +3,12 @@
 // --<kind>-nodes count above 1 it serves that many nodes of the kind, each with its own token, and
 // the target file lists the kind as an array of named nodes (a fleet).
 import { accessSync, constants, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { startReference } from '../reference/start.js';
-import { MAX_FLEET_NODES, startFleetReference, type FleetCounts } from '../reference/fleet.js';
-import { FAULTS } from '../reference/faults/index.js';
-import { VARIANTS } from '../reference/variants.js';
-import type { ReferenceOptions } from '../reference/options.js';
+import { dirname, relative, resolve, sep } from 'node:path';
+import type { FleetCounts } from '../reference/fleet.js';
+import { MAX_FLEET_NODES, type ReferenceOptions } from '../reference/options.js';
+import { packagePath } from '../src/package.js';
 import { exitWith, UsageError } from './fatal.js';
-import { commandLine, defineCommand, parseCommand, userCwd, type FlagValues } from './args.js';
+import { commandLine, defineCommand, isMain, parseCommand, userCwd, type FlagValues } from './args.js';
 
 export const REFERENCE = defineCommand({
   invocation: 'npm run reference --',
@@ -134,13 +132,25 @@ function toOptions(v: FlagValues<typeof REFERENCE.flags>): ReferenceArgs {
   return { targetOut: v['target-out'], listFaults: v['list-faults'], listVariants: v['list-variants'], options, fleet };
 }
 
+/**
+ * The target schema as a target file at `file` names it: relative to the file's folder, which is
+ * how editors resolve "$schema" (the package's copy, or the clone's schemas/).
+ */
+export function schemaRef(file: string): string {
+  const rel = relative(dirname(file), packagePath('schemas', 'target.schema.json')).split(sep).join('/');
+  return rel.startsWith('.') ? rel : `./${rel}`;
+}
+
 async function main(): Promise<void> {
   const args = toOptions(commandLine(REFERENCE).values);
+  // The service loads only for a command that uses it: --help answers at once.
   if (args.listFaults) {
+    const { FAULTS } = await import('../reference/faults/index.js');
     for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(34)} ${f.rule.padEnd(9)} ${f.description}\n`);
     return;
   }
   if (args.listVariants) {
+    const { VARIANTS } = await import('../reference/variants.js');
     for (const v of VARIANTS) process.stdout.write(`${v.name.padEnd(28)} ${v.rule.padEnd(9)} ${v.description}\n`);
     return;
   }
@@ -165,9 +175,11 @@ async function main(): Promise<void> {
     );
   }
   const fleet = Object.values(args.fleet).some((n) => n > 1);
-  const ref = fleet ? await startFleetReference(args.fleet, args.options) : await startReference(args.options);
+  const ref = fleet
+    ? await (await import('../reference/fleet.js')).startFleetReference(args.fleet, args.options)
+    : await (await import('../reference/start.js')).startReference(args.options);
   try {
-    write(`${JSON.stringify(ref.target, null, 2)}\n`);
+    write(`${JSON.stringify({ $schema: schemaRef(file), ...ref.target }, null, 2)}\n`);
   } catch (e) {
     await ref.close();
     throw e;
@@ -187,6 +199,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+/** Runs the command on process.argv (npm run reference, or chainprobe reference). */
+export function cli(): void {
   main().catch((e) => exitWith(REFERENCE.prefix, e));
 }
+
+if (isMain(import.meta.url)) cli();

@@ -6,7 +6,8 @@ import { join, relative, resolve } from 'node:path';
 import { FAULTS } from '../reference/faults/index.js';
 import type { FaultDef } from '../reference/faults/types.js';
 import { exitWith, UsageError } from './fatal.js';
-import { commandLine, defineCommand } from './args.js';
+import { COMPILED } from '../src/package.js';
+import { commandLine, defineCommand, isMain } from './args.js';
 import { prepareOutDir } from './outdir.js';
 import { byExpectedLength, FAULT_FREE, planRuns, PlanError, type PlannedRun } from './selfcheck/plan.js';
 import {
@@ -108,7 +109,7 @@ export const SELFCHECK = defineCommand({
       type: 'string',
       value: '<dir>',
       path: true,
-      default: 'reports/selfcheck',
+      default: COMPILED ? 'chainprobe-report/selfcheck' : 'reports/selfcheck',
       help: "where index.html, results.json and each run's reports go",
     },
     'skip-fault-free': { type: 'boolean', help: 'leave out the run without any fault' },
@@ -153,9 +154,12 @@ async function main(): Promise<number> {
   return report.summary.ok ? 0 : 1;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+/** Runs the command on process.argv (npm run selfcheck, or chainprobe selfcheck). */
+export function cli(): void {
   main().then(
     (code) => process.exit(code),
     (e) => exitWith(SELFCHECK.prefix, e),
   );
 }
+
+if (isMain(import.meta.url)) cli();

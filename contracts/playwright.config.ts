@@ -6,12 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { suiteEnv } from './env.js';
 import { CONTRACT_FAMILIES } from '../src/rules/catalogue.js';
+import { MODULE_EXT } from '../src/package.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = suiteEnv();
 const scratch = env.checksFile ? dirname(env.checksFile) : tmpdir();
 
-const reporters: ReporterDescription[] = [[join(here, 'reporter.ts')]];
+const reporters: ReporterDescription[] = [[join(here, `reporter${MODULE_EXT}`)]];
 // The chainprobe reporter must stay first: it redacts the objects the HTML reporter then reads.
 if (env.htmlDir) reporters.push(['html', { outputFolder: env.htmlDir, open: 'never' }]);
 
@@ -21,7 +22,7 @@ export default defineConfig({
   // One project: every Playwright project needs workers of its own, and a worker costs a second or
   // more of start-up on a small machine. Each access family is its own spec file instead
   // (`<family>.spec.ts`); the run selects families by file.
-  projects: [{ name: 'contracts', testMatch: CONTRACT_FAMILIES.map((f) => `${f}.spec.ts`) }],
+  projects: [{ name: 'contracts', testMatch: CONTRACT_FAMILIES.map((f) => `${f}.spec${MODULE_EXT}`) }],
   workers: env.workers,
   fullyParallel: false,
   retries: 0,

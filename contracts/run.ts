@@ -12,18 +12,16 @@ import { fileURLToPath } from 'node:url';
 import { ENV } from './env.js';
 import { errorChecks } from './errors-summary.js';
 import { PROGRESS_PREFIX, ruleTag, type ChecksLine, type Non2xx, type ProgressLine } from './protocol.js';
-import { newRunSeed } from '../src/auth/near-miss.js';
-import { Redactor } from '../src/record/redact.js';
 import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
-import { secretsOf } from '../src/target-file/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { Gap } from '../src/coverage.js';
 import type { ContractsOutcome, RunContext } from '../src/stages.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
 import { PLAYWRIGHT_DIR } from '../src/out-files.js';
+import { MODULE_EXT } from '../src/package.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CONFIG = join(ROOT, 'contracts', 'playwright.config.ts');
+const CONFIG = join(ROOT, 'contracts', `playwright.config${MODULE_EXT}`);
 /** Time the runner gets after the deadline to stop its workers and write its reports. */
 const GRACE_MS = 2_500;
 /** After SIGINT/SIGTERM, how long before the process group is killed outright. */
@@ -132,15 +130,14 @@ function gapReason(ctx: RunContext, end: RunnerEnd): string {
 export async function runContracts(ctx: RunContext, opts: ContractsOptions = {}): Promise<ContractsOutcome> {
   const selected = CONTRACT_RULES.filter((id) => ctx.selected(id));
   if (selected.length === 0) return { checks: [], gaps: [] };
-  const seed = ctx.seed ?? newRunSeed();
-  const redactor = new Redactor(secretsOf(ctx.target), seed);
+  const { seed, redactor } = ctx;
   const families = CONTRACT_FAMILIES.filter((f) => selected.some((id) => familyOf(id) === f));
   const checksFile = join(ctx.workDir, 'contract-checks.jsonl');
   rmSync(checksFile, { force: true });
   const htmlDir = opts.htmlReport === false ? undefined : join(ctx.outDir, PLAYWRIGHT_DIR);
 
   // Families are spec files (file filters are regular expressions on the path).
-  const args = [playwrightCli(), 'test', '-c', CONFIG, ...families.map((f) => `[/\\\\]${f}\\.spec\\.ts$`)];
+  const args = [playwrightCli(), 'test', '-c', CONFIG, ...families.map((f) => `[/\\\\]${f}\\.spec\\${MODULE_EXT}$`)];
   const grep = grepFor(selected);
   if (grep) args.push('--grep', grep);
   if (opts.maxFailures !== undefined) args.push('--max-failures', String(opts.maxFailures));

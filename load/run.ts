@@ -3,9 +3,8 @@
 // moment the run is aborted.
 import { Budget } from '../src/budget.js';
 import { Recorder } from '../src/record/recorder.js';
-import { Redactor } from '../src/record/redact.js';
 import type { ProbesOutcome, RunContext } from '../src/stages.js';
-import { secretsOf, type ResolvedHorizon } from '../src/target-file/types.js';
+import type { ResolvedHorizon } from '../src/target-file/types.js';
 import { NodeEngine } from './engine/node.js';
 import { RL_RULES } from './plan.js';
 import { runSuite, skippedChecks } from './suite.js';
@@ -23,7 +22,7 @@ export async function runProbes(
       timeline: [],
     };
   }
-  const recorder = new Recorder(new Redactor(secretsOf(ctx.target)));
+  const recorder = new Recorder(ctx.redactor);
   const budget = new Budget({
     maxRequests: ctx.target.limits.maxRequests,
     deadline: ctx.deadline,

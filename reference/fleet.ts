@@ -7,13 +7,12 @@ import type { NodeKind } from '../src/target-file/types.js';
 import { startBlockRestNode } from './nodes/block-rest.js';
 import { startChainBNode } from './nodes/chain-b.js';
 import { startHorizonNode } from './nodes/horizon.js';
-import { type ReferenceCredentials, type ReferenceOptions } from './options.js';
+import { MAX_FLEET_NODES, type ReferenceCredentials, type ReferenceOptions } from './options.js';
 import { startReference, type RunningReference } from './start.js';
 
 export type FleetCounts = Partial<Record<NodeKind, number>>;
 
-/** The most nodes of one kind a fleet reference serves (each is a server with its own port). */
-export const MAX_FLEET_NODES = 64;
+export { MAX_FLEET_NODES };
 
 const TOKEN_FIELD: Record<NodeKind, keyof ReferenceCredentials> = {
   blockRest: 'blockRestToken',

@@ -2,6 +2,9 @@
 // (CLI flags or the embedded default) and handed to each server.
 import type { Customer } from '../src/target-file/types.js';
 
+/** The most nodes of one kind a fleet reference serves (each is a server with its own port). */
+export const MAX_FLEET_NODES = 64;
+
 export interface ReferenceCredentials {
   apiKey: string;
   legacyApiKey: string;

@@ -5,8 +5,7 @@
 // Content-Security-Policy that allows no network fetches and only the page's own script (by hash)
 // makes a slip harmless as well.
 import { createHash } from 'node:crypto';
-import { faultByName } from '../reference/faults/index.js';
-import type { ResultsFile } from '../src/results.js';
+import type { FaultDetail, ResultsFile } from '../src/results.js';
 import { RULES, SECTIONS, type RuleDef } from '../src/rules/catalogue.js';
 import { curlOf, type Exchange } from '../src/record/recorder.js';
 import type { TimelineEntry } from '../src/stages.js';
@@ -475,12 +474,13 @@ function facts(ctx: ReportContext): string {
 
 /** results.reference (the embedded reference's switches) as a sentence. */
 function referenceWords(v: unknown): string {
-  const o = (v ?? {}) as { faults?: unknown; variants?: unknown };
+  const o = (v ?? {}) as { faults?: unknown; variants?: unknown; faultDetails?: unknown };
   const list = (x: unknown) => (Array.isArray(x) ? x.map(String) : []);
   const faults = list(o.faults);
   const variants = list(o.variants);
+  const details = Array.isArray(o.faultDetails) ? (o.faultDetails as FaultDetail[]) : [];
   const fault = (name: string) => {
-    const f = faultByName(name);
+    const f = details.find((d) => d?.name === name);
     return f ? `${name} (breaks ${f.rule}: ${f.description})` : name;
   };
   const parts = [
@@ -489,7 +489,9 @@ function referenceWords(v: unknown): string {
       : 'no fault switched on',
   ];
   if (variants.length) parts.push(`open-behaviour variant${variants.length === 1 ? '' : 's'}: ${variants.join(', ')}`);
-  const rest = Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'faults' && k !== 'variants'));
+  const rest = Object.fromEntries(
+    Object.entries(o).filter(([k]) => k !== 'faults' && k !== 'variants' && k !== 'faultDetails'),
+  );
   if (Object.keys(rest).length) parts.push(words(rest));
   return `the embedded reference service, ${parts.join('; ')}`;
 }

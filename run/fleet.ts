@@ -102,7 +102,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
   // are read with the first one's tls section here (each contract unit's workers use their own).
   useTls(opts.targets.find((t) => t.tls)?.tls);
   const seed = opts.seed ?? newRunSeed();
-  const redactor = new Redactor(opts.targets.flatMap(secretsOf), seed);
+  const redactor = opts.redactor ?? new Redactor(opts.targets.flatMap(secretsOf), seed);
   const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-fleet-'));
   const outDir = resolve(opts.outDir);
   const controller = new AbortController();
@@ -133,6 +133,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
       tallyFile,
       deadline: d.deadline,
       seed,
+      redactor,
       knownCauses,
       signal: controller.signal,
       // Lines of units and plans running at once say whose they are.

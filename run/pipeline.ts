@@ -14,7 +14,6 @@ import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
 import { runContracts } from '../contracts/run.js';
-import { runProbes } from '../load/run.js';
 import { clearReports, writeReports } from '../reports/write.js';
 import { historyOf } from '../src/fleet/history.js';
 import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../reports/baseline.js';
@@ -37,6 +36,8 @@ export interface RunOptions {
   seed?: number;
   /** --history: a folder of earlier runs' results; this run is added after its report is written. */
   history?: string;
+  /** The run's redactor (built by the caller for its own error lines); built here from the target and seed when absent. */
+  redactor?: Redactor;
 }
 
 export interface RunOutcome {
@@ -66,7 +67,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   const startedAt = new Date();
   useTls(opts.target.tls);
   const seed = opts.seed ?? newRunSeed();
-  const redactor = new Redactor(secretsOf(opts.target), seed);
+  const redactor = opts.redactor ?? new Redactor(secretsOf(opts.target), seed);
   const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-'));
   const budgetFile = join(workDir, 'budget.count');
   writeFileSync(budgetFile, '');
@@ -84,6 +85,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     budgetFile,
     deadline: startedAt.getTime() + opts.target.limits.maxSeconds * 1000,
     seed,
+    redactor,
     signal: controller.signal,
     progress: opts.progress ?? (() => {}),
   };
@@ -122,6 +124,8 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     } else if (horizonCause) gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
     else if (RULES.some((r) => stageOf(r.id) === 'probes' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
+        // Loaded when the probes start: the HTTP engine is not needed before the first request.
+        const { runProbes } = await import('../load/run.js');
         const outcome = await runProbes(ctx);
         checks.push(...outcome.checks);
         timeline = outcome.timeline;

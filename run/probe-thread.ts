@@ -2,15 +2,17 @@
 // fleet run; in one event loop, one plan's model work (the replay analyses between phases) would
 // hold back the timers of the others and their pacing would suffer. Each thread has its own event
 // loop; the request budget is the run's counter file, shared by every thread and process.
-// A thread has no TypeScript loader: it runs this module bundled by esbuild (which tsx already
-// brings), dependencies included.
+// A thread has no TypeScript loader: from the sources it runs this module bundled by esbuild (which
+// tsx already brings), dependencies included; the package's compiled module runs as it is.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parentPort, workerData, Worker } from 'node:worker_threads';
 import { runProbes } from '../load/run.js';
-import type { ResolvedHorizon, ResolvedTarget } from '../src/target-file/types.js';
+import { secretsOf, type ResolvedHorizon, type ResolvedTarget } from '../src/target-file/types.js';
+import { Redactor } from '../src/record/redact.js';
+import { COMPILED } from '../src/package.js';
 import type { ProbesOutcome, ProgressEvent, RunContext } from '../src/stages.js';
 
 interface ThreadInput {
@@ -22,6 +24,7 @@ interface ThreadInput {
   budgetFile: string;
   tallyFile?: string;
   deadline: number;
+  seed: number;
 }
 
 type FromThread =
@@ -84,6 +87,7 @@ async function buildThreadScript(outfile: string): Promise<string[]> {
  * that folder cannot be written).
  */
 function threadScript(): Promise<URL> {
+  if (COMPILED) return Promise.resolve(new URL(import.meta.url));
   bundled ??= (async () => {
     const outfile = join(CACHE_DIR, 'probe-thread.mjs');
     const stampsFile = join(CACHE_DIR, 'probe-thread.inputs.json');
@@ -135,6 +139,7 @@ export async function runProbesInThread(
     budgetFile: ctx.budgetFile,
     tallyFile: ctx.tallyFile,
     deadline: ctx.deadline,
+    seed: ctx.seed,
   };
   const worker = new Worker(await threadScript(), { workerData: input });
   const onAbort = () => worker.postMessage({ type: 'abort' });
@@ -176,6 +181,9 @@ async function threadMain(): Promise<void> {
     budgetFile: input.budgetFile,
     tallyFile: input.tallyFile,
     deadline: input.deadline,
+    seed: input.seed,
+    // The thread's own, from the same target and seed: the run's object cannot cross into it.
+    redactor: new Redactor(secretsOf(input.target), input.seed),
     signal: controller.signal,
     progress: (event) => port.postMessage({ type: 'progress', event } satisfies FromThread),
   };

@@ -24,7 +24,29 @@ export interface ResultsFile {
   [extra: string]: unknown;
 }
 
-export const TOOL = { name: 'chainprobe', version: '0.1.0' } as const;
+/** A fault of the embedded reference that was switched on, and the rule it breaks (results.reference.faultDetails). */
+export interface FaultDetail {
+  name: string;
+  rule: string;
+  description: string;
+}
+
+/** results.reference: the embedded reference's switches, when it was the target. */
+export interface ReferenceRecord {
+  faults: string[];
+  variants: string[];
+  faultDetails?: FaultDetail[];
+}
+
+/** The faults a run switched on, with what they break (none when the target was not the embedded reference). */
+export function faultsOf(results: ResultsFile): FaultDetail[] {
+  const ref = results.reference as Partial<ReferenceRecord> | undefined;
+  return Array.isArray(ref?.faultDetails) ? ref.faultDetails : [];
+}
+
+import { TOOL } from './tool.js';
+
+export { TOOL };
 
 /** Rolls checks up into the summary and the per-rule verdicts. Every catalogue rule appears. */
 export function buildResults(input: {

@@ -5,6 +5,7 @@ import type { CheckResult } from './verdict.js';
 import type { LimiterEstimates } from './results.js';
 import type { Exchange } from './record/recorder.js';
 import type { Gap } from './coverage.js';
+import type { Redactor } from './record/redact.js';
 
 /** What every stage gets. */
 export interface RunContext {
@@ -21,8 +22,14 @@ export interface RunContext {
   tallyFile?: string;
   /** Absolute deadline of the whole run (ms since epoch), from limits.maxSeconds. */
   deadline: number;
-  /** The run seed (near-miss credentials of the auth checks); the contracts stage draws one when absent. */
-  seed?: number;
+  /** The run seed (near-miss credentials of the auth checks). */
+  seed: number;
+  /**
+   * The run's one redactor (every secret of every target, and their near misses under `seed`).
+   * Built once per run and handed down; a thread or child process builds its own from the same
+   * target and seed, since an object does not cross.
+   */
+  redactor: Redactor;
   /** Aborted on SIGINT/SIGTERM: stop sending at once. */
   signal: AbortSignal;
   /** Progress lines for the terminal (TTY) or CI log. */

@@ -14,6 +14,7 @@ import { benchProbes } from './bench/probes.js';
 import { benchProbeCaps } from './bench/probe-caps.js';
 import { benchContracts } from './bench/contracts.js';
 import { benchScale } from './bench/scale.js';
+import { benchStartup } from './bench/startup.js';
 import { benchValidation } from './bench/validation.js';
 import { benchFleet, benchMerge } from './bench/fleet.js';
 import { runStability, stabilityLine } from './stability.js';
@@ -74,6 +75,11 @@ const SECTIONS: readonly Section[] = [
     run: (s) => benchFleet({ reps: s.quick ? 1 : 3, nodes: 10, outRoot: s.outRoot, log: s.log }),
   },
   { key: 'merge', title: 'Merge', run: (s) => benchMerge({ reps: s.quick ? 1 : 3, files: 100, outRoot: s.outRoot }) },
+  {
+    key: 'startup',
+    title: 'Start-up',
+    run: (s) => benchStartup({ reps: s.quick ? 1 : 3, tries: 5 }),
+  },
   { key: 'scale', title: 'Scale', run: (s) => benchScale({ reps: s.quick ? 1 : 3, sizes: [10_000, 100_000] }) },
   {
     key: 'stability',
@@ -105,8 +111,8 @@ export const BENCH = defineCommand({
     quick: { type: 'boolean', help: 'fewer repetitions, shorter runs, no stability section' },
     only: {
       type: 'string',
-      value: `<${SECTIONS.map((s) => s.key).join(',')}>`,
-      help: 'run only these sections, comma-separated',
+      value: '<sections>',
+      help: `run only these sections, comma-separated: ${SECTIONS.map((s) => s.key).join(', ')}`,
     },
     out: {
       type: 'string',

@@ -5,6 +5,7 @@ import { BENCH } from './bench.js';
 import { GENERATE } from './generate-flags.js';
 import { STABILITY } from './stability.js';
 import { TEST } from './run-tests.js';
+import { BUILD } from './build.js';
 
 export type { CommandEntry };
 
@@ -15,4 +16,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { script: 'tools/generate-types.ts', def: GENERATE },
   { script: 'tools/run-tests.ts', def: TEST },
   { script: 'tools/stability.ts', def: STABILITY },
+  { script: 'tools/build.ts', def: BUILD },
 ];

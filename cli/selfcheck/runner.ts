@@ -3,15 +3,19 @@
 // apart, and each gets its own process group so a timeout or Ctrl-C ends all it started.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redactor } from '../../src/record/redact.js';
+import { COMPILED, MODULE_EXT, PACKAGE_ROOT } from '../../src/package.js';
 import { defaultOptions } from '../../reference/options.js';
 import type { ResultsFile } from '../../src/results.js';
 import type { RunFacts } from './classify.js';
 
-/** The package's own folder: each variant runs chainprobe from there. */
-const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** Each variant runs chainprobe's start module as it is here: the sources under tsx, or the package's compiled one. */
+const START_ARGS = [
+  ...(COMPILED ? [] : ['--import', 'tsx']),
+  fileURLToPath(new URL(`../start${MODULE_EXT}`, import.meta.url)),
+];
 
 /** The embedded reference's credentials: nothing a run prints may show them. */
 const redactor = new Redactor(Object.values(defaultOptions().credentials));
@@ -55,7 +59,7 @@ export function runVariant(spec: RunSpec): Promise<RunFacts> {
   rmSync(spec.outDir, { recursive: true, force: true });
   const started = performance.now();
   return new Promise((resolveP) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/start.ts', ...spec.args], {
+    const child = spawn(process.execPath, [...START_ARGS, ...spec.args], {
       cwd: PACKAGE_ROOT,
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -3,12 +3,14 @@
 // per node, each seeing a target with just that node. Every check of a node unit belongs to that
 // node, so attribution is exact. Which rules a node kind serves comes from the target schema's
 // x-rules (the one place that says it).
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { RULES } from '../rules/catalogue.js';
+import { packagePath } from '../package.js';
 import { NODE_KINDS, nodesOf, type NodeKind, type ResolvedTarget } from '../target-file/types.js';
 
-const require = createRequire(import.meta.url);
-const targetSchema = require('../../schemas/target.schema.json') as { $defs: Record<string, { 'x-rules'?: string[] }> };
+const targetSchema = JSON.parse(readFileSync(packagePath('schemas', 'target.schema.json'), 'utf8')) as {
+  $defs: Record<string, { 'x-rules'?: string[] }>;
+};
 
 /** Sections the node units check; the probes (RL) run per horizon token, outside the units. */
 const NODE_SECTIONS = new Set(['NAUTH', 'NODE']);

@@ -2,14 +2,16 @@
 // ajv 2020-12 instance, together with a strict view of each (generated here, never kept by hand)
 // that lists the fields a record carries beyond the documented ones (RES-02).
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createAjv, type ErrorObject, type ValidateFunction } from './ajv.js';
 import { describeValue, dottedPath, pointerSegments } from './paths.js';
 import { isSchemaNode, mapSchema, type SchemaNode } from './walk.js';
+import { packagePath } from '../package.js';
 
 export const SCHEMA_BASE = 'https://chainprobe.dev/schemas/';
 /** The strict view lives under its own base, so relative $refs inside it stay strict. */
 export const STRICT_BASE = 'https://chainprobe.dev/schemas/strict/';
-const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
+const SCHEMA_DIR = packagePath('schemas');
 
 /** Schema names: a file of schemas/ without `.schema.json`, or a `$defs` entry of one. */
 export const SCHEMA = {
@@ -132,7 +134,7 @@ function load(): Loaded {
   for (const file of readdirSync(SCHEMA_DIR)
     .filter((f) => f.endsWith('.schema.json'))
     .sort()) {
-    const schema = JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as Json;
+    const schema = JSON.parse(readFileSync(join(SCHEMA_DIR, file), 'utf8')) as Json;
     const expectedId = SCHEMA_BASE + file;
     if (schema.$id !== expectedId) throw new Error(`schemas/${file}: $id must be ${expectedId}`);
     byId.set(expectedId, schema);

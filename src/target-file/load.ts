@@ -2,23 +2,18 @@
 // Every problem becomes one line "<json path>: <what is wrong>"; secret values never appear.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { createRequire } from 'node:module';
 import { createAjv, type ErrorObject, type ValidateFunction } from '../schemas/ajv.js';
 import { dottedPath, pointerSegments } from '../schemas/paths.js';
 import { didYouMean, nearest } from '../suggest.js';
 import type { TargetFile } from '../types/generated/target.js';
 import { DEFAULT_HOURLY_LIMIT, NODE_KINDS, type NodeKind, type ResolvedTarget } from './types.js';
 import { checkTlsSettings } from '../tls/trust.js';
+import { packagePath } from '../package.js';
+import { TargetError } from './error.js';
 
-const require = createRequire(import.meta.url);
-const targetSchema = require('../../schemas/target.schema.json') as object;
+const targetSchema = JSON.parse(readFileSync(packagePath('schemas', 'target.schema.json'), 'utf8')) as object;
 
-export class TargetError extends Error {
-  constructor(readonly problems: string[]) {
-    super(problems.join('\n'));
-    this.name = 'TargetError';
-  }
-}
+export { TargetError };
 
 type Env = Record<string, string | undefined>;
 

@@ -1,7 +1,7 @@
 // --ca and --insecure on top of the target's tls section: the flags add CA files (relative to the
 // directory npm was run from) and can switch verification off; the same checks as the file's.
 import { checkTlsSettings } from '../tls/trust.js';
-import { TargetError } from './load.js';
+import { TargetError } from './error.js';
 import type { ResolvedTarget } from './types.js';
 
 export function withTlsFlags(

@@ -11,7 +11,9 @@ import { runContracts, type ContractsOptions } from '../../contracts/run.js';
 import type { ContractsOutcome, ProgressEvent, RunContext } from '../../src/stages.js';
 import { parseSelectors } from '../../src/select.js';
 import { cover } from '../../src/coverage.js';
-import { resolveTarget } from '../../src/target-file/load.js';
+import { resolveTarget, secretsOf } from '../../src/target-file/load.js';
+import { newRunSeed } from '../../src/auth/near-miss.js';
+import { Redactor } from '../../src/record/redact.js';
 import type { ResolvedTarget } from '../../src/target-file/types.js';
 
 export interface HarnessRun extends ContractsOutcome {
@@ -50,6 +52,7 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
     const controller = new AbortController();
     const timer = o.abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), o.abortAfterMs);
     const progress: ProgressEvent[] = [];
+    const seed = o.seed ?? newRunSeed();
     const ctx: RunContext = {
       target,
       selected: parseSelectors(o.only).rule,
@@ -59,7 +62,8 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
       deadline: Date.now() + target.limits.maxSeconds * 1000,
       signal: controller.signal,
       progress: (e) => progress.push(e),
-      seed: o.seed,
+      seed,
+      redactor: new Redactor(secretsOf(target), seed),
     };
     const t0 = performance.now();
     const stage = await runContracts(ctx, { htmlReport: false, ...o.contracts });

@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { resolveTarget } from '../../src/target-file/load.js';
 import { nodesOf } from '../../src/target-file/types.js';
@@ -29,6 +29,11 @@ test(
       });
       assert.deepEqual(JSON.parse(first), { ready: true, target: file });
       const raw = JSON.parse(readFileSync(file, 'utf8'));
+      // An editor resolves "$schema" relative to the file: it names the target schema from there.
+      assert.equal(
+        realpathSync(resolve(dirname(file), raw.$schema)),
+        realpathSync(join(ROOT, 'schemas/target.schema.json')),
+      );
       assert.ok(Array.isArray(raw.nodes.horizon) && raw.nodes.horizon.length === 3);
       assert.ok(Array.isArray(raw.nodes.blockRest) && raw.nodes.blockRest.length === 2);
       assert.ok(!Array.isArray(raw.nodes.chainB), 'a kind without a count stays one object');

@@ -10,7 +10,8 @@ import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { runProbes } from '../../load/run.js';
 import type { ProgressEvent } from '../../src/stages.js';
 import type { ProbesOutcome, RunContext } from '../../src/stages.js';
-import type { ResolvedHorizon, ResolvedTarget } from '../../src/target-file/types.js';
+import { secretsOf, type ResolvedHorizon, type ResolvedTarget } from '../../src/target-file/types.js';
+import { Redactor } from '../../src/record/redact.js';
 
 export interface ProbeRun {
   outcome: ProbesOutcome;
@@ -91,6 +92,8 @@ export async function probeHorizon(
     deadline: Date.now() + target.limits.maxSeconds * 1000,
     signal: controller.signal,
     progress: (e) => void progress.push(e),
+    seed: 1,
+    redactor: new Redactor(secretsOf(target), 1),
   };
   const t0 = performance.now();
   try {

@@ -20,6 +20,7 @@ import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { runProbes } from '../../load/run.js';
 import { defaultOptions } from '../../reference/options.js';
 import type { RunContext } from '../../src/stages.js';
+import { Redactor } from '../../src/record/redact.js';
 
 const TOKEN = defaultOptions().credentials.horizonToken;
 
@@ -241,6 +242,8 @@ test('a node that does not answer, or refuses the token: one request, then every
       deadline: Date.now() + 30_000,
       signal: new AbortController().signal,
       progress: () => undefined,
+      seed: 1,
+      redactor: new Redactor([token], 1),
     }) as unknown as RunContext;
   const down = await runProbes(ctxFor('http://127.0.0.1:1', 'whatever-token-123'));
   assert.equal(down.timeline.length, 1);

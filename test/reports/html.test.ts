@@ -9,6 +9,7 @@ import { writeReports } from '../../reports/write.js';
 import { diffBaseline } from '../../reports/baseline.js';
 import { RULES } from '../../src/rules/catalogue.js';
 import { humanTime } from '../../reports/words.js';
+import { faultByName } from '../../reference/faults/index.js';
 import { syntheticResults, syntheticTimeline, XSS_BODY, XSS_MESSAGE } from './fixture.js';
 
 const files = { results: 'results.json', junit: 'junit.xml', timeline: 'timeline.json' };
@@ -217,7 +218,14 @@ test('one headline verdict first: FAIL naming the failing rules, COULD NOT TEST 
 });
 
 test('rules and checks are counted in separate labelled places; times read as dates; no raw JSON in the header', () => {
-  const results = syntheticResults({ extra: { reference: { faults: ['event-wrong-id', 'rl-cap-25'], variants: [] } } });
+  // As the run writes it (cli/start.ts): each fault with the rule it breaks, from the reference's catalogue.
+  const faults = ['event-wrong-id', 'rl-cap-25'];
+  const faultDetails = faults.map((name) => ({
+    name,
+    rule: faultByName(name)!.rule,
+    description: faultByName(name)!.description,
+  }));
+  const results = syntheticResults({ extra: { reference: { faults, variants: [], faultDetails } } });
   const header = headerOf(render({ results }));
   const tally = (what: string) => header.slice(header.indexOf(`data-tally="${what}"`)).split('</div>')[0]!;
   has(tally('rules'), /<h2>Rules<\/h2>/);

@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../tools/commands.js';
+import { helpText } from '../../cli/args.js';
 import { TOOL } from '../../src/results.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,10 +31,17 @@ for (const { script, def } of COMMANDS) {
       help: { help: 'print this help and exit' },
       version: { help: "print chainprobe's version and exit" },
     })) {
-      const at = lines.findIndex((l) => new RegExp(`^\\s+(-\\w, )?--${name}\\b`).test(l));
+      // A flag's line: two spaces, then `-h, ` or four spaces (a wrapped line of help may start with a --flag).
+      const at = lines.findIndex((l) => new RegExp(`^ {2}(-\\w, | {4})--${name}\\b`).test(l));
       assert.ok(at >= 0, `--${name} listed`);
-      // The help text follows on the same line, or on the next one when the flag is long.
-      assert.ok(`${lines[at]} ${lines[at + 1]}`.includes(flag.help), `--${name}'s help shown`);
+      // The help text follows on the same line or the next, wrapped over the lines up to the next flag.
+      const end = lines.findIndex((l, i) => i > at && (!l.trim() || /^ {2}(-\w, | {4})--\w/.test(l)));
+      const text = lines.slice(at, end).join(' ').replace(/\s+/g, ' ');
+      assert.ok(text.includes(flag.help), `--${name}'s help shown`);
+      assert.ok(
+        lines.every((l) => l.length <= 80),
+        'help wraps to 80 columns when not a terminal',
+      );
     }
   });
 
@@ -58,6 +66,12 @@ test('package.json runs exactly the commands the list knows (a new script gets -
   // tsc and prettier answer --help themselves.
   const user = Object.entries(pkg.scripts).filter(([name]) => name !== 'typecheck' && name !== 'format');
   for (const [name, cmd] of user) {
+    // A script may only run another (prepack: npm run build), which is checked itself.
+    const other = /^npm run (\S+)$/.exec(cmd)?.[1];
+    if (other) {
+      assert.ok(pkg.scripts[other], `npm run ${name} runs npm run ${other}, which exists`);
+      continue;
+    }
     const script = /tsx ((?:cli|tools)\/\S+\.ts)/.exec(cmd)?.[1];
     assert.ok(script && COMMANDS.some((c) => c.script === script), `npm run ${name} (${cmd}) is in tools/commands.ts`);
   }
@@ -74,4 +88,32 @@ test('output piped into a reader that stops early (| head) ends the command quie
   const code = await new Promise<number | null>((r) => child.on('close', r));
   assert.equal(stderr, '');
   assert.equal(code, 0);
+});
+
+test("each flag's help says each thing once: what the table adds ([repeatable], [default ...]) is not in its text", () => {
+  const twice: string[] = [];
+  for (const { def } of COMMANDS)
+    for (const [name, flag] of Object.entries(def.flags)) {
+      if (flag.multiple && /\brepeat/i.test(flag.help)) twice.push(`${def.prefix} --${name}: repeatable`);
+      if (flag.default !== undefined && /\bdefault\b/i.test(flag.help)) twice.push(`${def.prefix} --${name}: default`);
+    }
+  assert.deepEqual(twice, []);
+});
+
+test('help wraps to the width it is given; a wrapped example still pastes as the same command', () => {
+  for (const { def } of COMMANDS) {
+    for (const width of [60, 120]) {
+      const lines = helpText(def, width).split('\n');
+      assert.deepEqual(
+        lines.filter((l) => l.length > width && !/^ {2}(-\w, | {4})--/.test(l)),
+        [],
+        `${def.prefix} at ${width} columns`,
+      );
+      const at = lines.indexOf('Examples:');
+      if (at < 0) continue;
+      const block = lines.slice(at + 1, lines.indexOf('', at)).join('\n');
+      const examples = block.split(/(?<! \\)\n/).map((e) => e.replace(/ \\\n\s+/g, ' ').trim());
+      assert.deepEqual(examples, def.examples, `${def.prefix}: examples at ${width} columns`);
+    }
+  }
 });

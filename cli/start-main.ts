@@ -1,0 +1,250 @@
+// What `npm start` (the bin's `chainprobe`) does once its flags are read (cli/start-flags.ts): checks
+// the flags together, loads the targets, starts the embedded reference when there is none, runs,
+// and prints the closing lines. Loaded only after the command line is known good, so --help and
+// --version never load a run.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadTargetFile, resolveTarget, secretsOf, TargetError } from '../src/target-file/load.js';
+import { withTlsFlags } from '../src/target-file/tls-flags.js';
+import { groupLine, type CauseGroup } from '../src/net/causes.js';
+import { countLines, failingRules } from '../src/run-summary.js';
+import type { ResolvedTarget } from '../src/target-file/types.js';
+import { parseSelectors, type Selection } from '../src/select.js';
+import { isFleet } from '../src/fleet/units.js';
+import { faultsOf, type ResultsFile } from '../src/results.js';
+import { Redactor } from '../src/record/redact.js';
+import { newRunSeed } from '../src/auth/near-miss.js';
+import { UsageError } from './fatal.js';
+import type { FlagValues } from './args.js';
+import { prepareOutDir } from './outdir.js';
+import { createProgress } from '../run/progress.js';
+import type { RunningReference } from '../reference/start.js';
+import { NODE_KINDS, START, type NodeKind } from './start-flags.js';
+
+/** Errors that escape the run are printed through the target's redactor once it is known. */
+export let redactLine = (s: string): string => s;
+
+type Cli = FlagValues<typeof START.flags>;
+
+/** Whether a flag was given: a repeatable flag counts when it has a value (so --target can become repeatable). */
+const given = (v: unknown): boolean => (Array.isArray(v) ? v.length > 0 : v !== undefined && v !== false);
+
+/** Rules between flags the table cannot express. */
+function checkCombinations(v: Cli): void {
+  if (given(v.node) && given(v.target)) throw new UsageError('--node and --target exclude each other');
+  if (given(v.node) && (!given(v.endpoint) || !given(v['token-env'])))
+    throw new UsageError('--node needs --endpoint <url> and --token-env <VARIABLE>');
+  const withNode: [keyof Cli, NodeKind[]][] = [
+    ['endpoint', ['horizon', 'blockRest', 'chainB']],
+    ['token-env', ['horizon', 'blockRest', 'chainB']],
+    ['websocket-url', ['chainB']],
+    ['grpc-address', ['chainB']],
+    ['grpc-insecure', ['chainB']],
+  ];
+  for (const [flag, kinds] of withNode) {
+    if (!given(v[flag])) continue;
+    if (!v.node) throw new UsageError(`--${flag} goes with --node ${kinds.join('|')}`);
+    if (!kinds.includes(v.node as NodeKind))
+      throw new UsageError(`--${flag} goes with --node ${kinds.join('|')}, not --node ${v.node}`);
+  }
+  for (const flag of ['customer', 'hourly-limit'] as const) {
+    if (!given(v[flag])) continue;
+    if (v.node && v.node !== 'horizon')
+      throw new UsageError(`--${flag} goes with --node horizon, not --node ${v.node}`);
+    if (given(v.target))
+      throw new UsageError(`--${flag}: a target file states the plan in nodes.horizon (customer, hourlyLimit)`);
+  }
+  const tokenEnv = v['token-env'];
+  // A token pasted where the variable's name belongs must not be echoed back in an error line.
+  if (
+    tokenEnv !== undefined &&
+    (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv) ||
+      (process.env[tokenEnv] === undefined && !/^[A-Z_][A-Z0-9_]{0,63}$/.test(tokenEnv)))
+  ) {
+    throw new UsageError(
+      '--token-env: expects the name of an environment variable holding the token (such as NODE_TOKEN); ' +
+        'what was given is not one, and is not shown in case it is the token itself',
+    );
+  }
+  if (v.history !== undefined && existsSync(v.history) && !statSync(v.history).isDirectory())
+    throw new UsageError(`--history ${v.history}: a file, not a folder`);
+  if ((given(v.fault) || given(v.variant)) && (given(v.target) || given(v.node)))
+    throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
+  if (v['fail-on-drift'] && !given(v.baseline)) throw new UsageError('--fail-on-drift needs --baseline <results.json>');
+}
+
+/** The ad hoc node target: built in memory, the token read from the environment. */
+function nodeTarget(cli: Cli): ResolvedTarget {
+  const node: Record<string, unknown> = { endpoint: cli.endpoint, token: `\${${cli['token-env']}}` };
+  if (cli.customer) node.customer = cli.customer;
+  if (cli['hourly-limit'] !== undefined) node.hourlyLimit = cli['hourly-limit'];
+  if (cli['websocket-url'] !== undefined) node.websocketUrl = cli['websocket-url'];
+  if (cli['grpc-address'] !== undefined) node.grpcAddress = cli['grpc-address'];
+  if (cli['grpc-insecure']) node.grpcTls = false;
+  try {
+    return resolveTarget({ name: `node ${cli.node}`, nodes: { [cli.node!]: node } }, process.env, `node ${cli.node}`);
+  } catch (e) {
+    // The problems are worded for a target file; here each field came from a flag.
+    if (e instanceof TargetError) throw new TargetError(e.problems.map((line) => flagWording(line, cli.node!)));
+    throw e;
+  }
+}
+
+/** "nodes.chainB.grpcAddress: must match ..." -> "--grpc-address: must match ...". */
+function flagWording(line: string, node: string): string {
+  const byField: Record<string, string> = {
+    endpoint: '--endpoint',
+    token: '--token-env',
+    customer: '--customer',
+    hourlyLimit: '--hourly-limit',
+    websocketUrl: '--websocket-url',
+    grpcAddress: '--grpc-address',
+    grpcTls: '--grpc-insecure',
+  };
+  const m = new RegExp(`^nodes\\.${node}\\.(\\w+): (.*)$`).exec(line);
+  const flag = m && byField[m[1]!];
+  return flag ? `${flag}: ${m[2]}` : line;
+}
+
+/** Every --target file; deployments are told apart by name, so two with one name stop the run. */
+function loadTargets(paths: string[]): ResolvedTarget[] {
+  const targets = paths.map((p) => loadTargetFile(p));
+  targets.forEach((t, i) => {
+    const j = targets.findIndex((o) => o.name === t.name);
+    if (j < i)
+      throw new UsageError(
+        `--target ${paths[i]}: the same target name as ${paths[j]} ("name" tells deployments apart in the report; give each its own)`,
+      );
+  });
+  return targets;
+}
+
+function loadBaseline(path: string): ResultsFile {
+  try {
+    const r = JSON.parse(readFileSync(path, 'utf8')) as ResultsFile;
+    if (!r || typeof r !== 'object' || !Array.isArray(r.checks)) throw new Error('not a chainprobe results.json');
+    return r;
+  } catch (e) {
+    throw new UsageError(
+      `--baseline ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (e as Error).message.split('\n')[0]}`,
+    );
+  }
+}
+
+function printSummary(results: ResultsFile, outDir: string, baselineLines: string[]): void {
+  const out = process.stdout;
+  out.write(`\nchainprobe ${results.tool.version} - target "${results.target}"\n`);
+  // Causes first: one line per host that could not be reached, instead of one per check.
+  for (const g of (results.causes as CauseGroup[] | undefined) ?? []) out.write(`  ${groupLine(g)}\n`);
+  if ((results.tls as { insecure?: boolean } | undefined)?.insecure)
+    out.write('  TLS verification OFF (--insecure): certificates were not checked\n');
+  // A run against a broken reference says so here, not only in the report.
+  for (const f of faultsOf(results)) out.write(`  fault ${f.name} switched on: breaks ${f.rule} (${f.description})\n`);
+  for (const line of countLines(results)) out.write(`  ${line}\n`);
+  for (const { rule, verdict, check } of failingRules(results))
+    out.write(`  ${verdict.toUpperCase().padEnd(5)} ${rule.padEnd(8)} ${check.message}\n`);
+  if (baselineLines.length) {
+    out.write('  baseline:\n');
+    for (const l of baselineLines) out.write(`    ${l}\n`);
+  }
+  out.write(`  report: ${resolve(outDir, 'index.html')}\n`);
+}
+
+/** Drift kinds --fail-on-drift fails on: the target now behaves differently where the description is open. */
+const OBSERVATION_DRIFT = new Set(['observation-changed', 'observation-new', 'observation-vanished']);
+
+/** The run, once the command line is read (cli/start.ts); returns the exit status. */
+export async function main(cli: Cli): Promise<number> {
+  checkCombinations(cli);
+  const selection: Selection = parseSelectors(cli.only ?? (cli.node ? NODE_KINDS[cli.node as NodeKind] : undefined));
+  const baseline = cli.baseline ? loadBaseline(cli.baseline) : undefined;
+
+  // First, before the first request and before the target's schema is compiled: a report that
+  // cannot be written must not cost a node's quota, nor keep the user waiting to learn it.
+  prepareOutDir(cli.out);
+  let targets: ResolvedTarget[] = [];
+  if (cli.node) targets = [nodeTarget(cli)];
+  else if (cli.target.length) targets = loadTargets(cli.target);
+
+  // The run's heavy modules load only once the command line and the target are known good, and
+  // only those this run uses (the embedded reference when there is no target, one runner).
+  let reference: RunningReference | undefined;
+  const extra: Record<string, unknown> = {};
+  if (!targets.length) {
+    const [{ startReference }, { faultByName }] = await Promise.all([
+      import('../reference/start.js'),
+      import('../reference/faults/index.js'),
+    ]);
+    const customer = cli.customer as 'dedicated' | 'shared' | undefined;
+    try {
+      reference = await startReference({
+        ...(customer && { customer, hourlyLimit: customer === 'shared' ? 2000 : 3600 }),
+        ...(cli['hourly-limit'] !== undefined && { hourlyLimit: cli['hourly-limit'] }),
+        ...(cli.fault.length && { faults: new Set(cli.fault) }),
+        ...(cli.variant.length && { variants: new Set(cli.variant) }),
+      });
+    } catch (e) {
+      throw new UsageError(`embedded reference service could not start: ${(e as Error).message.split('\n')[0]}`);
+    }
+    targets = [resolveTarget(reference.target, {}, 'reference')];
+    // What each fault breaks travels in the results: the reports name it without the reference's catalogue.
+    const faultDetails = cli.fault.flatMap((name) => {
+      const f = faultByName(name);
+      return f ? [{ name, rule: f.rule, description: f.description }] : [];
+    });
+    extra.reference = { faults: cli.fault, variants: cli.variant, ...(faultDetails.length && { faultDetails }) };
+  }
+
+  targets = targets.map((t) => withTlsFlags(t, cli.ca ?? [], cli.insecure ?? false));
+  const seed = cli.seed !== undefined ? Number(cli.seed) % 2 ** 31 : newRunSeed();
+  const redactor = new Redactor(targets.flatMap(secretsOf), seed);
+  redactLine = (s) => redactor.text(s);
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = () => {
+    signals++;
+    controller.abort();
+    process.stderr.write('\nchainprobe: interrupted; writing partial reports\n');
+    // Whatever happens, leave within 2 seconds of the first signal.
+    setTimeout(() => process.exit(130), signals > 1 ? 100 : 1800).unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const progress = createProgress(process.stderr);
+  try {
+    const common = {
+      selection,
+      outDir: cli.out,
+      baseline,
+      progress,
+      signal: controller.signal,
+      extra,
+      seed,
+      redactor,
+      history: cli.history,
+    };
+    const outcome = isFleet(targets)
+      ? await (await import('../run/fleet.js')).runFleet({ ...common, targets })
+      : await (await import('../run/pipeline.js')).runChainprobe({ ...common, target: targets[0]! });
+    progress.end();
+    const baselineLines = outcome.baseline
+      ? (await import('../reports/baseline.js')).summarizeBaseline(outcome.baseline).map((l) => redactor.text(l))
+      : [];
+    printSummary(outcome.results, cli.out, baselineLines);
+    if (cli['summary-md']) {
+      const { writeSummaryMd } = await import('../reports/summary-md.js');
+      writeSummaryMd(outcome.results, cli['summary-md'], cli.out);
+    }
+    if (outcome.interrupted) return 130;
+    const drifted = cli['fail-on-drift']
+      ? (outcome.baseline?.items ?? []).filter((i) => OBSERVATION_DRIFT.has(i.kind)).length
+      : 0;
+    if (drifted)
+      process.stdout.write(
+        `  --fail-on-drift: ${drifted} observation${drifted === 1 ? '' : 's'} changed since the baseline\n`,
+      );
+    return drifted ? 1 : outcome.exitCode;
+  } finally {
+    await reference?.close();
+  }
+}

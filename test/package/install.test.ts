@@ -1,0 +1,163 @@
+// The package as a user gets it: `npm pack` of a clean checkout (only the files git knows, so
+// nothing built or written locally leaks in), installed with npm into an empty folder and
+// globally, and run there: a clean run passes, a run with a fault fails and its Markdown summary
+// names the broken rule. The tarball holds compiled JavaScript, schemas and docs, nothing else.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { cleanCheckout, ROOT, userEnv } from '../support/checkout.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
+
+function sh(cmd: string, args: string[], cwd: string, timeout = 180_000): SpawnSyncReturns<string> {
+  return spawnSync(cmd, args, { cwd, env: userEnv(), encoding: 'utf8', timeout });
+}
+
+const ok = (r: SpawnSyncReturns<string>, what: string) =>
+  assert.equal(r.status, 0, `${what}: exit ${r.status}\n${r.stdout}\n${r.stderr}`);
+
+test(
+  'npm pack, npm install <tarball>, chainprobe: a clean run passes, a fault fails with the rule named',
+  { timeout: 600_000 },
+  async (t) => {
+    const work = mkdtempSync(join(tmpdir(), 'chainprobe-package-'));
+    t.after(() => rmSync(work, { recursive: true, force: true }));
+    const checkout = join(work, 'checkout');
+    if (!cleanCheckout(checkout)) {
+      t.skip('not a git checkout: the package test packs the files git knows');
+      return;
+    }
+
+    const packed = sh('npm', ['pack', '--json', '--pack-destination', work], checkout);
+    ok(packed, 'npm pack');
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as {
+      filename: string;
+      size: number;
+      entryCount: number;
+      files: { path: string }[];
+    }[];
+    const tarball = join(work, info!.filename);
+    t.diagnostic(`tarball: ${info!.size} bytes packed, ${info!.entryCount} files`);
+
+    await t.test('the tarball holds compiled code, schemas and docs, and nothing else', () => {
+      const paths = info!.files.map((f) => f.path);
+      const stray = paths.filter(
+        (p) => !/^(dist|schemas|docs)\//.test(p) && !['package.json', 'README.md', 'LICENSE'].includes(p),
+      );
+      assert.deepEqual(stray, [], 'files outside dist/, schemas/, docs/');
+      assert.deepEqual(
+        paths.filter((p) => p.endsWith('.ts')),
+        [],
+        'TypeScript in the package',
+      );
+      for (const p of [
+        'dist/cli/main.js',
+        'dist/contracts/playwright.config.js',
+        'dist/contracts/reporter.js',
+        'dist/contracts/nft.spec.js',
+        'dist/run/probe-thread.js',
+        'dist/reference/start.js',
+        'dist/load/k6/rate-limits.js',
+        'schemas/target.schema.json',
+        'docs/rules.md',
+      ])
+        assert.ok(paths.includes(p), `${p} in the package`);
+      assert.ok(!('tsx' in pkg.dependencies), 'tsx is a development dependency only');
+    });
+
+    const app = join(work, 'app');
+    mkdirSync(app);
+    ok(sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app), 'npm install <tarball>');
+    const bin = join(app, 'node_modules', '.bin', 'chainprobe');
+
+    await t.test('chainprobe --version and a command that is not one', () => {
+      const v = sh(bin, ['--version'], app);
+      ok(v, 'chainprobe --version');
+      assert.equal(v.stdout, `chainprobe ${pkg.version}\n`);
+      // Help speaks of the bin's commands, wrapped to 80 columns (not a terminal here).
+      const help = sh(bin, ['--help'], app);
+      ok(help, 'chainprobe --help');
+      assert.match(help.stdout, /^Usage: chainprobe \[options\]$/m);
+      assert.match(help.stdout, /^ {2}chainprobe reference$/m);
+      assert.ok(!/npm (start|run)/.test(help.stdout), 'no npm script named in the installed help');
+      assert.ok(help.stdout.split('\n').every((l) => l.length <= 80));
+      const merge = sh(bin, ['merge', '--help'], app);
+      ok(merge, 'chainprobe merge --help');
+      assert.match(merge.stdout, /^Usage: chainprobe merge \[options\]/);
+      const bad = sh(bin, ['refrence'], app);
+      assert.equal(bad.status, 2);
+      assert.match(bad.stderr, /^chainprobe: refrence: unknown command \(did you mean reference\?\);/);
+    });
+
+    await t.test(
+      'chainprobe --only contracts: exit 0, reports in ./chainprobe-report, none inside node_modules',
+      () => {
+        const r = sh(bin, ['--only', 'contracts'], app);
+        ok(r, 'chainprobe --only contracts');
+        const results = JSON.parse(readFileSync(join(app, 'chainprobe-report', 'results.json'), 'utf8')) as {
+          summary: Record<string, number>;
+        };
+        assert.equal(results.summary.fail, 0);
+        assert.equal(results.summary.error, 0);
+        assert.ok(results.summary.pass! > 0);
+        assert.match(r.stdout, /^ {2}\d+ rules: \d+ pass, 0 fail, \d+ observed, \d+ skipped, 0 error$/m);
+        assert.match(r.stdout, /^ {2}\d+ checks: \d+ pass, 0 fail, \d+ observed, \d+ skipped, 0 error$/m);
+        assert.ok(!existsSync(join(app, 'node_modules', 'chainprobe', 'chainprobe-report')));
+        assert.ok(!existsSync(join(app, 'node_modules', 'chainprobe', 'reports')));
+      },
+    );
+
+    await t.test('with an NFT fault: exit 1, the terminal and the Markdown summary name the failing rule', () => {
+      const r = sh(
+        bin,
+        ['--only', 'NFT-02', '--fault', 'event-wrong-id', '--summary-md', 'summary.md', '--out', 'faulty'],
+        app,
+      );
+      assert.equal(r.status, 1, `${r.stdout}\n${r.stderr}`);
+      assert.match(r.stdout, /^ {2}fault event-wrong-id switched on: breaks NFT-02 /m);
+      assert.match(r.stdout, /^ {2}FAIL {2}NFT-02 /m);
+      const md = readFileSync(join(app, 'summary.md'), 'utf8');
+      assert.match(md, /^## ❌ chainprobe: FAIL/m);
+      assert.match(md, /^- \*\*NFT-02\*\* \(fail\)/m);
+      assert.match(md, /curl /);
+    });
+
+    await t.test('chainprobe k6-bundle writes the shipped k6 entry script; export says it is not there yet', () => {
+      const r = sh(bin, ['k6-bundle'], app);
+      ok(r, 'chainprobe k6-bundle');
+      assert.ok(readFileSync(join(app, 'chainprobe-k6', 'rate-limits.js'), 'utf8').includes('handleSummary'));
+      const e = sh(bin, ['export'], app);
+      assert.equal(e.status, 2);
+      assert.equal(e.stderr, 'chainprobe export: not available in this version of chainprobe\n');
+    });
+
+    await t.test("a copied example target file's $schema resolves to the installed schema", () => {
+      const example = JSON.parse(readFileSync(join(ROOT, 'examples', 'targets', 'staging.json'), 'utf8')) as {
+        $schema: string;
+      };
+      writeFileSync(join(app, 'staging.json'), JSON.stringify(example));
+      assert.ok(existsSync(resolve(app, example.$schema)), example.$schema);
+    });
+
+    await t.test('installed globally: the chainprobe command answers', () => {
+      const prefix = join(work, 'global');
+      ok(
+        sh(
+          'npm',
+          ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball],
+          work,
+        ),
+        'npm install --global',
+      );
+      const v = sh(join(prefix, 'bin', 'chainprobe'), ['--version'], work);
+      ok(v, 'global chainprobe --version');
+      assert.equal(v.stdout, `chainprobe ${pkg.version}\n`);
+    });
+  },
+);
