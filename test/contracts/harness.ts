@@ -31,8 +31,8 @@ export interface HarnessOptions {
   /** Edits the resolved target before the run (drop sections, shrink limits). */
   edit?: (t: ResolvedTarget) => ResolvedTarget;
   contracts?: ContractsOptions;
-  /** Aborts the run after this many ms. */
-  abortAfterMs?: number;
+  /** Aborts the run at the first progress event this returns true for (a point of the run, not of the clock). */
+  abortWhen?: (e: ProgressEvent) => boolean;
   /** The run seed (near-miss credentials); the contracts stage draws one when absent. */
   seed?: number;
   /** Looks at the output folder (reports) before it is removed. */
@@ -48,7 +48,6 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
     const budgetFile = join(workDir, 'budget.count');
     writeFileSync(budgetFile, '');
     const controller = new AbortController();
-    const timer = o.abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), o.abortAfterMs);
     const progress: ProgressEvent[] = [];
     const ctx: RunContext = {
       target,
@@ -58,7 +57,10 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
       budgetFile,
       deadline: Date.now() + target.limits.maxSeconds * 1000,
       signal: controller.signal,
-      progress: (e) => progress.push(e),
+      progress: (e) => {
+        progress.push(e);
+        if (!controller.signal.aborted && o.abortWhen?.(e)) controller.abort();
+      },
       seed: o.seed,
     };
     const t0 = performance.now();
@@ -66,7 +68,6 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
     const wallMs = performance.now() - t0;
     // As the run does after its stages: the rules the stage left without a check get their reason.
     const outcome = { ...stage, checks: [...stage.checks, ...cover(ctx.selected, stage.checks, stage.gaps)] };
-    clearTimeout(timer);
     o.inspect?.(ctx.outDir);
     return {
       ...outcome,

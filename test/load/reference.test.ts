@@ -20,6 +20,7 @@ import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { runProbes } from '../../load/run.js';
 import { defaultOptions } from '../../reference/options.js';
 import type { RunContext } from '../../src/stages.js';
+import { closedPort } from '../support/ports.js';
 
 const TOKEN = defaultOptions().credentials.horizonToken;
 
@@ -202,8 +203,20 @@ test('a request budget too small for the drain: its rules get error "budget", th
 });
 
 test('an abort stops sending at once: no request after the signal, unfinished checks are "interrupted"', async () => {
-  const r = await probeReference({}, { abortAfterMs: 1500, selected: (id) => ['RL-04', 'RL-10'].includes(id) });
-  assert.equal(r.served, r.servedAtAbort, 'requests reached the node after the abort');
+  // Aborted once the probes have sent a few requests; the node counts no more than they had sent
+  // (those in flight may still arrive, or be cut off), however late the abort lands.
+  const r = await probeReference(
+    {},
+    {
+      abortWhen: (e) => e.stage === 'probes' && e.requestsSent >= 3,
+      selected: (id) => ['RL-04', 'RL-10'].includes(id),
+    },
+  );
+  assert.ok(r.sentAtAbort !== undefined && r.sentAtAbort >= 3, 'the run was not aborted mid-way');
+  assert.ok(
+    r.served <= r.sentAtAbort,
+    `the node counted ${r.served} requests, ${r.sentAtAbort} were sent before the abort`,
+  );
   for (const c of r.outcome.checks) {
     assert.equal(c.verdict, 'error', c.id);
     assert.equal(c.evidence.cause, 'interrupted');
@@ -228,7 +241,7 @@ test('only RL-10 selected: no recovery phase and no pause beyond what the drain 
   assert.ok(r.outcome.timeline.filter((t) => t.probe.startsWith('dynamics')).length <= 2);
 });
 
-test('a node that does not answer, or refuses the token: one request, then every check is an error saying why', async () => {
+test('a node that does not answer, or refuses the token: one request, then every check is an error saying why', async (t) => {
   const base = { name: 'x', limits: { maxRequests: 100, maxSeconds: 30, timeoutMs: 2000 } };
   const ctxFor = (endpoint: string, token: string) =>
     ({
@@ -242,7 +255,9 @@ test('a node that does not answer, or refuses the token: one request, then every
       signal: new AbortController().signal,
       progress: () => undefined,
     }) as unknown as RunContext;
-  const down = await runProbes(ctxFor('http://127.0.0.1:1', 'whatever-token-123'));
+  const closed = await closedPort();
+  t.after(() => closed.close());
+  const down = await runProbes(ctxFor(`http://127.0.0.1:${closed.port}`, 'whatever-token-123'));
   assert.equal(down.timeline.length, 1);
   assert.ok(
     down.checks.length >= RL_RULES.length &&

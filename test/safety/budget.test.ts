@@ -44,7 +44,7 @@ async function withRun<T>(
   try {
     const target = ref.writeTarget(limits && ((f) => (f.limits = limits)));
     const out = join(ref.dir, 'out');
-    const run = await runCli(['--target', target, ...args, '--out', out], { killAfterMs: 120_000 });
+    const run = await runCli(['--target', target, ...args, '--out', out]);
     return judge({ ref, run, out });
   } finally {
     await ref.close();

@@ -43,7 +43,6 @@ async function interruptWhen(ref: WatchedReference, ready: (stderrSoFar: string)
   };
   ref.options.counters.onHit(() => maybeSignal());
   const run = await runCli(['--target', ref.writeTarget(), '--out', out], {
-    killAfterMs: 120_000,
     onSpawn: (c) => (child = c),
     onStderrLine: (line) => {
       stderr += `${line}\n`;

@@ -40,7 +40,6 @@ async function run(
 ): Promise<{ r: CliRun; results: ResultsFile | undefined; out: string }> {
   const out = join(ref.dir, name);
   const r = await runCli(['--target', target, '--only', SELECTION, '--out', out, ...extra], {
-    killAfterMs: 120_000,
     env,
   });
   return { r, out, results: existsSync(join(out, 'results.json')) ? results(out) : undefined };
@@ -102,7 +101,7 @@ test(
   async (t) => {
     // The bound is on the run, not on starting node and tsx: on a loaded machine the bare start of
     // the CLI (a usage error, exit 2) alone can take seconds, so it is measured alongside.
-    const bare = await runCli(['--no-such-flag'], { killAfterMs: 60_000 });
+    const bare = await runCli(['--no-such-flag']);
     const { r, results: tls } = await run('untrusted', tlsTarget);
     t.diagnostic(
       `untrusted run: exit ${r.code} in ${Math.round(r.wallMs)} ms; a bare CLI start: ${Math.round(bare.wallMs)} ms`,
@@ -155,7 +154,6 @@ test(
     });
     const out = join(ref.dir, 'grpc-untrusted');
     const r = await runCli(['--target', grpcOnly, '--only', `${SELECTION},ERR-01`, '--out', out], {
-      killAfterMs: 120_000,
       env: {},
     });
     const res = results(out);
@@ -228,22 +226,17 @@ test(
     try {
       // One after the other: the probes' timing model should not compete with a second run for the CPU.
       const runs = [
-        await runCli(['--target', refs[0]!.writeTarget(), '--only', 'load', '--out', join(refs[0]!.dir, 'plain')], {
-          killAfterMs: 240_000,
-        }),
-        await runCli(
-          [
-            '--target',
-            refs[1]!.writeTarget((tf) => Object.assign(tf, structuredClone(probeFront.target))),
-            '--only',
-            'load',
-            '--ca',
-            pki.caCert,
-            '--out',
-            join(refs[1]!.dir, 'tls'),
-          ],
-          { killAfterMs: 240_000 },
-        ),
+        await runCli(['--target', refs[0]!.writeTarget(), '--only', 'load', '--out', join(refs[0]!.dir, 'plain')], {}),
+        await runCli([
+          '--target',
+          refs[1]!.writeTarget((tf) => Object.assign(tf, structuredClone(probeFront.target))),
+          '--only',
+          'load',
+          '--ca',
+          pki.caCert,
+          '--out',
+          join(refs[1]!.dir, 'tls'),
+        ]),
       ] as const;
       t.diagnostic(
         `plain: exit ${runs[0].code} in ${Math.round(runs[0].wallMs)} ms; TLS: exit ${runs[1].code} in ${Math.round(runs[1].wallMs)} ms`,

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../scripts/commands.js';
 import { TOOL } from '../../src/results.js';
+import { HANG_MS } from '../support/backstops.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -14,7 +15,7 @@ function run(script: string, ...args: string[]) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: HANG_MS,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
