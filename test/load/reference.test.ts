@@ -29,9 +29,11 @@ const TOKEN = defaultOptions().credentials.horizonToken;
  * about 6 s instead of 12). A stuck leak of 2 T only shows after a pause longer than 2 T: that one
  * runs at the default T = 1 s, where the quick run's 3 requests make the pause 3 T (a quick run of 2
  * hid it there while a run at T = 0.25 s, with its longer quick run, still caught it). A retry-after
- * of 0 is only caught when the request sent right after the 429 still meets an empty bucket: the
- * real wait (up to one T) must outlast however late a busy machine sends it, so that one runs at
- * T = 3 s (at T = 1 s a loaded machine once sent it late enough to be accepted).
+ * of 0 is only caught when the request sent right after the 429 still meets an empty bucket. When
+ * the replay cannot place the leaks (timing noise on a busy machine), the 429 may come just before
+ * a leak and that request is accepted: the chance is about (margin + lateness) / T, so that one
+ * runs at T = 3 s. It is not zero: load/probes/recovery.ts would have to repeat an edge test the
+ * model cannot show was before the next leak.
  */
 const FAULT_NODE = { hourlyLimit: 7200, burst: 30 };
 const FAULT_NODE_FOR: Record<string, ChildSpec['options']> = {
