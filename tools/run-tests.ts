@@ -2,6 +2,7 @@
 // node:test (tsx loader). Pass folder names to run a subset: `npm test -- unit reference`.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine, defineCommand } from '../cli/args.js';
@@ -14,12 +15,19 @@ export const TEST = defineCommand({
   summary:
     "The project's own tests: type-check, the generated-files drift check, the formatter check (Prettier), " +
     'then every test file under test/ (node:test). Given folders of test/, only their files run, without the three checks.',
-  flags: {},
+  flags: {
+    concurrency: {
+      type: 'string',
+      value: '<n>',
+      integer: [1, 64],
+      help: 'test files run at once (default: the number of cores plus one, at least 2)',
+    },
+  },
   positionals: {
     value: '[folder...]',
     help: 'folders of test/ to run, e.g. unit reference (default: all, with the type-check, drift and formatter checks)',
   },
-  examples: ['npm test', 'npm test -- unit cli'],
+  examples: ['npm test', 'npm test -- unit cli', 'npm test -- --concurrency 2'],
   exit: ['0  every test passed', '1  a test, the type-check, the drift check or the formatter check failed'],
 });
 
@@ -38,19 +46,34 @@ function testFiles(dir: string): string[] {
 }
 
 /**
- * The longest test files (measured on a quiet machine), longest first: node:test starts files in the
- * order given, and a long file started last runs alone at the end (tls.test.ts, 90 s, did). Every
- * other file keeps its alphabetical place after these.
+ * The longest test files (wall time measured in a full run), longest first: files start in the order
+ * given (tools/run-test-files.ts), and a long file started last runs alone at the end (tls.test.ts,
+ * 90 s, did). Every other file keeps its alphabetical place after these.
  */
 const LONGEST_FIRST = [
   'contracts/faults.test.ts',
   'load/reference.test.ts',
   'tls/tls.test.ts',
-  'contracts/variants.test.ts',
   'safety/canary.test.ts',
-  'safety/hostile.test.ts',
+  'contracts/variants.test.ts',
   'selfcheck/subset.test.ts',
+  'safety/hostile.test.ts',
+  'cli/run.test.ts',
+  'reports/real-runs.test.ts',
+  'contracts/run.test.ts',
+  'safety/budget.test.ts',
+  'fleet/run.test.ts',
+  'safety/interrupt.test.ts',
+  'load/nginx.test.ts',
 ].map((f) => join('test', f));
+
+/**
+ * Most long files spend their time waiting (limiter physics, timeouts, child processes starting),
+ * so one file more than there are cores keeps the cores busy; the tests hold on a loaded machine.
+ */
+function defaultConcurrency(): number {
+  return Math.max(2, availableParallelism() + 1);
+}
 
 function longestFirst(files: string[]): string[] {
   const rank = (f: string) => {
@@ -62,7 +85,9 @@ function longestFirst(files: string[]): string[] {
 }
 
 function main(): void {
-  const only = commandLine(TEST).positionals;
+  const cli = commandLine(TEST);
+  const only = cli.positionals;
+  const concurrency = cli.values.concurrency ?? defaultConcurrency();
   if (only.length === 0) {
     run('npx', ['tsc', '-p', '.']);
     if (existsSync('tools/generate-types.ts')) run('npx', ['tsx', 'tools/generate-types.ts', '--check']);
@@ -76,7 +101,7 @@ function main(): void {
   }
   const tests = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+    ['--import', 'tsx', join('tools', 'run-test-files.ts'), String(concurrency), ...files],
     { stdio: 'inherit' },
   );
   // The browser tests' skip line, once more below the summary where a user looks.

@@ -35,7 +35,6 @@ test('an output folder that cannot be written: exit 2, one line naming it, and n
     ] as const) {
       const r = await runCli(['--node', 'horizon', '--endpoint', endpoint, '--token-env', 'TOK', '--out', out], {
         env: { TOK: TOKEN },
-        killAfterMs: 60_000,
       });
       assert.equal(r.code, 2, r.stderr);
       assert.equal(r.stderr, `chainprobe: --out ${out}: ${says}\n`);
@@ -74,7 +73,7 @@ test('--node chainB with --websocket-url, --grpc-address and --grpc-insecure rea
         '--out',
         out,
       ],
-      { env: { TOK: b.token }, killAfterMs: 180_000 },
+      { env: { TOK: b.token } },
     );
     const res = results(out);
     const bad = res.checks
@@ -96,7 +95,7 @@ test('--node horizon against a shared-plan node without --customer: RL-09 names 
     const h = ref.target.nodes!.horizon as { endpoint: string; token: string };
     const r = await runCli(
       ['--node', 'horizon', '--endpoint', h.endpoint, '--token-env', 'TOK', '--only', 'RL-09', '--out', out],
-      { env: { TOK: h.token }, killAfterMs: 240_000 },
+      { env: { TOK: h.token } },
     );
     const rl09 = results(out).checks.find((c) => c.rule === 'RL-09');
     assert.equal(rl09?.verdict, 'pass', rl09?.message);
@@ -112,8 +111,7 @@ test('--node horizon against a shared-plan node without --customer: RL-09 names 
 test('--fail-on-drift: exit 1 when an observation changed since --baseline, 0 when none did', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-cli-'));
   try {
-    const run = (out: string, ...extra: string[]) =>
-      runCli(['--only', 'NFT-13', '--out', join(dir, out), ...extra], { killAfterMs: 180_000 });
+    const run = (out: string, ...extra: string[]) => runCli(['--only', 'NFT-13', '--out', join(dir, out), ...extra]);
     const first = await run('first');
     assert.equal(first.code, 0, first.stderr);
     const baseline = join(dir, 'first', 'results.json');
@@ -134,11 +132,11 @@ test('--fail-on-drift: exit 1 when an observation changed since --baseline, 0 wh
 test('a relative --target is taken from the folder npm was run from, and a missing one is named by its full path', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-cli-'));
   try {
-    const r = await runCli(['--target', 'staging.json'], { env: { INIT_CWD: dir }, killAfterMs: 60_000 });
+    const r = await runCli(['--target', 'staging.json'], { env: { INIT_CWD: dir } });
     assert.equal(r.code, 2);
     assert.equal(r.stderr, `chainprobe: ${join(dir, 'staging.json')}: cannot read the target file (no such file)\n`);
     writeFileSync(join(dir, 'staging.json'), JSON.stringify({ nodez: {} }));
-    const typo = await runCli(['--target', 'staging.json'], { env: { INIT_CWD: dir }, killAfterMs: 60_000 });
+    const typo = await runCli(['--target', 'staging.json'], { env: { INIT_CWD: dir } });
     assert.equal(typo.code, 2);
     assert.equal(typo.stderr, 'chainprobe: nodez: unknown section (did you mean nodes?)\n');
   } finally {
@@ -185,7 +183,7 @@ test(BAD_VALUES, async () => {
     ],
   ];
   for (const [argv, env, line] of cases) {
-    const r = await runCli(argv, { env, killAfterMs: 60_000 });
+    const r = await runCli(argv, { env });
     assert.equal(r.code, 2, argv.join(' '));
     assert.equal(r.stderr, line);
   }

@@ -48,7 +48,6 @@ async function grpcVerdicts(address: string): Promise<Record<string, string[]>> 
     edit: (t) => ({
       ...t,
       nodes: { ...t.nodes, chainB: { ...t.nodes.chainB!, grpcAddress: address } },
-      limits: { ...t.limits, timeoutMs: 2_000 },
     }),
     contracts: { workers: 1 },
   });

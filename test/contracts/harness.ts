@@ -33,8 +33,8 @@ export interface HarnessOptions {
   /** Edits the resolved target before the run (drop sections, shrink limits). */
   edit?: (t: ResolvedTarget) => ResolvedTarget;
   contracts?: ContractsOptions;
-  /** Aborts the run after this many ms. */
-  abortAfterMs?: number;
+  /** Aborts the run at the first progress event this returns true for (a point of the run, not of the clock). */
+  abortWhen?: (e: ProgressEvent) => boolean;
   /** The run seed (near-miss credentials); the contracts stage draws one when absent. */
   seed?: number;
   /** Looks at the output folder (reports) before it is removed. */
@@ -50,7 +50,6 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
     const budgetFile = join(workDir, 'budget.count');
     writeFileSync(budgetFile, '');
     const controller = new AbortController();
-    const timer = o.abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), o.abortAfterMs);
     const progress: ProgressEvent[] = [];
     const seed = o.seed ?? newRunSeed();
     const ctx: RunContext = {
@@ -61,7 +60,10 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
       budgetFile,
       deadline: Date.now() + target.limits.maxSeconds * 1000,
       signal: controller.signal,
-      progress: (e) => progress.push(e),
+      progress: (e) => {
+        progress.push(e);
+        if (!controller.signal.aborted && o.abortWhen?.(e)) controller.abort();
+      },
       seed,
       redactor: new Redactor(secretsOf(target), seed),
     };
@@ -70,7 +72,6 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
     const wallMs = performance.now() - t0;
     // As the run does after its stages: the rules the stage left without a check get their reason.
     const outcome = { ...stage, checks: [...stage.checks, ...cover(ctx.selected, stage.checks, stage.gaps)] };
-    clearTimeout(timer);
     o.inspect?.(ctx.outDir);
     return {
       ...outcome,

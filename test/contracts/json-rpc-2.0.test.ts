@@ -42,7 +42,7 @@ async function runNative(t: { diagnostic: (m: string) => void }, glue?: JsonRpc2
     const file = join(dir, 'target.json');
     writeFileSync(file, JSON.stringify(target));
     const out = join(dir, 'out');
-    const run = await runCli(['--target', file, '--only', 'native', '--out', out], { killAfterMs: 90_000 });
+    const run = await runCli(['--target', file, '--only', 'native', '--out', out]);
     const resultsText = readFileSync(join(out, 'results.json'), 'utf8');
     assert.ok(!resultsText.includes(API_KEY), 'the API key appears in results.json');
     const results = JSON.parse(resultsText) as ResultsFile;

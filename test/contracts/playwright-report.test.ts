@@ -10,6 +10,7 @@ import { startReference } from '../../reference/start.js';
 import { isRuleId } from '../../src/rules/catalogue.js';
 import { resolveTarget } from '../../src/target-file/load.js';
 import { htmlReportFiles, runAgainstReference } from './harness.js';
+import { HANG_MS } from '../support/backstops.js';
 
 interface PwStep {
   title: string;
@@ -87,7 +88,7 @@ describe("Playwright's report", () => {
         const r = spawnSync(
           process.execPath,
           [cli, 'test', '-c', resolve('contracts/playwright.config.ts'), '--list', '--reporter=json', ...extra],
-          { env, encoding: 'utf8', timeout: 60_000 },
+          { env, encoding: 'utf8', timeout: HANG_MS },
         );
         assert.equal(r.status, 0, r.stderr);
         type Suite = { specs?: { title: string; tags: string[] }[]; suites?: Suite[] };

@@ -1,6 +1,7 @@
-// The contract stage against the embedded reference: complete, clean and fast; absent target
-// sections skipped with the reason; the request budget and an abort cut it short with `error`,
-// never `fail`; no secret in what it writes.
+// The contract stage against the embedded reference: complete and clean; absent target sections
+// skipped with the reason; the request budget and an abort cut it short with `error`, never
+// `fail`; no secret in what it writes. How long a run takes is the bench's figure
+// (scripts/bench/contracts.ts), not a test's.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,9 +11,11 @@ import { CONTRACT_RULES } from '../../contracts/run.js';
 import { htmlReportFiles, runAgainstReference } from './harness.js';
 
 const SECRETS = Object.values(defaultOptions().credentials);
+/** Each answer's delay in the abort test: a test of a few requests then takes seconds. */
+const ABORT_LATENCY_MS = 250;
 
 describe('contract stage against the embedded reference', () => {
-  it('checks every contract rule with no fail and no error, fast, without leaking a secret', async (t) => {
+  it('checks every contract rule with no fail and no error, without leaking a secret', async (t) => {
     let html = '';
     const run = await runAgainstReference({
       contracts: { htmlReport: true },
@@ -47,8 +50,6 @@ describe('contract stage against the embedded reference', () => {
         .map((f) => f.text)
         .join('\n');
     for (const s of SECRETS) assert.ok(!text.includes(s), `a credential appears in the output`);
-    // Loose bound on a shared machine; the figure itself is in the diagnostic above.
-    assert.ok(run.wallMs < 60_000, `contract run took ${Math.round(run.wallMs)} ms`);
   });
 
   it('skips, with the reason, the rules of every section the target lacks', async () => {
@@ -84,11 +85,24 @@ describe('contract stage against the embedded reference', () => {
   });
 
   it('an abort stops the run at once and marks the unfinished rules "interrupted"', async () => {
-    const run = await runAgainstReference({ abortAfterMs: 1_500 });
-    // SIGINT, then SIGKILL of the process group one second later at most.
-    assert.ok(run.wallMs < 1_500 + 3_000, `took ${Math.round(run.wallMs)} ms after an abort at 1500 ms`);
-    const notRun = run.checks.filter((c) => c.verdict === 'error' && /interrupted/.test(c.message));
-    assert.ok(notRun.length > 0, 'unfinished rules are marked interrupted');
+    // Aborted once the first test has finished, while every answer takes ABORT_LATENCY_MS: a run
+    // that went on after the abort would finish the other tests, one that stops at once leaves
+    // most rules without a verdict of their own, however slow the machine.
+    const run = await runAgainstReference({
+      reference: { latency: { baseMs: ABORT_LATENCY_MS, jitterMs: 0 } },
+      abortWhen: (e) => e.stage === 'contracts' && e.done > 0,
+    });
+    const interrupted = new Set(
+      run.checks.filter((c) => c.verdict === 'error' && /interrupted/.test(c.message)).map((c) => c.rule),
+    );
+    assert.ok(
+      interrupted.size >= CONTRACT_RULES.length / 2,
+      `only ${interrupted.size} of ${CONTRACT_RULES.length} rules were left unfinished by the abort`,
+    );
+    assert.deepEqual(
+      run.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.rule}: ${c.message}`),
+      [],
+    );
     for (const rule of CONTRACT_RULES)
       assert.ok(
         run.checks.some((c) => c.rule === rule),

@@ -11,10 +11,11 @@ import { resolveTarget } from '../../src/target-file/load.js';
 import { nodesOf } from '../../src/target-file/types.js';
 import { parseReferenceArgs } from '../../cli/reference.js';
 import { ROOT } from '../safety/support/cli.js';
+import { HANG_MS } from '../support/backstops.js';
 
 test(
   '--horizon-nodes 3 --block-rest-nodes 2: a target file with arrays, distinct tokens, each node its own bucket',
-  { timeout: 60_000 },
+  { timeout: HANG_MS },
   async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'chainprobe-fleet-ref-')), 'fleet.json');
     const child = spawn(

@@ -14,6 +14,7 @@ import { parseSelectors } from '../../src/select.js';
 import { runChainprobe } from '../../run/pipeline.js';
 import { check, limiter } from './fixture.js';
 import type { Verdict } from '../../src/verdict.js';
+import { HANG_MS } from '../support/backstops.js';
 
 const run = (minute: number, rl10: Verdict, T: number): ResultsFile =>
   buildResults({
@@ -57,7 +58,7 @@ test('the history folder keeps one file per run, ignores what is not ours, and g
   assert.equal(withCurrent(runs, current).length, HISTORY_RUNS);
 });
 
-test("npm start --history: the second run's report shows both runs", { timeout: 120_000 }, async () => {
+test("npm start --history: the second run's report shows both runs", { timeout: HANG_MS }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-history-run-'));
   const history = join(dir, 'history');
   const ref = await startReference();

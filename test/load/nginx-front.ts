@@ -5,7 +5,7 @@
 // accepted in the first second, an RL-10 violation).
 import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
-import { freePort, startNginx, type Nginx } from '../support/nginx.js';
+import { startNginx, type Nginx } from '../support/nginx.js';
 
 export interface NginxFront {
   strict: string;
@@ -26,7 +26,6 @@ export const LIMIT_REQ = {
 export async function startNginxFront(partial: Partial<ReferenceOptions> = {}): Promise<NginxFront> {
   const options = defaultOptions({ perSecondCap: Infinity, ...partial });
   const node = await startHorizonNode(options);
-  const [strict, nodelay] = [await freePort(), await freePort()];
   const up = node.endpoint.replace(/^http:\/\//, '');
   const server = (port: number, limit: string) => `
   server {
@@ -41,19 +40,22 @@ export async function startNginxFront(partial: Partial<ReferenceOptions> = {}): 
   let nginx: Nginx;
   try {
     nginx = await startNginx({
-      ports: [strict, nodelay],
-      http: `
+      listeners: 2,
+      http: ([strict, nodelay]) => `
   limit_req_zone $arg_auth zone=strict:1m rate=20r/s;
   limit_req_zone $arg_auth zone=nodelay:1m rate=20r/s;
   limit_req_status 429;
-  upstream horizon { server ${up}; keepalive 16; }
-${server(strict, LIMIT_REQ.strict)}
-${server(nodelay, LIMIT_REQ.nodelay)}`,
+  # nginx drops an idle upstream connection before the node does (its keepAliveTimeout is 30 s):
+  # one the node closed while nginx sent on it would be a 502 that reached neither side's count.
+  upstream horizon { server ${up}; keepalive 16; keepalive_timeout 20s; }
+${server(strict!, LIMIT_REQ.strict)}
+${server(nodelay!, LIMIT_REQ.nodelay)}`,
     });
   } catch (e) {
     await node.close();
     throw e;
   }
+  const [strict, nodelay] = nginx.ports;
   return {
     strict: `http://127.0.0.1:${strict}`,
     nodelay: `http://127.0.0.1:${nodelay}`,

@@ -20,8 +20,8 @@ export interface ProbeRun {
   served: number;
   target: ResolvedTarget;
   progress: ProgressEvent[];
-  /** Requests the node had received when the run was aborted. */
-  servedAtAbort?: number;
+  /** Requests the probes had sent (answered or in flight) when the run was aborted. */
+  sentAtAbort?: number;
 }
 
 /** What a child process runs: reference options (sets as arrays) and the rules selected. */
@@ -40,8 +40,11 @@ export interface ProbeRunOptions {
   selected?: (ruleId: string) => boolean;
   maxRequests?: number;
   maxSeconds?: number;
-  /** Abort the run after this many ms. */
-  abortAfterMs?: number;
+  /**
+   * Aborts the run at the first progress event this returns true for: a point of the run, not of
+   * the clock, where the probes' own count of what they sent is known.
+   */
+  abortWhen?: (e: ProgressEvent) => boolean;
 }
 
 export async function probeReference(partial: Partial<ReferenceOptions>, o: ProbeRunOptions = {}): Promise<ProbeRun> {
@@ -76,12 +79,7 @@ export async function probeHorizon(
     limits: { maxRequests: o.maxRequests ?? 1000, maxSeconds: o.maxSeconds ?? 120, timeoutMs: 10_000 },
   };
   const controller = new AbortController();
-  let servedAtAbort: number | undefined;
-  const abort = () => {
-    servedAtAbort = served();
-    controller.abort();
-  };
-  const timer = o.abortAfterMs === undefined ? undefined : setTimeout(abort, o.abortAfterMs);
+  let sentAtAbort: number | undefined;
   const progress: ProgressEvent[] = [];
   const ctx: RunContext = {
     target,
@@ -91,18 +89,23 @@ export async function probeHorizon(
     budgetFile,
     deadline: Date.now() + target.limits.maxSeconds * 1000,
     signal: controller.signal,
-    progress: (e) => void progress.push(e),
+    progress: (e) => {
+      progress.push(e);
+      if (sentAtAbort === undefined && e.stage === 'probes' && o.abortWhen?.(e)) {
+        sentAtAbort = e.requestsSent;
+        controller.abort();
+      }
+    },
     seed: 1,
     redactor: new Redactor(secretsOf(target), 1),
   };
   const t0 = performance.now();
   try {
     const outcome = await runProbes(ctx);
-    // Give anything sent after an abort time to arrive before counting.
-    if (servedAtAbort !== undefined) await new Promise((r) => setTimeout(r, 200));
-    return { outcome, wallMs: performance.now() - t0, served: served(), target, progress, servedAtAbort };
+    // Give anything sent after the abort time to arrive before counting.
+    if (sentAtAbort !== undefined) await new Promise((r) => setTimeout(r, 200));
+    return { outcome, wallMs: performance.now() - t0, served: served(), target, progress, sentAtAbort };
   } finally {
-    if (timer) clearTimeout(timer);
     rmSync(work, { recursive: true, force: true });
   }
 }

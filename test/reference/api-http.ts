@@ -4,6 +4,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { applyForm, type FormId } from '../../src/auth/forms.js';
 import { startApiServers, type ApiServers } from '../../reference/api/index.js';
 import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
+import { SLOW_MACHINE_MS } from '../support/backstops.js';
 
 export interface Answer {
   status: number;
@@ -21,21 +22,25 @@ export interface CallInit {
 
 export function call(url: string, init: CallInit = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', headers: init.headers, timeout: 5000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: init.method ?? 'GET', headers: init.headers, timeout: SLOW_MACHINE_MS },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`timeout: ${init.method ?? 'GET'} ${url}`)));
     req.on('error', reject);
     req.end(init.body);

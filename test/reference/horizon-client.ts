@@ -3,6 +3,7 @@
 import { Agent, request } from 'node:http';
 import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
+import { SLOW_MACHINE_MS } from '../support/backstops.js';
 
 export interface Answer {
   status: number;
@@ -30,7 +31,7 @@ export async function startTestNode(partial: Partial<ReferenceOptions> = {}): Pr
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const call = (method: string, path: string, headers: Record<string, string> = {}) =>
     new Promise<Answer>((resolve, reject) => {
-      const req = request(`${node.endpoint}${path}`, { method, headers, agent, timeout: 5000 }, (res) => {
+      const req = request(`${node.endpoint}${path}`, { method, headers, agent, timeout: SLOW_MACHINE_MS }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {

@@ -1,4 +1,4 @@
-// The 100,000-asset collection for scale tests: built quickly, and a full paging walk over HTTP
+// The 100,000-asset collection for scale tests: built without work that grows out of hand, and a full paging walk over HTTP
 // visits every asset exactly once in rank order without the server materialising the collection
 // per request.
 import { after, before, test } from 'node:test';
@@ -7,6 +7,7 @@ import { datasetOf } from '../../reference/nft/dataset.js';
 import { MAX_PAGE_SIZE } from '../../reference/nft/paging.js';
 import { walkRarity } from './api-probes.js';
 import { startFixture, type Fixture } from './api-http.js';
+import { SLOW_MACHINE_MS } from '../support/backstops.js';
 
 const SIZE = 100_000;
 const SEED = 4242;
@@ -17,14 +18,16 @@ before(async () => {
 });
 after(() => f.close());
 
-test('the big collection is advertised, and its dataset and ranks build in well under a second', () => {
+test('the big collection is advertised, and its dataset and ranks build in one quick pass', (t) => {
   assert.ok(f.s.nft.bigCollectionId);
   const t0 = performance.now();
   const big = datasetOf(SEED + 1, SIZE).big!;
   big.rarity();
   const ms = performance.now() - t0;
   assert.equal(big.size, SIZE);
-  assert.ok(ms < 1500, `built in ${ms.toFixed(0)} ms`);
+  // Well under a second on a quiet machine (the figure is the bench's); only a build gone quadratic reaches this.
+  t.diagnostic(`built in ${ms.toFixed(0)} ms`);
+  assert.ok(ms < SLOW_MACHINE_MS, `built in ${ms.toFixed(0)} ms`);
 });
 
 test(`a walk of ${SIZE} assets at ${MAX_PAGE_SIZE} per page visits each once, in rank order`, async () => {

@@ -11,6 +11,7 @@ import { NODE_FAULTS } from '../../reference/faults/nodes.js';
 import { startBlockRestNode } from '../../reference/nodes/block-rest.js';
 import { startChainBNode } from '../../reference/nodes/chain-b.js';
 import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
+import { SLOW_MACHINE_MS } from '../support/backstops.js';
 
 interface Env {
   opts: ReferenceOptions;
@@ -59,11 +60,18 @@ const rpcBody = (id: number) => ({
   headers: { 'Content-Type': 'application/json' },
   body: JSON.stringify({ method: 'status', params: [], id }),
 });
+/** Far beyond an upgrade and a ping on a loaded machine; the fault without a pong waits it out. */
+const WS_TIMEOUT_MS = 10_000;
 const ws = (env: Env, headers: Record<string, string>, url = env.chainB.websocketUrl) =>
-  probeWebSocket({ url, headers, timeoutMs: 400 });
+  probeWebSocket({ url, headers, timeoutMs: WS_TIMEOUT_MS });
 const reflect = async (env: Env, metadata: Record<string, string>): Promise<string[] | string> => {
   try {
-    return await listServicesByReflection({ address: env.chainB.grpcAddress, tls: false, metadata, deadlineMs: 2000 });
+    return await listServicesByReflection({
+      address: env.chainB.grpcAddress,
+      tls: false,
+      metadata,
+      deadlineMs: SLOW_MACHINE_MS,
+    });
   } catch (e) {
     return e instanceof GrpcCallError ? e.codeName : String(e);
   }
@@ -71,7 +79,7 @@ const reflect = async (env: Env, metadata: Record<string, string>): Promise<stri
 
 const health = async (env: Env, metadata: Record<string, string>): Promise<string> => {
   try {
-    return await checkHealth({ address: env.chainB.grpcAddress, tls: false, metadata, deadlineMs: 2000 });
+    return await checkHealth({ address: env.chainB.grpcAddress, tls: false, metadata, deadlineMs: SLOW_MACHINE_MS });
   } catch (e) {
     return e instanceof GrpcCallError ? e.codeName : String(e);
   }

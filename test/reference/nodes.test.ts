@@ -17,6 +17,7 @@ import {
   startBlockRestNode,
 } from '../../reference/nodes/block-rest.js';
 import { CHAIN_B_ID, chainBChain, startChainBNode } from '../../reference/nodes/chain-b.js';
+import { SLOW_MACHINE_MS } from '../support/backstops.js';
 
 interface Answer {
   status: number;
@@ -269,7 +270,7 @@ describe('chain B WebSocket', () => {
     const r = await probeWebSocket({
       url: chainB.websocketUrl,
       headers: { 'X-Auth-Token': tokens.chainBToken },
-      timeoutMs: 2000,
+      timeoutMs: SLOW_MACHINE_MS,
       message: JSON.stringify({ jsonrpc: '2.0', method: 'status', params: [], id: 11 }),
     });
     assert.equal(r.error, undefined);
@@ -286,7 +287,7 @@ describe('chain B WebSocket', () => {
     ['wrong token', { 'X-Auth-Token': 'not-the-token' }, 403],
   ] as const) {
     test(`NAUTH-07: upgrade with ${name} is refused with ${status}, nothing received`, async () => {
-      const r = await probeWebSocket({ url: chainB.websocketUrl, headers, timeoutMs: 2000 });
+      const r = await probeWebSocket({ url: chainB.websocketUrl, headers, timeoutMs: SLOW_MACHINE_MS });
       assert.deepEqual([r.upgraded, r.status, r.serverMessages, r.pongMs], [false, status, 0, undefined]);
     });
   }
@@ -295,7 +296,7 @@ describe('chain B WebSocket', () => {
     const r = await probeWebSocket({
       url: chainB.websocketUrl.replace('/websocket', '/ws'),
       headers: { 'X-Auth-Token': tokens.chainBToken },
-      timeoutMs: 2000,
+      timeoutMs: SLOW_MACHINE_MS,
     });
     assert.deepEqual([r.upgraded, r.status], [false, 404]);
   });
@@ -324,7 +325,7 @@ describe('chain B gRPC', () => {
     new Promise<{ code: number; reply?: Record<string, unknown> }>((resolve) => {
       const md = new grpc.Metadata();
       if (token !== undefined) md.set('x-auth-token', token);
-      client[method]!.call(client, req, md, { deadline: Date.now() + 3000 }, (e, reply) =>
+      client[method]!.call(client, req, md, { deadline: Date.now() + SLOW_MACHINE_MS }, (e, reply) =>
         resolve(e ? { code: e.code } : { code: grpc.status.OK, reply }),
       );
     });
@@ -335,7 +336,7 @@ describe('chain B gRPC', () => {
         address: chainB.grpcAddress,
         tls: false,
         metadata: { 'x-auth-token': tokens.chainBToken },
-        deadlineMs: 3000,
+        deadlineMs: SLOW_MACHINE_MS,
         versions: [version],
       });
       assert.ok(names.includes('chainb.node.v1.NodeService'), names.join(','));
@@ -352,7 +353,7 @@ describe('chain B gRPC', () => {
             address: chainB.grpcAddress,
             tls: false,
             metadata,
-            deadlineMs: 3000,
+            deadlineMs: SLOW_MACHINE_MS,
             versions: [version],
           }),
           (e: unknown) =>

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HANG_MS } from '../support/backstops.js';
 
 const BROWSER_TEST = fileURLToPath(new URL('./browser.test.ts', import.meta.url));
 
@@ -27,7 +28,7 @@ function browserTestWithout(extra: Record<string, string>): Promise<{ code: numb
     execFile(
       process.execPath,
       ['--import', import.meta.resolve('tsx'), '--test-reporter=tap', BROWSER_TEST],
-      { cwd, env, timeout: 60_000, maxBuffer: 4 << 20 },
+      { cwd, env, timeout: HANG_MS, maxBuffer: 4 << 20 },
       (err, stdout, stderr) => {
         rmSync(cwd, { recursive: true, force: true });
         done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr });
@@ -38,7 +39,7 @@ function browserTestWithout(extra: Record<string, string>): Promise<{ code: numb
 
 test(
   'no browser: the browser test is skipped with how to enable it, and the run passes',
-  { timeout: 90_000 },
+  { timeout: HANG_MS },
   async () => {
     const r = await browserTestWithout({});
     assert.equal(r.code, 0, r.out.slice(-1500));
@@ -55,7 +56,7 @@ test(
 
 test(
   'no browser under CHAINPROBE_REQUIRE_BROWSER=1: the browser test fails, naming the cause',
-  { timeout: 90_000 },
+  { timeout: HANG_MS },
   async () => {
     const r = await browserTestWithout({ CHAINPROBE_REQUIRE_BROWSER: '1' });
     assert.notEqual(r.code, 0, r.out.slice(-1500));

@@ -11,12 +11,13 @@ import { RULES } from '../../src/rules/catalogue.js';
 import { checkReportInBrowser, CHART_IDS } from './browser-check.js';
 import { syntheticResults, syntheticTimeline } from './fixture.js';
 import { skipWithoutBrowser } from '../support/chromium.js';
+import { HANG_MS } from '../support/backstops.js';
 
 const OUT = resolve('test-results/report-synthetic');
 
 test(
   'index.html in Chromium: every rule, failing rules expanded, charts drawn, nothing fetched',
-  { skip: skipWithoutBrowser(), timeout: 60_000 },
+  { skip: skipWithoutBrowser(), timeout: HANG_MS },
   async () => {
     rmSync(OUT, { recursive: true, force: true });
     const results = syntheticResults();
@@ -45,7 +46,7 @@ test(
     skip:
       (!process.env.CHAINPROBE_REPORT_HTML && 'set CHAINPROBE_REPORT_HTML to a written index.html') ||
       skipWithoutBrowser(),
-    timeout: 60_000,
+    timeout: HANG_MS,
   },
   async () => {
     const file = resolve(process.env.CHAINPROBE_REPORT_HTML!);

@@ -11,6 +11,7 @@ import { RULES } from '../../src/rules/catalogue.js';
 import { humanTime } from '../../reports/words.js';
 import { faultByName } from '../../reference/faults/index.js';
 import { syntheticResults, syntheticTimeline, XSS_BODY, XSS_MESSAGE } from './fixture.js';
+import { SLOW_MACHINE_MS } from '../support/backstops.js';
 
 const files = { results: 'results.json', junit: 'junit.xml', timeline: 'timeline.json' };
 const render = (over: Partial<HtmlInputs> = {}) =>
@@ -163,7 +164,7 @@ test('writeReports writes the four files; results.json and timeline.json round-t
   }
 });
 
-test('size and speed: 1,000 checks and 1,000 timeline points', async () => {
+test('size: 1,000 checks and 1,000 timeline points', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-reports-'));
   try {
     const results = syntheticResults({ scale: 1000 });
@@ -172,7 +173,9 @@ test('size and speed: 1,000 checks and 1,000 timeline points', async () => {
     await writeReports(dir, { results, timeline });
     const ms = performance.now() - t0;
     const bytes = statSync(join(dir, 'index.html')).size;
-    assert.ok(ms < 1500, `wrote in ${ms.toFixed(0)} ms`);
+    // Well under a second on a quiet machine; only a writer gone quadratic reaches this.
+    t.diagnostic(`wrote in ${ms.toFixed(0)} ms, index.html ${bytes} bytes`);
+    assert.ok(ms < SLOW_MACHINE_MS, `wrote in ${ms.toFixed(0)} ms`);
     assert.ok(bytes < 2_500_000, `index.html is ${bytes} bytes`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

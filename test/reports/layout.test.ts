@@ -8,12 +8,13 @@ import { writeReports } from '../../reports/write.js';
 import { checkLayout } from './layout-check.js';
 import { skipWithoutBrowser } from '../support/chromium.js';
 import { syntheticResults, syntheticTimeline } from './fixture.js';
+import { HANG_MS } from '../support/backstops.js';
 
 const OUT = resolve('test-results/report-layout');
 
 test(
   'index.html: no sideways scrolling at 390 px, the headline verdict on the first screen at 1280 px',
-  { skip: skipWithoutBrowser(), timeout: 60_000 },
+  { skip: skipWithoutBrowser(), timeout: HANG_MS },
   async (t) => {
     rmSync(OUT, { recursive: true, force: true });
     // Long text where the page must wrap or scroll in its own box: URLs, ids, observation keys.
@@ -45,7 +46,7 @@ test(
     skip:
       (!process.env.CHAINPROBE_REPORT_HTML && 'set CHAINPROBE_REPORT_HTML to a written index.html') ||
       skipWithoutBrowser(),
-    timeout: 60_000,
+    timeout: HANG_MS,
   },
   async () => {
     await checkLayout(resolve(process.env.CHAINPROBE_REPORT_HTML!), resolve('test-results/report-layout-run'));

@@ -17,6 +17,7 @@ import { checkReportInBrowser, CHART_IDS } from './browser-check.js';
 import { skipWithoutBrowser } from '../support/chromium.js';
 import { checkLayout } from './layout-check.js';
 import { runCli } from '../safety/support/cli.js';
+import { HANG_MS } from '../support/backstops.js';
 
 const OUT = resolve('test-results/real-runs');
 const FAST_LIMITER: Partial<ReferenceOptions> = { hourlyLimit: 7200, burst: 30 };
@@ -44,7 +45,7 @@ before(() => rmSync(OUT, { recursive: true, force: true }));
 
 test(
   'a clean run: report in Chromium shows every rule, none failing, the limiter charts drawn',
-  { timeout: 120_000 },
+  { timeout: HANG_MS },
   async (t) => {
     const out = join(OUT, 'clean');
     const run = await runAgainst({}, undefined, out);
@@ -64,7 +65,7 @@ test(
   },
 );
 
-test('a run with faults: the failing rules are expanded with their evidence', { timeout: 120_000 }, async (t) => {
+test('a run with faults: the failing rules are expanded with their evidence', { timeout: HANG_MS }, async (t) => {
   const out = join(OUT, 'faults');
   const run = await runAgainst(
     { faults: new Set(['xapikey-case-sensitive', 'hex-leading-zero', 'rl-cap-25']) },
@@ -90,7 +91,7 @@ test('a run with faults: the failing rules are expanded with their evidence', { 
 
 test(
   'a baseline notices an observed behaviour that changed (missing credentials: 401 -> 403)',
-  { timeout: 120_000 },
+  { timeout: HANG_MS },
   async () => {
     const first = await runAgainst({}, 'auth', join(OUT, 'baseline-1'));
     const second = await runAgainst(
@@ -115,7 +116,7 @@ test(
 let nodeRef: RunningReference | undefined;
 after(async () => nodeRef?.close());
 
-test('the ad hoc node command runs only the node and limiter checks of that node', { timeout: 120_000 }, async () => {
+test('the ad hoc node command runs only the node and limiter checks of that node', { timeout: HANG_MS }, async () => {
   nodeRef = await startReference(FAST_LIMITER);
   const horizon = nodeRef.target.nodes!.horizon!;
   const out = join(OUT, 'adhoc');
@@ -132,7 +133,7 @@ test('the ad hoc node command runs only the node and limiter checks of that node
       '--out',
       out,
     ],
-    { env: { ADHOC_NODE_TOKEN: horizon.token }, killAfterMs: 90_000 },
+    { env: { ADHOC_NODE_TOKEN: horizon.token } },
   );
   assert.equal(run.code, 0, run.stderr.slice(-800));
   assert.ok(!(run.stdout + run.stderr).includes(horizon.token), 'the token was printed');

@@ -25,9 +25,8 @@ import {
   type ScanReport,
 } from './support/scan.js';
 import { nginxSkip } from '../support/nginx.js';
+import { closedPort } from '../support/ports.js';
 import { makePki, opensslSkip, startTlsFront } from '../support/tls.js';
-
-const RUN_LIMIT_MS = 180_000;
 
 function readResults(out: string): ResultsFile {
   return JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
@@ -111,9 +110,8 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     mkdirSync(tmp);
     const caches = linkCompileCaches(tmp);
     const env = { TMPDIR: tmp };
-    const r1 = await runCli(['--target', target, '--out', out1], { killAfterMs: RUN_LIMIT_MS, env });
+    const r1 = await runCli(['--target', target, '--out', out1], { env });
     const r2 = await runCli(['--target', target, '--out', out2, '--baseline', join(out1, 'results.json')], {
-      killAfterMs: RUN_LIMIT_MS,
       env,
     });
     t.diagnostic(
@@ -128,8 +126,10 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
       broken,
       readFileSync(target, 'utf8').replace(`"${creds.horizonToken}"`, `"${creds.horizonToken} oops`),
     );
-    const r3 = await runCli(['--target', broken, '--out', join(ref.dir, 'run3')], { killAfterMs: 30_000, env });
-    const refusedEndpoint = 'http://127.0.0.1:1';
+    const r3 = await runCli(['--target', broken, '--out', join(ref.dir, 'run3')], { env });
+    const refused = await closedPort();
+    t.after(() => refused.close());
+    const refusedEndpoint = `http://127.0.0.1:${refused.port}`;
     const r4 = await runCli(
       [
         '--node',
@@ -144,7 +144,6 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
         join(ref.dir, 'run4'),
       ],
       {
-        killAfterMs: 60_000,
         env: { ...env, SAFETY_NODE_TOKEN: creds.horizonToken },
       },
     );
@@ -174,7 +173,10 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     assert.match(r3.stderr, /not valid JSON/);
     assert.equal(r4.code, 1);
     // The refusal was found before any request (no URL with the token was ever built) and said once.
-    assert.match(r4.stdout, /cannot reach 127\.0\.0\.1:1 \(connection refused\): \d+ checks? could not run/);
+    assert.match(
+      r4.stdout,
+      new RegExp(`cannot reach 127\\.0\\.0\\.1:${refused.port} \\(connection refused\\): \\d+ checks? could not run`),
+    );
 
     // The near misses of both runs (each drew its own seed, written to results.json) are secrets too.
     const seeds = [readResults(out1).seed, readResults(out2).seed];
@@ -258,7 +260,6 @@ test(
       );
       const out = join(ref.dir, 'tls');
       const r = await runCli(['--target', target, '--only', 'node', '--out', out], {
-        killAfterMs: RUN_LIMIT_MS,
         env: {},
       });
       // The same target without the client certificate: nginx completes the handshake and answers 400
@@ -267,7 +268,6 @@ test(
         Object.assign(tf, structuredClone(front.target), { tls: { ca: pki.caCert } }),
       );
       const r2 = await runCli(['--target', noCert, '--only', 'node', '--out', join(ref.dir, 'tls-no-cert')], {
-        killAfterMs: RUN_LIMIT_MS,
         env: {},
       });
       t.diagnostic(

@@ -1,9 +1,10 @@
 // A hostile target: each section of the target file points at a server that misbehaves in
 // another way (refused connections, resets, 5xx, invalid JSON, a 50 MB body, one byte per second,
 // silence, a WebSocket upgrade that never completes, a gRPC server that never answers). Two CLI
-// runs cover them all. Each must end within its limits, give the affected checks `error` (or
-// `fail` where the contract itself broke) with a one-line cause, still run everything else, write
-// its reports, and keep memory bounded.
+// runs cover them all. Each must end by itself (its clients give up on what never answers, no
+// check is cut short by the run's time budget), give the affected checks `error` (or `fail` where
+// the contract itself broke) with a one-line cause, still run everything else, write its reports,
+// and keep memory bounded. That limits.maxSeconds cuts a run short is test/safety/budget.test.ts.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,11 +19,14 @@ import { HUGE_BODY_BYTES, startHostile, type Hostile } from './support/hostile.j
 
 /** Longer than the 1 s between two bytes of the slow answer: only a deadline on the whole request stops it. */
 const TIMEOUT_MS = 1_200;
-// Room for every rule to get its verdict on a loaded machine: a silent or dribbling node costs the
-// timeout per request until the client stops trying it (contracts/api.ts).
-const MAX_SECONDS = 90;
-/** Start-up before the deadline is set, Playwright's grace to stop after it, writing the reports. */
-const MARGIN_MS = 6_000;
+/**
+ * Room for every rule to get its verdict however busy the machine: a silent or dribbling node costs
+ * the timeout per request until the client stops trying it (contracts/api.ts). The runs take well
+ * under a minute; the test asserts that the budget cut nothing, so this is never what ends them.
+ */
+const MAX_SECONDS = 600;
+/** What a check says when the run's time budget or an interrupt cut it short (contracts/run.ts, reporter.ts). */
+const CUT_SHORT = /limits\.maxSeconds|interrupted/;
 /**
  * No process of the tree (CLI, Playwright runner, workers) goes over this while 50 MB bodies come
  * in. The heaviest is a Playwright worker: about 160 MB once loaded, plus the capped reads (up to
@@ -220,18 +224,19 @@ after(async () => {
 });
 
 for (const s of SCENARIOS) {
-  test(`hostile target (${s.name}): the run ends in time, writes its reports and keeps memory bounded`, (t) => {
+  test(`hostile target (${s.name}): the run ends by itself, writes its reports and keeps memory bounded`, (t) => {
     const { run, results, out } = runs.get(s.name)!;
     t.diagnostic(
       `exit ${run.code} in ${Math.round(run.wallMs)} ms; peak RSS of the process tree ${Math.round((run.peakRssKb ?? 0) / 1024)} MB; ` +
         `summary ${JSON.stringify(results?.summary)}; hostile server saw ${JSON.stringify(hostile.stats.requests)}`,
     );
     assert.equal(run.code, 1, `exit ${run.code}: ${run.stderr.slice(-600)}`);
-    assert.ok(
-      run.wallMs <= MAX_SECONDS * 1000 + MARGIN_MS,
-      `took ${Math.round(run.wallMs)} ms (limits.maxSeconds ${MAX_SECONDS})`,
-    );
     assert.ok(results, `results.json missing; stderr: ${run.stderr.slice(-600)}`);
+    // Nothing waited on the hostile servers until the budget ran out: every check ended on its own.
+    assert.deepEqual(
+      results.checks.filter((c) => CUT_SHORT.test(c.message)).map((c) => `${c.rule} ${c.verdict}: ${c.message}`),
+      [],
+    );
     for (const f of ['index.html', 'junit.xml', 'timeline.json']) assert.ok(existsSync(join(out, f)), `${f} missing`);
     if (run.peakRssKb !== undefined)
       assert.ok(run.peakRssKb < MAX_RSS_KB, `peak RSS ${Math.round(run.peakRssKb / 1024)} MB`);

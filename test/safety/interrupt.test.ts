@@ -1,6 +1,7 @@
 // SIGINT in the middle of a run: sending stops at once (the reference, in this process, sees no
 // request after the signal beyond those already on the wire), the partial reports are written with
-// the checks not run marked "interrupted", and the CLI exits non-zero within 2 seconds.
+// the checks not run marked "interrupted", and the CLI exits non-zero (a second or two on a quiet
+// machine; the bound is a backstop against a hang).
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,11 +10,14 @@ import { test } from 'node:test';
 import type { ResultsFile } from '../../src/results.js';
 import { runCli, stackTraceLines } from './support/cli.js';
 import { startWatchedReference, type WatchedReference } from './support/reference.js';
+import { SLOW_MACHINE_MS } from '../support/backstops.js';
+import { watchStalls } from '../support/stalls.js';
 
-const EXIT_WITHIN_MS = 2_000;
+const EXIT_WITHIN_MS = SLOW_MACHINE_MS;
 /**
  * A request the CLI wrote to the socket just before the signal can be counted by the server a
  * little after it: loopback delivery plus this process's event loop, which also sends the signal.
+ * On a loaded machine, plus the longest stall of this process meanwhile (support/stalls.ts).
  */
 const IN_FLIGHT_MS = 50;
 /**
@@ -26,6 +30,8 @@ const RELAY_TO_WORKERS_MS = 250;
 interface Interrupted {
   run: Awaited<ReturnType<typeof runCli>>;
   signalAt: number;
+  /** The longest stall of this process's event loop during the run, ms. */
+  stallMs: number;
   results: ResultsFile;
   out: string;
 }
@@ -42,17 +48,25 @@ async function interruptWhen(ref: WatchedReference, ready: (stderrSoFar: string)
     child.kill('SIGINT');
   };
   ref.options.counters.onHit(() => maybeSignal());
+  const stalls = watchStalls();
   const run = await runCli(['--target', ref.writeTarget(), '--out', out], {
-    killAfterMs: 120_000,
     onSpawn: (c) => (child = c),
     onStderrLine: (line) => {
       stderr += `${line}\n`;
       maybeSignal();
     },
   });
+  const stallMs = stalls.maxMs();
+  stalls.stop();
   assert.ok(signalAt >= 0, `the moment to interrupt never came; stderr:\n${stderr.slice(-800)}`);
   assert.ok(existsSync(join(out, 'results.json')), 'no partial results.json');
-  return { run, signalAt, out, results: JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile };
+  return {
+    run,
+    signalAt,
+    stallMs,
+    out,
+    results: JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile,
+  };
 }
 
 function assertCleanStop(
@@ -63,16 +77,17 @@ function assertCleanStop(
   graceMs: number,
 ): void {
   const after = ref.arrivals.filter((a) => a.at > x.signalAt);
-  const late = after.filter((a) => a.at > x.signalAt + graceMs);
+  const late = after.filter((a) => a.at > x.signalAt + graceMs + x.stallMs);
   const exitMs = x.run.exitedAt - x.signalAt;
   const counted = after.map((a) => `${a.server} +${(a.at - x.signalAt).toFixed(1)} ms`).join(', ') || 'none';
   t.diagnostic(
-    `${stage}: exit ${x.run.code} ${Math.round(exitMs)} ms after SIGINT; ${after.length} request(s) counted after the signal (${counted})`,
+    `${stage}: exit ${x.run.code} ${Math.round(exitMs)} ms after SIGINT; ${after.length} request(s) counted after the signal (${counted}); ` +
+      `longest stall of the test process ${Math.round(x.stallMs)} ms`,
   );
   assert.deepEqual(
     late.map((a) => `${a.server} +${Math.round(a.at - x.signalAt)} ms`),
     [],
-    `requests reached the reference more than ${graceMs} ms after the signal`,
+    `requests reached the reference more than ${graceMs} ms (+ a ${Math.round(x.stallMs)} ms stall) after the signal`,
   );
   assert.ok(exitMs <= EXIT_WITHIN_MS, `exited ${Math.round(exitMs)} ms after SIGINT`);
   assert.ok(x.run.code !== 0 && x.run.code !== null, `exit status ${x.run.code} (signal ${x.run.signal})`);
@@ -82,7 +97,7 @@ function assertCleanStop(
   assert.deepEqual(stackTraceLines(x.run.stderr + x.run.stdout), []);
 }
 
-test('SIGINT during the probes stops sending at once, writes partial reports and exits non-zero within 2 s', async (t) => {
+test('SIGINT during the probes stops sending at once, writes partial reports and exits non-zero', async (t) => {
   // Quota for a drain of several seconds (burst 100, T = 200 ms), so the signal lands mid-drain.
   const ref = await startWatchedReference({ hourlyLimit: 18_000, burst: 100 });
   try {
@@ -112,7 +127,7 @@ test('SIGINT during the probes stops sending at once, writes partial reports and
   }
 });
 
-test('SIGINT during the contracts stops the Playwright workers at once and exits non-zero within 2 s', async (t) => {
+test('SIGINT during the contracts stops the Playwright workers at once and exits non-zero', async (t) => {
   const ref = await startWatchedReference({ hourlyLimit: 18_000, burst: 100 });
   try {
     // A previous run's Playwright report in the same folder: the killed runner writes none, and the

@@ -21,6 +21,7 @@ import {
   type FuzzServer,
   type FuzzWorld,
 } from './support/fuzz-requests.js';
+import { SLOW_MACHINE_MS } from '../support/backstops.js';
 
 const BATCH = 50;
 const RUNS = 200; // BATCH x RUNS = 10,000 requests
@@ -394,14 +395,14 @@ test('after the fuzz every server still answers a valid request correctly', asyn
   const ws = await probeWebSocket({
     url: chainB.websocketUrl!,
     headers: { 'X-Auth-Token': k.chainB },
-    timeoutMs: 3000,
+    timeoutMs: SLOW_MACHINE_MS,
   });
   assert.ok(ws.upgraded && ws.pongMs !== undefined, `WebSocket: ${ws.error ?? `status ${ws.status}`}`);
   const services = await listServicesByReflection({
     address: chainB.grpcAddress!,
     tls: false,
     metadata: { 'x-auth-token': k.chainB },
-    deadlineMs: 3000,
+    deadlineMs: SLOW_MACHINE_MS,
   });
   assert.ok(
     services.some((s) => !isReflectionService(s)),

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { ResultsFile } from '../../src/results.js';
-import { freePort } from '../support/nginx.js';
+import { closedPort } from '../support/ports.js';
 import { ROOT, runCli } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chainprobe-unreachable-'));
@@ -29,7 +29,9 @@ for (const [name, make] of [
   [
     'a closed port',
     async () => {
-      const p = await freePort();
+      const held = await closedPort();
+      after(() => held.close());
+      const p = held.port;
       return {
         file: targetAt(`http://127.0.0.1:${p}`, `127.0.0.1:${p}`, 'closed'),
         line: `cannot reach 127.0.0.1:${p} (connection refused)`,
@@ -47,7 +49,7 @@ for (const [name, make] of [
   test(`${name}: one cause line first, every rule error with it, exit 1`, async (t) => {
     const { file, line } = await make();
     const out = join(dir, name.replace(/\W+/g, '-'));
-    const r = await runCli(['--target', file, '--out', out], { killAfterMs: 120_000 });
+    const r = await runCli(['--target', file, '--out', out]);
     t.diagnostic(`exit ${r.code} in ${Math.round(r.wallMs)} ms`);
     assert.equal(r.code, 1, r.stderr.slice(-400));
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
@@ -75,12 +77,14 @@ test('one address unreachable (api.baseUrl): its checks error with one cause lin
   const { startWatchedReference } = await import('./support/reference.js');
   const ref = await startWatchedReference();
   try {
-    const port = await freePort();
+    const held = await closedPort();
+    t.after(() => held.close());
+    const port = held.port;
     const target = ref.writeTarget((tf) => {
       tf.api!.baseUrl = `http://127.0.0.1:${port}`;
     });
     const out = join(ref.dir, 'partial');
-    const r = await runCli(['--target', target, '--only', 'nft,node', '--out', out], { killAfterMs: 120_000 });
+    const r = await runCli(['--target', target, '--only', 'nft,node', '--out', out]);
     t.diagnostic(`exit ${r.code} in ${Math.round(r.wallMs)} ms`);
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
     const line = `cannot reach 127.0.0.1:${port} (connection refused)`;

@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSelfcheck } from '../../cli/selfcheck.js';
 import { textReport } from '../../cli/selfcheck/render.js';
+import { HANG_MS } from '../support/backstops.js';
 
 test(
   'the representative subset is caught on its own rules and the fault-free run is clean',
-  { timeout: 180_000 },
+  { timeout: HANG_MS },
   async (t) => {
     const outRoot = mkdtempSync(join(tmpdir(), 'chainprobe-selfcheck-'));
     t.after(() => rmSync(outRoot, { recursive: true, force: true }));
@@ -18,7 +19,7 @@ test(
       outRoot,
       subset: true,
       concurrency: 2,
-      timeoutMs: 120_000,
+      timeoutMs: HANG_MS,
       log: (l) => t.diagnostic(l),
     });
     t.diagnostic(`\n${textReport(report)}`);

@@ -1,11 +1,11 @@
-// Debian's nginx as a real proxy in tests: our own prefix and config, 127.0.0.1 only, ports chosen
-// free, stopped by pid. A missing nginx skips the test with a line saying how to enable it, unless
+// Debian's nginx as a real proxy in tests: our own prefix and config, 127.0.0.1 only, listening on
+// ports the OS picked for this process (nginx inherits the sockets), stopped by pid. A missing nginx skips the test with a line saying how to enable it, unless
 // CHAINPROBE_REQUIRE_NGINX=1 (set by .ci/run), where the test runs and fails on the missing binary.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { reservePorts } from './ports.js';
 
 const CANDIDATES = [
   '/usr/sbin/nginx',
@@ -31,44 +31,29 @@ export function nginxSkip(env: NodeJS.ProcessEnv = process.env): string | false 
   return reason;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 export interface NginxOptions {
-  /** The inside of the `http {}` block: servers, zones, upstreams. Listen on 127.0.0.1 only. */
-  http: string;
-  /** Ports the config listens on; start-up waits until each accepts a connection. */
-  ports: number[];
+  /** How many ports nginx listens on. */
+  listeners: number;
+  /** The inside of the `http {}` block for these ports: servers, zones, upstreams. Listen on 127.0.0.1 only. */
+  http(ports: readonly number[]): string;
+  /** A backstop against a hang, not a time budget: start-up waits for nginx's own word or its exit. */
   startTimeoutMs?: number;
 }
 
 export interface Nginx {
   readonly pid: number;
   readonly prefix: string;
-  /** The error log so far (for failure messages). */
+  /** The ports of `listeners`, in the order the config was given them. */
+  readonly ports: readonly number[];
+  /** The warnings and errors of nginx's log so far (for failure messages). */
   errorLog(): string;
   stop(): Promise<void>;
 }
 
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
+/** The master logs this once its sockets and configuration are in place and it forks its worker. */
+const STARTED = /\[notice\] \d+#\d+: start worker process/;
+/** nginx's own lines about the sockets it was handed: expected, not worth a failure message. */
+const ROUTINE = /\[notice\]/;
 
 function configText(prefix: string, http: string): string {
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
@@ -79,7 +64,7 @@ function configText(prefix: string, http: string): string {
   return `${user}worker_processes 1;
 daemon off;
 pid ${join(prefix, 'nginx.pid')};
-error_log ${join(prefix, 'error.log')} warn;
+error_log ${join(prefix, 'error.log')} notice;
 events { worker_connections 1024; }
 http {
   access_log off;
@@ -100,17 +85,39 @@ function exited(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
+/**
+ * nginx on ports the OS picked: this process listens on them first and nginx inherits the sockets
+ * (its `NGINX` variable, the one its binary upgrade uses), so no other process can take a port
+ * between choosing it and nginx listening, and no two listeners share one.
+ */
 export async function startNginx(opts: NginxOptions): Promise<Nginx> {
   const bin = findNginx();
   if (!bin) throw new Error('nginx not found (CHAINPROBE_REQUIRE_NGINX=1): apt-get install nginx, or set NGINX_PATH');
+  const reserved = await reservePorts(opts.listeners);
   const prefix = mkdtempSync(join(tmpdir(), 'chainprobe-nginx-'));
   mkdirSync(join(prefix, 'tmp'));
   const conf = join(prefix, 'nginx.conf');
-  writeFileSync(conf, configText(prefix, opts.http));
   const logFile = join(prefix, 'error.log');
-  const errorLog = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+  const log = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+  const errorLog = () =>
+    log()
+      .split('\n')
+      .filter((l) => l && !ROUTINE.test(l))
+      .join('\n');
+  let child: ChildProcess;
+  try {
+    writeFileSync(conf, configText(prefix, opts.http(reserved.ports)));
+    // The inherited sockets are the child's descriptors 3, 4, ... in the order of the ports.
+    const inherited = reserved.fds.map((_, i) => 3 + i);
+    child = spawn(bin, ['-p', prefix, '-c', conf, '-e', logFile], {
+      stdio: ['ignore', 'ignore', 'pipe', ...reserved.fds],
+      env: { ...process.env, NGINX: inherited.map((fd) => `${fd};`).join('') },
+    });
+  } finally {
+    // nginx has its own copies now; ours would accept connections meant for it.
+    await reserved.close();
+  }
   let stderr = '';
-  const child = spawn(bin, ['-p', prefix, '-c', conf, '-e', logFile], { stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
@@ -122,20 +129,20 @@ export async function startNginx(opts: NginxOptions): Promise<Nginx> {
     }
     rmSync(prefix, { recursive: true, force: true });
   };
-  const deadline = Date.now() + (opts.startTimeoutMs ?? 10_000);
+  const backstop = opts.startTimeoutMs ?? 120_000;
+  const deadline = Date.now() + backstop;
   for (;;) {
-    if (child.exitCode !== null) {
+    if (child.exitCode !== null || child.signalCode !== null) {
       const why = (stderr + errorLog()).trim().split('\n').slice(-3).join(' | ');
       await stop();
-      throw new Error(`nginx exited at start-up (code ${child.exitCode}): ${why}`);
+      throw new Error(`nginx exited at start-up (code ${child.exitCode ?? child.signalCode}): ${why}`);
     }
-    const ready = await Promise.all(opts.ports.map(canConnect));
-    if (ready.every(Boolean)) break;
+    if (STARTED.test(log())) break;
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`nginx did not listen on ${opts.ports.join(', ')} within ${opts.startTimeoutMs ?? 10_000} ms`);
+      throw new Error(`nginx did not start within ${backstop} ms: ${errorLog().slice(-300)}`);
     }
     await new Promise((r) => setTimeout(r, 25));
   }
-  return { pid: child.pid!, prefix, errorLog, stop };
+  return { pid: child.pid!, prefix, ports: reserved.ports, errorLog, stop };
 }

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TargetFile } from '../../src/types/generated/target.js';
-import { freePort, startNginx, type Nginx } from './nginx.js';
+import { startNginx, type Nginx } from './nginx.js';
 import type { ReferenceTarget } from '../../reference/start.js';
 
 export const OPENSSL = process.env['OPENSSL_PATH'] ?? '/usr/bin/openssl';
@@ -160,8 +160,8 @@ export interface TlsFront {
 }
 
 /**
- * nginx in front of every address of `plain`: one TLS server per upstream. `mtls` asks every
- * client for a certificate signed by the CA.
+ * nginx in front of every address of `plain`: one TLS server per upstream, each on its own port
+ * (the OS picks them, nginx.ts). `mtls` asks every client for a certificate signed by the CA.
  */
 export async function startTlsFront(
   plain: ReferenceTarget,
@@ -169,54 +169,59 @@ export async function startTlsFront(
   opts: { mtls?: boolean } = {},
 ): Promise<TlsFront> {
   const target = structuredClone(plain);
-  const upstreams = new Map<string, number>();
-  const portFor = async (hostPort: string) => {
-    let port = upstreams.get(hostPort);
-    if (port === undefined) upstreams.set(hostPort, (port = await freePort()));
-    return port;
-  };
-  const rewrite = async (url: string | undefined, scheme: string) => {
-    if (!url) return url;
-    const u = new URL(url);
-    const port = await portFor(u.host);
-    return `${scheme}://127.0.0.1:${port}${u.pathname === '/' ? '' : u.pathname}${u.search}`;
+  const n: Partial<ReferenceTarget['nodes']> = target.nodes ?? {};
+  // Every address fronted, with the scheme it gets behind nginx: one TLS port per host:port (two
+  // URLs of one upstream share its port), gRPC on a port of its own (http2 + grpc_pass).
+  const urls: { url: string; scheme: string; set(url: string): void }[] = [];
+  const front = (url: string | undefined, scheme: string, set: (url: string) => void) => {
+    if (url) urls.push({ url, scheme, set });
   };
   if (target.api) {
-    target.api.baseUrl = await rewrite(target.api.baseUrl, 'https');
-    target.api.legacyBaseUrl = await rewrite(target.api.legacyBaseUrl, 'https');
+    const api = target.api;
+    front(api.baseUrl, 'https', (u) => (api.baseUrl = u));
+    front(api.legacyBaseUrl, 'https', (u) => (api.legacyBaseUrl = u));
   }
-  const n: Partial<ReferenceTarget['nodes']> = target.nodes ?? {};
-  if (n.blockRest) n.blockRest.endpoint = (await rewrite(n.blockRest.endpoint, 'https'))!;
-  if (n.horizon) n.horizon.endpoint = (await rewrite(n.horizon.endpoint, 'https'))!;
-  let grpc: { port: number; upstream: string } | undefined;
+  if (n.blockRest) front(n.blockRest.endpoint, 'https', (u) => (n.blockRest!.endpoint = u));
+  if (n.horizon) front(n.horizon.endpoint, 'https', (u) => (n.horizon!.endpoint = u));
   if (n.chainB) {
-    n.chainB.endpoint = (await rewrite(n.chainB.endpoint, 'https'))!;
-    n.chainB.websocketUrl = await rewrite(n.chainB.websocketUrl, 'wss');
-    if (n.chainB.grpcAddress) {
-      grpc = { port: await freePort(), upstream: n.chainB.grpcAddress };
-      n.chainB.grpcAddress = `127.0.0.1:${grpc.port}`;
-      n.chainB.grpcTls = true;
-    }
+    front(n.chainB.endpoint, 'https', (u) => (n.chainB!.endpoint = u));
+    front(n.chainB.websocketUrl, 'wss', (u) => (n.chainB!.websocketUrl = u));
   }
+  const upstreams = [...new Set(urls.map(({ url }) => new URL(url).host))];
+  const grpcUpstream = n.chainB?.grpcAddress;
+
   const clientCert = opts.mtls ? ` ssl_client_certificate ${pki.caCert}; ssl_verify_client on;` : '';
   const ssl = `ssl_certificate ${pki.serverCert}; ssl_certificate_key ${pki.serverKey};${clientCert}`;
   // HTTP/1.1 with the Upgrade headers passed on, so WebSocket connections go through too.
   const proxyOptions =
     'proxy_http_version 1.1; proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection $connection_upgrade; ' +
     'proxy_read_timeout 30s; proxy_buffering off;';
-  const servers = [...upstreams.entries()].map(
-    ([up, port]) => `server { listen 127.0.0.1:${port} ssl; ${ssl}
-    location / { proxy_pass http://${up}; ${proxyOptions} } }`,
-  );
-  if (grpc)
-    servers.push(
-      `server { listen 127.0.0.1:${grpc.port} ssl http2; ${ssl} location / { grpc_pass grpc://${grpc.upstream}; } }`,
-    );
-  const ports: Record<number, string> = Object.fromEntries([...upstreams.entries()].map(([up, port]) => [port, up]));
-  if (grpc) ports[grpc.port] = grpc.upstream;
   const nginx = await startNginx({
-    ports: Object.keys(ports).map(Number),
-    http: `map $http_upgrade $connection_upgrade { default upgrade; '' ''; }\n${servers.join('\n')}`,
+    listeners: upstreams.length + (grpcUpstream ? 1 : 0),
+    http: (ports) => {
+      const servers = upstreams.map(
+        (up, i) => `server { listen 127.0.0.1:${ports[i]} ssl; ${ssl}
+    location / { proxy_pass http://${up}; ${proxyOptions} } }`,
+      );
+      if (grpcUpstream)
+        servers.push(
+          `server { listen 127.0.0.1:${ports[upstreams.length]} ssl http2; ${ssl} location / { grpc_pass grpc://${grpcUpstream}; } }`,
+        );
+      return `map $http_upgrade $connection_upgrade { default upgrade; '' ''; }\n${servers.join('\n')}`;
+    },
   });
+  const ports: Record<number, string> = {};
+  upstreams.forEach((up, i) => (ports[nginx.ports[i]!] = up));
+  for (const { url, scheme, set } of urls) {
+    const u = new URL(url);
+    const port = nginx.ports[upstreams.indexOf(u.host)];
+    set(`${scheme}://127.0.0.1:${port}${u.pathname === '/' ? '' : u.pathname}${u.search}`);
+  }
+  if (grpcUpstream) {
+    const port = nginx.ports[upstreams.length]!;
+    ports[port] = grpcUpstream;
+    n.chainB!.grpcAddress = `127.0.0.1:${port}`;
+    n.chainB!.grpcTls = true;
+  }
   return { nginx, target, ports };
 }

@@ -19,7 +19,7 @@ import {
 } from '../../src/net/causes.js';
 import { addressesOf, preflight } from '../../src/net/preflight.js';
 import { resolveTarget } from '../../src/target-file/load.js';
-import { freePort } from '../support/nginx.js';
+import { closedPort } from '../support/ports.js';
 import { makePki, opensslSkip } from '../support/tls.js';
 import { readFileSync } from 'node:fs';
 
@@ -47,9 +47,13 @@ test("whereOf fills the scheme's default port and keeps a gRPC address as is", (
 });
 
 test('connection refused, from undici and ws, is one line naming host and port', async () => {
-  const port = await freePort();
-  for (const e of [await undiciError(`http://127.0.0.1:${port}/`), await wsError(`ws://127.0.0.1:${port}/`)]) {
-    assert.equal(classify(e, `127.0.0.1:${port}`)?.line, `cannot reach 127.0.0.1:${port} (connection refused)`);
+  const { port, close } = await closedPort();
+  try {
+    for (const e of [await undiciError(`http://127.0.0.1:${port}/`), await wsError(`ws://127.0.0.1:${port}/`)]) {
+      assert.equal(classify(e, `127.0.0.1:${port}`)?.line, `cannot reach 127.0.0.1:${port} (connection refused)`);
+    }
+  } finally {
+    await close();
   }
 });
 
@@ -148,13 +152,16 @@ test('cause lines parse back out of check messages and group: one line per cause
   assert.equal(coveredByCause(checks[0]!), true);
 });
 
-test('a known cause is remembered for its address only, and briefly', () => {
+test('a known cause is remembered for its address only, and briefly', (t) => {
+  // The clock is the test's: a machine that stalls between two lines does not age the cause.
+  t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
   forgetCauses();
   noteCause({ kind: 'refused', where: 'h:1', line: 'cannot reach h:1 (connection refused)' }, 50);
   assert.equal(knownCause('h:1')?.kind, 'refused');
   assert.equal(knownCause('h:2'), undefined);
-  const until = Date.now() + 60;
-  while (Date.now() < until);
+  t.mock.timers.tick(50);
+  assert.equal(knownCause('h:1')?.kind, 'refused');
+  t.mock.timers.tick(1);
   assert.equal(knownCause('h:1'), undefined);
 });
 
@@ -163,7 +170,8 @@ test('preflight: one connection per distinct address; a closed port is a cause, 
   const open = createServer();
   await new Promise<void>((r) => open.listen(0, '127.0.0.1', r));
   const openPort = (open.address() as { port: number }).port;
-  const closed = await freePort();
+  const held = await closedPort();
+  const closed = held.port;
   const t = resolveTarget({
     api: { baseUrl: `http://127.0.0.1:${openPort}`, legacyBaseUrl: `http://127.0.0.1:${openPort}/legacy` },
     nodes: { horizon: { endpoint: `http://127.0.0.1:${closed}`, token: 'abcdefgh' } },
@@ -178,6 +186,7 @@ test('preflight: one connection per distinct address; a closed port is a cause, 
     assert.equal(knownCause(`127.0.0.1:${closed}`)?.kind, 'refused');
   } finally {
     open.close();
+    await held.close();
     forgetCauses();
   }
 });

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../tools/commands.js';
 import { helpText } from '../../cli/args.js';
 import { TOOL } from '../../src/results.js';
+import { HANG_MS } from '../support/backstops.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -15,7 +16,7 @@ function run(script: string, ...args: string[]) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: HANG_MS,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

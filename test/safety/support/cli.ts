@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HANG_MS } from '../../support/backstops.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -23,8 +24,8 @@ export interface CliRun {
 
 export interface CliOptions {
   env?: Record<string, string>;
-  /** Hard stop: the test fails rather than hang if the CLI outlives this (SIGKILL to the tree). */
-  killAfterMs: number;
+  /** Hard stop: the test fails rather than hang if the CLI outlives this (SIGKILL to the tree). A backstop only. */
+  killAfterMs?: number;
   /** Called with each stderr line as it arrives (progress lines, for timing a signal). */
   onStderrLine?: (line: string) => void;
   /** Called once the child is spawned. */
@@ -87,7 +88,7 @@ function hwmKb(pid: number): number | undefined {
   }
 }
 
-export function runCli(args: string[], opts: CliOptions): Promise<CliRun> {
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'start.ts'), ...args], {
     cwd: ROOT,
@@ -123,7 +124,7 @@ export function runCli(args: string[], opts: CliOptions): Promise<CliRun> {
         // already gone
       }
     }
-  }, opts.killAfterMs);
+  }, opts.killAfterMs ?? HANG_MS);
   return new Promise((resolvePromise, reject) => {
     child.on('error', reject);
     child.on('exit', () => sample());

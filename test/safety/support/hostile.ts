@@ -1,8 +1,10 @@
 // A misbehaving target on 127.0.0.1. One HTTP server answers by the first path segment after
 // `/m/` (so one target file can point each section at another misbehaviour); a raw TCP server
-// plays a gRPC server that accepts connections and never says a word; a closed port refuses.
+// plays a gRPC server that accepts connections and never says a word; a closed port refuses (held
+// closed for as long as the target lives: support/ports.ts).
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { closedPort } from '../../support/ports.js';
 
 export const HOSTILE_MODES = [
   'reset',
@@ -171,15 +173,13 @@ export async function startHostile(): Promise<Hostile> {
   });
   const grpcPort = await listenLocal(grpc);
 
-  const probe = createNetServer();
-  const refusedPort = await listenLocal(probe);
-  await new Promise<void>((r) => probe.close(() => r()));
+  const refused = await closedPort();
 
   return {
     url: (mode) => `http://127.0.0.1:${httpPort}/m/${mode}`,
     wsHangUrl: `ws://127.0.0.1:${httpPort}/m/ws-hang/websocket`,
     grpcHangAddress: `127.0.0.1:${grpcPort}`,
-    refusedPort,
+    refusedPort: refused.port,
     stats,
     close: async () => {
       for (const t of timers) clearInterval(t);
@@ -188,6 +188,7 @@ export async function startHostile(): Promise<Hostile> {
       await Promise.all([
         new Promise<void>((r) => http.close(() => r())),
         new Promise<void>((r) => grpc.close(() => r())),
+        refused.close(),
       ]);
     },
   };
