@@ -1,7 +1,7 @@
 // The contract stage against the embedded reference: complete and clean; absent target sections
 // skipped with the reason; the request budget and an abort cut it short with `error`, never
 // `fail`; no secret in what it writes. How long a run takes is the bench's figure
-// (scripts/bench/contracts.ts), not a test's.
+// (tools/bench/contracts.ts), not a test's.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
