@@ -9,6 +9,7 @@ import { GENERATE } from './generate-types.js';
 import { STABILITY } from './stability.js';
 import { TEST } from './run-tests.js';
 import { MERGE } from './merge.js';
+import { EXPORT } from './export.js';
 
 export interface CommandEntry {
   /** The file that runs it, relative to the repository root. */
@@ -25,4 +26,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { script: 'scripts/run-tests.ts', def: TEST },
   { script: 'scripts/stability.ts', def: STABILITY },
   { script: 'scripts/merge.ts', def: MERGE },
+  { script: 'scripts/export.ts', def: EXPORT },
 ];

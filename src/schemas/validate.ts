@@ -9,7 +9,7 @@ import { isSchemaNode, mapSchema, type SchemaNode } from './walk.js';
 export const SCHEMA_BASE = 'https://chainprobe.dev/schemas/';
 /** The strict view lives under its own base, so relative $refs inside it stay strict. */
 export const STRICT_BASE = 'https://chainprobe.dev/schemas/strict/';
-const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
+export const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
 
 /** Schema names: a file of schemas/ without `.schema.json`, or a `$defs` entry of one. */
 export const SCHEMA = {
@@ -30,6 +30,7 @@ export const SCHEMA = {
   assetResponse: 'asset-response',
   rarityListResponse: 'rarity-list-response',
   rpcRequest: 'jsonrpc-request',
+  nodeRpcRequest: 'node-rpc-request',
   rpcSuccess: 'jsonrpc-success-response',
   rpcErrorResponse: 'jsonrpc-error-response',
   rpcError: 'jsonrpc-error',
