@@ -17,6 +17,7 @@ import { Redactor } from '../src/record/redact.js';
 import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
 import { secretsOf } from '../src/target-file/load.js';
 import type { CheckResult } from '../src/verdict.js';
+import type { Exchange } from '../src/record/recorder.js';
 import type { Gap } from '../src/coverage.js';
 import type { ContractsOutcome, RunContext } from '../src/stages.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
@@ -66,13 +67,14 @@ export function grepFor(selected: readonly string[]): string | undefined {
 interface Collected {
   checks: CheckResult[];
   non2xx: Non2xx[];
+  exchanges: Exchange[];
   fatal: string[];
   /** The runner reached its end (a failing test then exits 1 without anything being wrong). */
   ended: boolean;
 }
 
 function readChecksFile(file: string): Collected {
-  const out: Collected = { checks: [], non2xx: [], fatal: [], ended: false };
+  const out: Collected = { checks: [], non2xx: [], exchanges: [], fatal: [], ended: false };
   if (!existsSync(file)) return out;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -84,6 +86,7 @@ function readChecksFile(file: string): Collected {
     }
     if (parsed.kind === 'check') out.checks.push(parsed.check);
     else if (parsed.kind === 'non2xx') out.non2xx.push(parsed.item);
+    else if (parsed.kind === 'exchange') out.exchanges.push(parsed.exchange);
     else if (parsed.kind === 'fatal') out.fatal.push(parsed.message);
     else if (parsed.kind === 'end') out.ended = true;
   }
@@ -157,6 +160,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       [ENV.workers]: String(opts.workers ?? 2),
       ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
       [ENV.seed]: String(seed),
+      ...(ctx.recordExchanges ? { [ENV.exchanges]: '1' } : {}),
       ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -252,5 +256,11 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const gaps: Gap[] = [{ rules: (id) => selected.includes(id), reason: reasonOf }];
 
   const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? `${PLAYWRIGHT_DIR}/index.html` : undefined;
-  return { checks, gaps, seed, ...(report ? { playwrightReport: report } : {}) };
+  return {
+    checks,
+    gaps,
+    seed,
+    ...(report ? { playwrightReport: report } : {}),
+    ...(ctx.recordExchanges ? { exchanges: collected.exchanges } : {}),
+  };
 }

@@ -37,7 +37,7 @@ export async function runProbes(
     signal: ctx.signal,
   });
   try {
-    return await runSuite({
+    const outcome = await runSuite({
       engine,
       horizon,
       selected: ctx.selected,
@@ -47,6 +47,7 @@ export async function runProbes(
       progress: (phase, expectedRemainingMs, requestsSent) =>
         ctx.progress({ stage: 'probes', phase, expectedRemainingMs, requestsSent }),
     });
+    return ctx.recordExchanges ? { ...outcome, exchanges: recorder.exchanges } : outcome;
   } finally {
     await engine.close();
     budget.close();

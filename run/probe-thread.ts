@@ -22,6 +22,7 @@ interface ThreadInput {
   budgetFile: string;
   tallyFile?: string;
   deadline: number;
+  recordExchanges?: boolean;
 }
 
 type FromThread =
@@ -135,6 +136,7 @@ export async function runProbesInThread(
     budgetFile: ctx.budgetFile,
     tallyFile: ctx.tallyFile,
     deadline: ctx.deadline,
+    recordExchanges: ctx.recordExchanges,
   };
   const worker = new Worker(await threadScript(), { workerData: input });
   const onAbort = () => worker.postMessage({ type: 'abort' });
@@ -176,6 +178,7 @@ async function threadMain(): Promise<void> {
     budgetFile: input.budgetFile,
     tallyFile: input.tallyFile,
     deadline: input.deadline,
+    recordExchanges: input.recordExchanges,
     signal: controller.signal,
     progress: (event) => port.postMessage({ type: 'progress', event } satisfies FromThread),
   };

@@ -1,8 +1,8 @@
 // `npm start` - the main job. Without --target it tests the embedded reference service.
 // The flags, their checks and `--help` come from START below (docs/commands.md too).
 // Exit: 0 no fail/error, 1 a check failed or errored, 2 the run could not start.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { loadTargetFile, resolveTarget, secretsOf, TargetError } from '../src/target-file/load.js';
 import { withTlsFlags } from '../src/target-file/tls-flags.js';
 import { coveredByCause, groupLine, type CauseGroup } from '../src/net/causes.js';
@@ -50,6 +50,12 @@ export const START = defineCommand({
       path: true,
       default: 'reports/latest',
       help: 'where the reports go: index.html, results.json, junit.xml',
+    },
+    har: {
+      type: 'string',
+      value: '<file.har>',
+      path: true,
+      help: 'also write every request and response of the run (contract checks and probes) as HAR 1.2, credentials redacted',
     },
     baseline: {
       type: 'string',
@@ -187,6 +193,18 @@ function checkCombinations(v: Cli): void {
   if ((given(v.fault) || given(v.variant)) && (given(v.target) || given(v.node)))
     throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
   if (v['fail-on-drift'] && !given(v.baseline)) throw new UsageError('--fail-on-drift needs --baseline <results.json>');
+  if (v.har !== undefined) harWritable(v.har);
+}
+
+/** Before the first request: a HAR that cannot be written at the end must not cost the run. */
+function harWritable(file: string): void {
+  if (existsSync(file) && statSync(file).isDirectory()) throw new UsageError(`--har ${file}: a folder, not a file`);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    accessSync(dirname(file), constants.W_OK);
+  } catch (e) {
+    throw new UsageError(`--har ${file}: cannot write there (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
 }
 
 /** The ad hoc node target: built in memory, the token read from the environment. */
@@ -341,6 +359,7 @@ async function main(): Promise<number> {
       extra,
       seed,
       history: cli.history,
+      har: cli.har,
     };
     const outcome = isFleet(targets)
       ? await runFleet({ ...common, targets })
