@@ -13,7 +13,7 @@ export const EXPORT = defineCommand({
   prefix: 'chainprobe export',
   summary:
     "Writes chainprobe's knowledge of the service for other tools: an OpenAPI 3.1 document of every HTTP endpoint " +
-    'and an OpenRPC document of the JSON-RPC methods it checks, built from schemas/ and the rule catalogue (docs/export.md).',
+    'and an OpenRPC document of the JSON-RPC methods it checks, built from schemas/ and the rule catalogue (docs/openapi.md, docs/openrpc.md).',
   flags: {
     openapi: { type: 'string', value: '<file>', path: true, help: 'write the OpenAPI 3.1 document (JSON) here' },
     openrpc: { type: 'string', value: '<file>', path: true, help: 'write the OpenRPC document (JSON) here' },

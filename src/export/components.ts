@@ -7,7 +7,9 @@ import { SCHEMA_DIR, type SchemaName } from '../schemas/validate.js';
 import { isSchemaNode, mapSchema, type SchemaNode } from '../schemas/walk.js';
 
 const SUFFIX = '.schema.json';
-const pascal = (s: string) => s.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
+/** `nonNegativeIntegerHeader` -> `NonNegativeIntegerHeader`, `x-api-key` -> `XApiKey`. */
+export const pascal = (s: string): string =>
+  s.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
 
 let files: Map<string, SchemaNode> | undefined;
 

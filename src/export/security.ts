@@ -12,6 +12,7 @@ import {
   type NodePath,
 } from '../auth/forms.js';
 import type { ServerKind } from '../service/endpoints.js';
+import { pascal } from './components.js';
 import { sortRules } from './rules.js';
 
 export interface SecurityScheme {
@@ -78,7 +79,6 @@ function usages(): Usage[] {
 
 /** The spelling variants of a form (X-API-Key in other letter cases) share its scheme. */
 const canonical = (form: FormId): FormId => form.split(':')[0] as FormId;
-const pascal = (s: string) => s.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
 
 export const schemeName = (server: ServerKind, form: FormId): string =>
   `${server}${pascal(canonical(form).replace(/^ws-/, ''))}`;
