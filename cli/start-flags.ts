@@ -36,6 +36,12 @@ export const START = defineCommand({
       help: 'where the reports go: index.html, results.json, junit.xml',
     },
     'summary-md': SUMMARY_MD_FLAG,
+    har: {
+      type: 'string',
+      value: '<file.har>',
+      path: true,
+      help: 'also write every request and response of the run (contract checks and probes) as HAR 1.2, credentials redacted',
+    },
     baseline: {
       type: 'string',
       value: '<results.json>',

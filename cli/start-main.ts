@@ -2,8 +2,8 @@
 // the flags together, loads the targets, starts the embedded reference when there is none, runs,
 // and prints the closing lines. Loaded only after the command line is known good, so --help and
 // --version never load a run.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { loadTargetFile, resolveTarget, secretsOf, TargetError } from '../src/target-file/load.js';
 import { withTlsFlags } from '../src/target-file/tls-flags.js';
 import { groupLine, type CauseGroup } from '../src/net/causes.js';
@@ -71,6 +71,18 @@ function checkCombinations(v: Cli): void {
   if ((given(v.fault) || given(v.variant)) && (given(v.target) || given(v.node)))
     throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
   if (v['fail-on-drift'] && !given(v.baseline)) throw new UsageError('--fail-on-drift needs --baseline <results.json>');
+  if (v.har !== undefined) harWritable(v.har);
+}
+
+/** Before the first request: a HAR that cannot be written at the end must not cost the run. */
+function harWritable(file: string): void {
+  if (existsSync(file) && statSync(file).isDirectory()) throw new UsageError(`--har ${file}: a folder, not a file`);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    accessSync(dirname(file), constants.W_OK);
+  } catch (e) {
+    throw new UsageError(`--har ${file}: cannot write there (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
 }
 
 /** The ad hoc node target: built in memory, the token read from the environment. */
@@ -222,6 +234,7 @@ export async function main(cli: Cli): Promise<number> {
       seed,
       redactor,
       history: cli.history,
+      har: cli.har,
     };
     const outcome = isFleet(targets)
       ? await (await import('../run/fleet.js')).runFleet({ ...common, targets })

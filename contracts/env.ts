@@ -21,6 +21,8 @@ export const ENV = {
   workers: 'CHAINPROBE_WORKERS',
   /** The run seed: which near-miss credentials the auth checks send (src/auth/near-miss.ts). */
   seed: 'CHAINPROBE_SEED',
+  /** `1`: each test hands its recorded exchanges to the reporter too (a HAR is being written). */
+  exchanges: 'CHAINPROBE_EXCHANGES',
 } as const;
 
 export class SuiteEnvError extends Error {}
@@ -36,6 +38,8 @@ export interface SuiteEnv {
   workers: number;
   /** 0 when the variable is absent (a Playwright run outside `npm start`): still one seed for all. */
   seed: number;
+  /** Tests attach their recorded exchanges (for the run's HAR). */
+  exchanges: boolean;
 }
 
 let cached: SuiteEnv | undefined;
@@ -70,6 +74,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     htmlDir: env[ENV.htmlDir] || undefined,
     workers: Number.isInteger(workers) && workers > 0 ? workers : 2,
     seed: env[ENV.seed] && Number.isInteger(seed) ? seed : 0,
+    exchanges: env[ENV.exchanges] === '1',
   };
   if (env === process.env) cached = out;
   return out;

@@ -72,7 +72,11 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
       const check = new Checks(redactor, suite.selected);
       await use({ target: suite.target, recorder, api, check, samples });
       // However the test ended, its checks so far and the non-2xx answers it met go to the reporter.
-      const body: TestAttachment = { checks: check.results, non2xx: api.non2xx };
+      const body: TestAttachment = {
+        checks: check.results,
+        non2xx: api.non2xx,
+        ...(suite.exchanges && { exchanges: recorder.exchanges }),
+      };
       await testInfo.attach(CHECKS_ATTACHMENT, { body: JSON.stringify(body), contentType: 'application/json' });
     },
     { box: true },

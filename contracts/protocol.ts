@@ -33,11 +33,14 @@ export interface Non2xx {
 export interface TestAttachment {
   checks: CheckResult[];
   non2xx: Non2xx[];
+  /** Every exchange the test recorded (already redacted), when the run writes a HAR. */
+  exchanges?: Exchange[];
 }
 
 export type ChecksLine =
   | { kind: 'check'; check: CheckResult }
   | { kind: 'non2xx'; item: Non2xx }
+  | { kind: 'exchange'; exchange: Exchange }
   | { kind: 'fatal'; message: string }
   /** The runner finished (its exit status is then only whether some test failed). */
   | { kind: 'end'; status: string };

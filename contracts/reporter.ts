@@ -1,7 +1,8 @@
 // The chainprobe reporter. It is listed FIRST in the config because reporters receive the same
 // TestStep/TestResult objects in order: whatever it redacts in place here, the HTML reporter after
 // it never sees (step titles and subtitles carry URLs, errors carry messages and snippets).
-// It also collects each test's checks and non-2xx summaries into CHAINPROBE_CHECKS_FILE, turns a
+// It also collects each test's checks, non-2xx summaries and (for a HAR) recorded exchanges into
+// CHAINPROBE_CHECKS_FILE, turns a
 // test that timed out or threw into `error` checks for the rules it declared, and prints progress.
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -120,6 +121,11 @@ export default class ChainprobeReporter implements Reporter {
       const got = JSON.parse(a.body.toString('utf8')) as TestAttachment;
       checks.push(...got.checks);
       for (const item of got.non2xx) lines.push({ kind: 'non2xx', item });
+      if (got.exchanges) {
+        for (const exchange of got.exchanges) lines.push({ kind: 'exchange', exchange });
+        // The exchanges go to the run's HAR; Playwright's HTML report keeps the checks only.
+        a.body = Buffer.from(JSON.stringify({ ...got, exchanges: undefined }));
+      }
     }
     for (const check of checks) lines.push({ kind: 'check', check });
     // A test that failed only on its checks' verdicts (steps.ts) ran to its end: nothing to add.

@@ -14,6 +14,7 @@ import { errorChecks } from './errors-summary.js';
 import { PROGRESS_PREFIX, ruleTag, type ChecksLine, type Non2xx, type ProgressLine } from './protocol.js';
 import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
 import type { CheckResult } from '../src/verdict.js';
+import type { Exchange } from '../src/record/recorder.js';
 import type { Gap } from '../src/coverage.js';
 import type { ContractsOutcome, RunContext } from '../src/stages.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
@@ -64,13 +65,14 @@ export function grepFor(selected: readonly string[]): string | undefined {
 interface Collected {
   checks: CheckResult[];
   non2xx: Non2xx[];
+  exchanges: Exchange[];
   fatal: string[];
   /** The runner reached its end (a failing test then exits 1 without anything being wrong). */
   ended: boolean;
 }
 
 function readChecksFile(file: string): Collected {
-  const out: Collected = { checks: [], non2xx: [], fatal: [], ended: false };
+  const out: Collected = { checks: [], non2xx: [], exchanges: [], fatal: [], ended: false };
   if (!existsSync(file)) return out;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -82,6 +84,7 @@ function readChecksFile(file: string): Collected {
     }
     if (parsed.kind === 'check') out.checks.push(parsed.check);
     else if (parsed.kind === 'non2xx') out.non2xx.push(parsed.item);
+    else if (parsed.kind === 'exchange') out.exchanges.push(parsed.exchange);
     else if (parsed.kind === 'fatal') out.fatal.push(parsed.message);
     else if (parsed.kind === 'end') out.ended = true;
   }
@@ -154,6 +157,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       [ENV.workers]: String(opts.workers ?? 2),
       ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
       [ENV.seed]: String(seed),
+      ...(ctx.recordExchanges ? { [ENV.exchanges]: '1' } : {}),
       ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -249,5 +253,11 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const gaps: Gap[] = [{ rules: (id) => selected.includes(id), reason: reasonOf }];
 
   const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? `${PLAYWRIGHT_DIR}/index.html` : undefined;
-  return { checks, gaps, seed, ...(report ? { playwrightReport: report } : {}) };
+  return {
+    checks,
+    gaps,
+    seed,
+    ...(report ? { playwrightReport: report } : {}),
+    ...(ctx.recordExchanges ? { exchanges: collected.exchanges } : {}),
+  };
 }

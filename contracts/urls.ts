@@ -1,25 +1,27 @@
-// The service's paths, from the endpoint tables of the description, and the credential a
-// data-reading check uses. Every spec builds its URLs here; none spells a path itself.
+// The service's paths, filled in from the endpoint table (src/service/endpoints.ts), and the
+// credential a data-reading check uses. Every spec builds its URLs here; none spells a path itself.
+import { ENDPOINTS, fillPath } from '../src/service/endpoints.js';
 import type { ResolvedApi, ResolvedNft, ResolvedTarget } from '../src/target-file/types.js';
 import type { Credential } from './api.js';
 
 const seg = encodeURIComponent;
+const E = ENDPOINTS;
+const chain = (n: ResolvedNft) => ({ protocol: n.protocol, network: n.network });
 
 export const PATHS = {
-  blockNumber: (protocol: string, network: string) =>
-    `/universal/v1/${seg(protocol)}/${seg(network)}/sync/block_number`,
-  native: (protocol: string, network: string) => `/${seg(protocol)}/${seg(network)}/native`,
-  event: (n: ResolvedNft, id: string) => `/nft/v1/${seg(n.protocol)}/${seg(n.network)}/event/${seg(id)}`,
-  collection: (n: ResolvedNft, id: string) => `/nft/v1/${seg(n.protocol)}/${seg(n.network)}/collection/${seg(id)}`,
+  blockNumber: (protocol: string, network: string) => fillPath(E.blockNumber.path, { protocol, network }),
+  native: (protocol: string, network: string) => fillPath(E.native.path, { protocol, network }),
+  event: (n: ResolvedNft, id: string) => fillPath(E.event.path, { ...chain(n), event_id: id }),
+  collection: (n: ResolvedNft, id: string) => fillPath(E.collection.path, { ...chain(n), collection_id: id }),
   asset: (n: ResolvedNft, contract: string, tokenId: string) =>
-    `/nft/v1/${seg(n.protocol)}/${seg(n.network)}/asset?contract_address=${seg(contract)}&token_id=${seg(tokenId)}`,
+    `${fillPath(E.asset.path, chain(n))}?contract_address=${seg(contract)}&token_id=${seg(tokenId)}`,
   rarity: (n: ResolvedNft, collectionId: string) =>
-    `/nft/v1/${seg(n.protocol)}/${seg(n.network)}/assets/rarity/${seg(collectionId)}?sort_by=rarity_rank`,
-  blockByHeight: (height: number | string) => `/v1/blocks/by_height/${seg(String(height))}`,
-  appRestNodeInfo: '/app_rest/node_info',
-  consensusRpc: '/consensus_rpc',
-  consensusRestStatus: '/consensus_rest/status',
-  feeStats: '/fee_stats',
+    `${fillPath(E.rarity.path, { ...chain(n), collection_id: collectionId })}?sort_by=rarity_rank`,
+  blockByHeight: (height: number | string) => fillPath(E.blockByHeight.path, { height }),
+  appRestNodeInfo: E.appRestNodeInfo.path,
+  consensusRpc: E.consensusRpc.path,
+  consensusRestStatus: E.consensusRestStatus.path,
+  feeStats: E.feeStats.path,
 } as const;
 
 export const JSON_HEADERS = { 'Content-Type': 'application/json' } as const;

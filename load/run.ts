@@ -36,7 +36,7 @@ export async function runProbes(
     signal: ctx.signal,
   });
   try {
-    return await runSuite({
+    const outcome = await runSuite({
       engine,
       horizon,
       selected: ctx.selected,
@@ -46,6 +46,7 @@ export async function runProbes(
       progress: (phase, expectedRemainingMs, requestsSent) =>
         ctx.progress({ stage: 'probes', phase, expectedRemainingMs, requestsSent }),
     });
+    return ctx.recordExchanges ? { ...outcome, exchanges: recorder.exchanges } : outcome;
   } finally {
     await engine.close();
     budget.close();

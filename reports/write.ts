@@ -1,11 +1,13 @@
 // Writes a run's reports into the output folder: results.json (the fixed interface), junit.xml,
-// index.html and the probes' raw timeline.json; baseline-diff.json too when a baseline was given.
+// index.html and the probes' raw timeline.json; baseline-diff.json too when a baseline was given,
+// and the HAR of every exchange where --har asked for one.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ResultsFile } from '../src/results.js';
 import type { TimelineEntry } from '../src/stages.js';
 import type { BaselineDiff } from './baseline.js';
 import { renderHtml } from './html.js';
+import { harJson, type HarExchange } from './har.js';
 import { renderJunit } from './junit.js';
 import { PLAYWRIGHT_DIR, REPORT_FILES } from '../src/out-files.js';
 
@@ -19,6 +21,8 @@ export interface ReportInputs {
   baseline?: BaselineDiff;
   /** --history: the last runs, this one last. */
   history?: readonly ResultsFile[];
+  /** --har: where to write the HAR, and the run's recorded exchanges. */
+  har?: { file: string; exchanges: readonly HarExchange[] };
 }
 
 export { PLAYWRIGHT_DIR, REPORT_FILES };
@@ -66,6 +70,11 @@ export async function writeReports(outDir: string, inputs: ReportInputs): Promis
     const path = join(outDir, name);
     await writeFile(path, text, 'utf8');
     files.push(path);
+  }
+  if (inputs.har) {
+    await mkdir(dirname(inputs.har.file), { recursive: true });
+    await writeFile(inputs.har.file, harJson(inputs.har.exchanges), 'utf8');
+    files.push(inputs.har.file);
   }
   return { files };
 }

@@ -40,6 +40,8 @@ import { RL_RULES } from '../load/plan.js';
 import { skippedChecks } from '../load/suite.js';
 import { diffBaseline, type BaselineDiff } from '../reports/baseline.js';
 import { clearReports, REPORT_FILES, timelineJson, writeReports } from '../reports/write.js';
+import type { HarExchange } from '../reports/har.js';
+import type { Exchange } from '../src/record/recorder.js';
 
 export interface FleetRunOptions extends Omit<RunOptions, 'target'> {
   targets: ResolvedTarget[];
@@ -135,6 +137,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
       seed,
       redactor,
       knownCauses,
+      recordExchanges: opts.har !== undefined,
       signal: controller.signal,
       // Lines of units and plans running at once say whose they are.
       progress: (e) =>
@@ -151,6 +154,9 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
   const spend = (key: string) => spent.get(key) ?? spent.set(key, { contracts: null, probes: null }).get(key)!;
   const checks: CheckResult[] = [];
   const playwrightReports: string[] = [];
+  const exchanges: HarExchange[] = [];
+  const collect = (from: Exchange[] | undefined, stage: HarExchange['stage'], target: string, node?: string) =>
+    exchanges.push(...(from ?? []).map((x) => ({ ...x, stage, target, ...(node && { node }) })));
 
   let knownCauses: string | undefined;
   try {
@@ -173,6 +179,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
           // Each unit covers its own rules: its records are named by its deployment and node.
           got = [...outcome.checks, ...cover(ctx.selected, outcome.checks, outcome.gaps)];
           if (outcome.playwrightReport) playwrightReports.push(`fleet/${u.key}/${outcome.playwrightReport}`);
+          collect(outcome.exchanges, 'contracts', d.target.name, u.node?.name);
         } catch (e) {
           got = cover(ctx.selected, [], [stageFailed('contracts', e, redactor)]);
         }
@@ -214,6 +221,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
           const outcome = threaded ? await runProbesInThread(ctx, node, RL_RULES) : await runProbes(ctx, node);
           checks.push(...tag(outcome.checks, d.target.name, ref));
           limiters.set(id, outcome.limiter);
+          collect(outcome.exchanges, 'probes', d.target.name, node.name);
           return outcome.timeline.map((e) => ({ ...e, target: d.target.name, node: node.name }));
         } catch (e) {
           checks.push(...tag(cover(ctx.selected, [], [stageFailed('probes', e, redactor)]), d.target.name, ref));
@@ -274,6 +282,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
       playwrightReport: playwrightReports.sort()[0],
       baseline,
       history: history.runs,
+      ...(opts.har !== undefined && { har: { file: opts.har, exchanges } }),
     });
     history.keep();
     if (horizons.length > 1) await writeFile(join(outDir, REPORT_FILES.timeline), timelineJson(timeline));

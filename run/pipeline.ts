@@ -15,6 +15,7 @@ import type { CheckResult } from '../src/verdict.js';
 import type { ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
 import { runContracts } from '../contracts/run.js';
 import { clearReports, writeReports } from '../reports/write.js';
+import type { HarExchange } from '../reports/har.js';
 import { historyOf } from '../src/fleet/history.js';
 import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../reports/baseline.js';
 import { exportCauses, groupCauses, parseCause, whereOf } from '../src/net/causes.js';
@@ -38,6 +39,8 @@ export interface RunOptions {
   history?: string;
   /** The run's redactor (built by the caller for its own error lines); built here from the target and seed when absent. */
   redactor?: Redactor;
+  /** --har: also write every exchange of the run as HAR 1.2 to this file. */
+  har?: string;
 }
 
 export interface RunOutcome {
@@ -88,9 +91,11 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     redactor,
     signal: controller.signal,
     progress: opts.progress ?? (() => {}),
+    recordExchanges: opts.har !== undefined,
   };
 
   const checks: CheckResult[] = [];
+  const exchanges: HarExchange[] = [];
   // Why rules may be left without a check, in the order their reasons win (see src/coverage.ts).
   const gaps: Gap[] = [];
   let timeline: TimelineEntry[] = [];
@@ -111,6 +116,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
         checks.push(...outcome.checks);
         gaps.push(...outcome.gaps);
         playwrightReport = outcome.playwrightReport;
+        exchanges.push(...(outcome.exchanges ?? []).map((x) => ({ ...x, stage: 'contracts' as const })));
       } catch (e) {
         gaps.push(stageFailed('contracts', e, redactor));
       }
@@ -130,6 +136,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
         checks.push(...outcome.checks);
         timeline = outcome.timeline;
         limiter = outcome.limiter;
+        exchanges.push(...(outcome.exchanges ?? []).map((x) => ({ ...x, stage: 'probes' as const })));
       } catch (e) {
         gaps.push(stageFailed('probes', e, redactor));
       }
@@ -156,6 +163,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       playwrightReport,
       baseline,
       history: history.runs,
+      ...(opts.har !== undefined && { har: { file: opts.har, exchanges } }),
     });
     history.keep();
     return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };

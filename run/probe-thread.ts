@@ -25,6 +25,7 @@ interface ThreadInput {
   tallyFile?: string;
   deadline: number;
   seed: number;
+  recordExchanges?: boolean;
 }
 
 type FromThread =
@@ -140,6 +141,7 @@ export async function runProbesInThread(
     tallyFile: ctx.tallyFile,
     deadline: ctx.deadline,
     seed: ctx.seed,
+    recordExchanges: ctx.recordExchanges,
   };
   const worker = new Worker(await threadScript(), { workerData: input });
   const onAbort = () => worker.postMessage({ type: 'abort' });
@@ -184,6 +186,7 @@ async function threadMain(): Promise<void> {
     seed: input.seed,
     // The thread's own, from the same target and seed: the run's object cannot cross into it.
     redactor: new Redactor(secretsOf(input.target), input.seed),
+    recordExchanges: input.recordExchanges,
     signal: controller.signal,
     progress: (event) => port.postMessage({ type: 'progress', event } satisfies FromThread),
   };

@@ -36,6 +36,8 @@ export interface RunContext {
   progress: (event: ProgressEvent) => void;
   /** Connection causes the preflight found (src/net/causes.ts exportCauses), for the contract workers. */
   knownCauses?: string;
+  /** Hand every recorded exchange back in the outcome (the run writes a HAR). */
+  recordExchanges?: boolean;
 }
 
 export type ProgressEvent =
@@ -73,12 +75,16 @@ export interface ContractsOutcome {
   playwrightReport?: string;
   /** The run seed the contracts used (printed in the reports, so a run can be repeated). */
   seed?: number;
+  /** Every exchange the contract tests recorded (redacted), when ctx.recordExchanges. */
+  exchanges?: Exchange[];
 }
 
 export interface ProbesOutcome {
   checks: CheckResult[];
   limiter: LimiterEstimates | null;
   timeline: TimelineEntry[];
+  /** Every exchange the probes recorded (redacted), when ctx.recordExchanges. */
+  exchanges?: Exchange[];
 }
 
 export type { Exchange };

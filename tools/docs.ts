@@ -1,7 +1,9 @@
-// The generated pages of docs/: the rule catalogue (from src/rules/catalogue.ts) and the commands
-// (from their flag tables). `npm run generate` writes them and `--check` fails when they drift,
-// so no rule text or flag is typed twice.
+// The generated pages of docs/: the rule catalogue (from src/rules/catalogue.ts), the commands
+// (from their flag tables) and the exported OpenAPI and OpenRPC documents (src/export/).
+// `npm run generate` writes them and `--check` fails when they drift, so no rule text or flag is
+// typed twice and the checked-in documents are the ones `npm run export` writes.
 import { flagRows, usageLine, type CommandDef } from '../cli/args.js';
+import { documentText, EXPORTS, type ExportKind } from '../src/export/documents.js';
 import { FAMILIES, RULES, SECTIONS, type RuleKind } from '../src/rules/catalogue.js';
 import { COMMANDS } from './commands.js';
 
@@ -108,5 +110,6 @@ export function generateDocs(): Map<string, string> {
   return new Map([
     ['rules.md', rulesPage()],
     ['commands.md', commandsPage()],
+    ...(Object.keys(EXPORTS) as ExportKind[]).map((k): [string, string] => [EXPORTS[k].docsFile, documentText(k)]),
   ]);
 }

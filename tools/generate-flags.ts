@@ -6,7 +6,8 @@ export const GENERATE = defineCommand({
   invocation: 'npm run generate --',
   prefix: 'chainprobe generate',
   summary:
-    'Regenerates src/types/generated/ from schemas/, and docs/rules.md and docs/commands.md from the rule catalogue and the flag tables.',
+    'Regenerates src/types/generated/ from schemas/, docs/rules.md and docs/commands.md from the rule catalogue and the flag tables, ' +
+    'and docs/openapi.json and docs/openrpc.json (npm run export) from schemas/ and the catalogue.',
   flags: {
     check: {
       type: 'boolean',

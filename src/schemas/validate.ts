@@ -11,7 +11,7 @@ import { packagePath } from '../package.js';
 export const SCHEMA_BASE = 'https://chainprobe.dev/schemas/';
 /** The strict view lives under its own base, so relative $refs inside it stay strict. */
 export const STRICT_BASE = 'https://chainprobe.dev/schemas/strict/';
-const SCHEMA_DIR = packagePath('schemas');
+export const SCHEMA_DIR = packagePath('schemas');
 
 /** Schema names: a file of schemas/ without `.schema.json`, or a `$defs` entry of one. */
 export const SCHEMA = {
@@ -32,6 +32,7 @@ export const SCHEMA = {
   assetResponse: 'asset-response',
   rarityListResponse: 'rarity-list-response',
   rpcRequest: 'jsonrpc-request',
+  nodeRpcRequest: 'node-rpc-request',
   rpcSuccess: 'jsonrpc-success-response',
   rpcErrorResponse: 'jsonrpc-error-response',
   rpcError: 'jsonrpc-error',

@@ -30,8 +30,8 @@ export interface HarnessRun extends ContractsOutcome {
 export interface HarnessOptions {
   reference?: Partial<ReferenceOptions>;
   only?: string;
-  /** Edits the resolved target before the run (drop sections, shrink limits). */
-  edit?: (t: ResolvedTarget) => ResolvedTarget;
+  /** Edits the resolved target before the run (drop sections, shrink limits, put a proxy in front). */
+  edit?: (t: ResolvedTarget) => ResolvedTarget | Promise<ResolvedTarget>;
   contracts?: ContractsOptions;
   /** Aborts the run at the first progress event this returns true for (a point of the run, not of the clock). */
   abortWhen?: (e: ProgressEvent) => boolean;
@@ -46,7 +46,7 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
   const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-contracts-test-'));
   try {
     let target = resolveTarget(ref.target, {});
-    if (o.edit) target = o.edit(target);
+    if (o.edit) target = await o.edit(target);
     const budgetFile = join(workDir, 'budget.count');
     writeFileSync(budgetFile, '');
     const controller = new AbortController();

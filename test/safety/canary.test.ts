@@ -1,5 +1,5 @@
 // Secrets canary: the whole suite (contracts in Playwright, probes, every report writer, the
-// Playwright HTML report with its embedded zip, progress logs, error messages, the baseline diff)
+// Playwright HTML report with its embedded zip, the HAR, progress logs, error messages, the baseline diff)
 // runs twice against the reference holding recognisable canary credentials, then every file it
 // wrote and everything it printed is searched for each canary in every spelling, and for every
 // near miss the auth checks derived from them (src/auth/near-miss.ts, per run seed). Zero hits.
@@ -26,6 +26,7 @@ import {
 } from './support/scan.js';
 import { nginxSkip } from '../support/nginx.js';
 import { closedPort } from '../support/ports.js';
+import { harProblems } from '../interop/support/har-schema.js';
 import { makePki, opensslSkip, startTlsFront } from '../support/tls.js';
 
 function readResults(out: string): ResultsFile {
@@ -110,7 +111,9 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     mkdirSync(tmp);
     const caches = linkCompileCaches(tmp);
     const env = { TMPDIR: tmp };
-    const r1 = await runCli(['--target', target, '--out', out1], { env });
+    // Run 1 also writes every exchange as HAR (--har), inside its output folder, so the scan covers it.
+    const har1 = join(out1, 'run.har');
+    const r1 = await runCli(['--target', target, '--out', out1, '--har', har1], { env });
     const r2 = await runCli(['--target', target, '--out', out2, '--baseline', join(out1, 'results.json')], {
       env,
     });
@@ -169,6 +172,13 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
       assert.deepEqual(stackTraceLines(r.stderr + r.stdout), []);
     }
     assert.ok(existsSync(join(out2, 'baseline-diff.json')), 'baseline-diff.json missing');
+    const har = JSON.parse(readFileSync(har1, 'utf8')) as { log: { pages: { id: string }[]; entries: unknown[] } };
+    assert.deepEqual(harProblems(har), []);
+    assert.deepEqual(
+      har.log.pages.map((p) => p.id),
+      ['contracts', 'probes'],
+    );
+    assert.ok(har.log.entries.length > 500, `the HAR holds ${har.log.entries.length} entries`);
     assert.equal(r3.code, 2);
     assert.match(r3.stderr, /not valid JSON/);
     assert.equal(r4.code, 1);
@@ -230,7 +240,7 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     // Redaction kept at most 4 characters, and it did happen (the forms were recorded, masked).
     const masked = `${creds.apiKey.slice(0, 4)}${REDACTED_SUFFIX}`;
     const maskedEncoded = encodeURIComponent(masked);
-    const text = ['results.json', 'timeline.json', 'index.html', 'playwright/index.html']
+    const text = ['results.json', 'timeline.json', 'index.html', 'playwright/index.html', 'run.har']
       .map((f) => readFileSync(join(out1, f), 'utf8'))
       .join('\n');
     const zips = [...text.matchAll(/data:application\/zip;base64,([A-Za-z0-9+/=]+)/g)].flatMap((m) =>

@@ -121,6 +121,7 @@ const RECORDS: Partial<Record<SchemaName, unknown>> = {
   [SCHEMA.assetResponse]: { asset },
   [SCHEMA.rarityListResponse]: { data: [assetListItem], meta: paging },
   [SCHEMA.rpcRequest]: rpcRequest,
+  [SCHEMA.nodeRpcRequest]: { method: 'status', params: [], id: 1 },
   [SCHEMA.rpcSuccess]: rpcSuccess,
   [SCHEMA.rpcError]: rpcError,
   [SCHEMA.rpcErrorResponse]: rpcErrorResponse,
@@ -269,6 +270,7 @@ const TABLE: Row[] = [
     method: 'text',
     params: 'array',
   }),
+  ...fields(SCHEMA.nodeRpcRequest, 'NODE-04', { method: 'text', params: 'array', id: 'number' }),
   ...fields(SCHEMA.rpcSuccess, 'RPC-01', {
     jsonrpc: 'jsonrpc',
     id: ['rpcId', { rule: 'RPC-04' }],

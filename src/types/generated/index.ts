@@ -18,6 +18,7 @@ export type * from "./jsonrpc-request.js";
 export type * from "./jsonrpc-success-response.js";
 export type * from "./media.js";
 export type * from "./nft-event.js";
+export type * from "./node-rpc-request.js";
 export type * from "./paging.js";
 export type * from "./payment.js";
 export type * from "./rarity-entry.js";
