@@ -171,7 +171,7 @@ export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonN
       return;
     }
     const key = decision.form === 'none' ? '' : policy.expected;
-    answer(res, limiter.admit(key, nowMs), head, nowMs, delayMs);
+    answer(res, limiter.admit(key, nowMs, head ? 'HEAD' : 'GET'), head, nowMs, delayMs);
   };
 
   const server = createServer((req, res) => {
