@@ -17,6 +17,14 @@ import {
   type RateLimitHeaders,
 } from './gcra.js';
 
+/**
+ * Open-behaviour variant: every horizon node of the reference (a fleet) draws on one GCRA bucket,
+ * the account's, as a provider that keys the bucket by customer does; each node keeps its token and
+ * its per-second cap. One limiter then serves them all (ReferenceOptions.horizonLimiter).
+ */
+export const ACCOUNT_BUCKET_VARIANT = 'horizon-account-bucket';
+const ACCOUNT_BUCKET = 'account';
+
 /** The two methods of /fee_stats: a fault may treat them differently. */
 export type FeeStatsMethod = 'GET' | 'HEAD';
 
@@ -149,13 +157,14 @@ export function createHorizonLimiter(opts: LimiterOptions): HorizonLimiter {
   const cap = createCap(shape, perSecondCap);
   // A HEAD is answered as a counted request would be, but the bucket keeps its state.
   const headFree = on('rl-head-free');
+  const bucketOf = opts.variants?.has(ACCOUNT_BUCKET_VARIANT) ? () => ACCOUNT_BUCKET : (key: string) => key;
 
   return {
     params,
     perSecondCap,
     admit(key, nowMs, method = 'GET') {
       if (!cap.admit(key, nowMs)) return { by: 'proxy' };
-      const outcome = core(key, msToNs(nowMs), !(headFree && method === 'HEAD'));
+      const outcome = core(bucketOf(key), msToNs(nowMs), !(headFree && method === 'HEAD'));
       const headers = headersOf(outcome);
       for (const t of transforms) t(headers, outcome);
       return { by: 'limiter', limited: outcome.limited, headers };
