@@ -2,10 +2,10 @@
 // one report. Contract units (src/fleet/units.ts) run a few at a time; then the rate-limit probes
 // run on every distinct horizon token, each plan in a worker thread of its own so that one plan's
 // model work never delays another's timers (a token listed twice is probed once). A provider may
-// key the bucket by the account rather than the token: before the plans, the sharing probe
+// key the bucket by the account rather than the token: first of all, the sharing probe
 // (load/sharing.ts) finds which of a deployment's horizon nodes draw on one bucket; those are
 // probed one after another, each from full quota, and every other node at once (RL-09 records
-// which share, and how it was seen). Contracts finish before any probe starts, so no contract
+// which share, and how it was seen). Contracts finish before any plan starts, so no contract
 // request lands in a bucket a plan is measuring.
 // Each deployment's `limits` bound everything sent to it, all its nodes together: its units and
 // plans share one budget counter and one deadline.
@@ -194,6 +194,64 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     // One connection per address of every deployment first; unreachable ones fail at once later.
     for (const d of deployments) await preflight(d.target, Math.min(d.target.limits.timeoutMs, 10_000));
     knownCauses = exportCauses();
+    // The horizon nodes to probe: one per distinct token.
+    const probes = RL_RULES.some(selected);
+    const horizons = deployments.flatMap((d) => nodesOf(d.target, 'horizon').map((node) => ({ d, node })));
+    const sameToken = new Map<string, string>();
+    const firstByToken = new Map<string, { d: Deployment; node: Named<ResolvedHorizon> }>();
+    for (const h of probes ? horizons : []) {
+      const first = firstByToken.get(h.node.token);
+      if (!first) firstByToken.set(h.node.token, h);
+      else
+        sameToken.set(
+          nodeId({ target: h.d.target.name, name: h.node.name }),
+          nodeId({ target: first.d.target.name, name: first.node.name }),
+        );
+    }
+    const probed = [...firstByToken.values()].map(({ d, node }) => {
+      const key = `${deployments.indexOf(d)}-${slug(d.target.name)}-probes-${slug(node.name)}`;
+      return {
+        d,
+        node,
+        ctx: ctxFor(d, d.target, key, RL_RULES),
+        id: nodeId({ target: d.target.name, name: node.name }),
+      };
+    });
+    type Probed = (typeof probed)[number];
+    // Which of a deployment's horizon nodes share a bucket, found first: what its requests took from
+    // the buckets leaks back while the contracts run, and no contract request is in flight meanwhile.
+    const sharing = new Map<Deployment, SharingOutcome>();
+    for (const d of deployments) {
+      const mine = probed.filter((p) => p.d === d);
+      if (mine.length < 2 || controller.signal.aborted) continue;
+      const budgets = mine.map(
+        (p) =>
+          new Budget({
+            maxRequests: d.target.limits.maxRequests,
+            deadline: d.deadline,
+            counterFile: d.budgetFile,
+            tallyFile: p.ctx.tallyFile,
+          }),
+      );
+      const recorder = new Recorder(redactor);
+      try {
+        sharing.set(
+          d,
+          await probeBucketSharing(
+            mine.map((p, i) => ({ id: p.id, horizon: p.node, budget: budgets[i]! })),
+            {
+              record: (x) => recorder.record(x),
+              signal: controller.signal,
+              timeoutMs: d.target.limits.timeoutMs,
+              progress: (phase, requestsSent) =>
+                progress({ stage: 'probes', phase: `${d.target.name} ${phase}`, requestsSent }),
+            },
+          ),
+        );
+      } finally {
+        for (const b of budgets) b.close();
+      }
+    }
     // Contracts: every unit with a selected rule, a few at a time.
     const units: [Deployment, Unit][] = deployments.flatMap((d, i) =>
       unitsOf(d.target, i).map((u) => [d, u] as [Deployment, Unit]),
@@ -218,72 +276,27 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     await pool(opts.contractConcurrency ?? 2, jobs);
     for (const d of deployments) checks.push(...absentKinds(d.target, selected));
 
-    // Probes: one plan per distinct horizon token, all at once.
+    // Probes: one plan per distinct horizon token; the nodes of a lane share a bucket (or may) and are
+    // probed one after another, lanes at once.
     const limiters = new Map<string, LimiterEstimates | null>();
-    const sameToken = new Map<string, string>();
     let timeline: TimelineEntry[] = [];
-    const horizons = deployments.flatMap((d) => nodesOf(d.target, 'horizon').map((node) => ({ d, node })));
-    if (RL_RULES.some(selected) && !controller.signal.aborted) {
-      const firstByToken = new Map<string, { d: Deployment; node: Named<ResolvedHorizon> }>();
+    if (probes && !controller.signal.aborted) {
       for (const h of horizons) {
-        const first = firstByToken.get(h.node.token);
-        if (!first) firstByToken.set(h.node.token, h);
-        else {
-          const probed = nodeId({ target: first.d.target.name, name: first.node.name });
-          sameToken.set(nodeId({ target: h.d.target.name, name: h.node.name }), probed);
-          const reason = `its token is the one of ${probed} (one bucket): probed once, there`;
-          checks.push(...tag(skippedChecks(selected, reason), h.d.target.name, { kind: 'horizon', name: h.node.name }));
-        }
+        const probed = sameToken.get(nodeId({ target: h.d.target.name, name: h.node.name }));
+        if (!probed) continue;
+        const reason = `its token is the one of ${probed} (one bucket): probed once, there`;
+        checks.push(...tag(skippedChecks(selected, reason), h.d.target.name, { kind: 'horizon', name: h.node.name }));
       }
       for (const d of deployments) {
         if (nodesOf(d.target, 'horizon').length === 0)
           checks.push(...tag(skippedChecks(selected, 'the target file has no nodes.horizon section'), d.target.name));
       }
-      const probed = [...firstByToken.values()].map(({ d, node }) => {
-        const key = `${deployments.indexOf(d)}-${slug(d.target.name)}-probes-${slug(node.name)}`;
-        return {
-          d,
-          node,
-          ctx: ctxFor(d, d.target, key, RL_RULES),
-          id: nodeId({ target: d.target.name, name: node.name }),
-        };
-      });
-      type Probed = (typeof probed)[number];
-      // Lanes: the nodes of one lane share a bucket (or may) and are probed one after another; lanes run at once.
       const lanes: Probed[][] = [];
-      const sharing = new Map<Deployment, SharingOutcome>();
       for (const d of deployments) {
         const mine = probed.filter((p) => p.d === d);
-        if (mine.length < 2 || controller.signal.aborted) {
-          lanes.push(...mine.map((p) => [p]));
-          continue;
-        }
-        const budgets = mine.map(
-          (p) =>
-            new Budget({
-              maxRequests: d.target.limits.maxRequests,
-              deadline: d.deadline,
-              counterFile: d.budgetFile,
-              tallyFile: p.ctx.tallyFile,
-            }),
-        );
-        const recorder = new Recorder(redactor);
-        try {
-          const s = await probeBucketSharing(
-            mine.map((p, i) => ({ id: p.id, horizon: p.node, budget: budgets[i]! })),
-            {
-              record: (x) => recorder.record(x),
-              signal: controller.signal,
-              timeoutMs: d.target.limits.timeoutMs,
-              progress: (phase, requestsSent) =>
-                progress({ stage: 'probes', phase: `${d.target.name} ${phase}`, requestsSent }),
-            },
-          );
-          sharing.set(d, s);
-          for (const g of s.groups) lanes.push(g.map((id) => mine.find((p) => p.id === id)!));
-        } finally {
-          for (const b of budgets) b.close();
-        }
+        const s = sharing.get(d);
+        if (s) for (const g of s.groups) lanes.push(g.map((id) => mine.find((p) => p.id === id)!));
+        else lanes.push(...mine.map((p) => [p]));
       }
       // One plan runs as before, in this thread; several at once each get a thread (own event loop, own timers).
       const threaded = lanes.length > 1 && (await threadsAvailable());
