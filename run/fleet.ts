@@ -298,6 +298,24 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
         if (s) for (const g of s.groups) lanes.push(g.map((id) => mine.find((p) => p.id === id)!));
         else lanes.push(...mine.map((p) => [p]));
       }
+      // The sharing probe's requests leak back before the plans start (already, when contracts ran
+      // meanwhile): each plan then finds its bucket full, as the last Reset the probe read says.
+      const fullAt = Math.max(
+        ...[...sharing.values()].flatMap((x) =>
+          x.reads.map((r) => (r.reset === undefined ? -Infinity : r.receivedAt + r.reset * 1000 + RESET_MARGIN_MS)),
+        ),
+      );
+      const room = Math.min(...deployments.map((d) => d.deadline)) - Date.now() - PLAN_ROOM_MS;
+      const settle = Math.min(fullAt - Date.now(), room);
+      if (settle > 0) {
+        progress({
+          stage: 'probes',
+          phase: `waiting ${Math.ceil(settle / 1000)} s for the buckets to fill after the sharing probe`,
+          expectedRemainingMs: settle,
+          requestsSent: 0,
+        });
+        await pause(settle, controller.signal);
+      }
       // One plan runs as before, in this thread; several at once each get a thread (own event loop, own timers).
       const threaded = lanes.length > 1 && (await threadsAvailable());
       const order = new Map<string, PlanOrder>();

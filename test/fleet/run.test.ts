@@ -68,6 +68,7 @@ test(
       );
       const sharingRequests = (sharing.evidence.actual as { requestsSent: number }).requestsSent;
       assert.equal(sharingRequests, 3, `${h.name}: three reads in the sharing probe`);
+      assert.equal(node.limiter!.bucketAtStart, 'full', `${h.name}: what the sharing probe took had leaked back`);
       assert.ok(
         node.limiter!.requestsSent > 0 && node.requestsSent!.probes === node.limiter!.requestsSent + sharingRequests,
         `${h.name}: its spend is its plan's and its part of the sharing probe`,
@@ -151,8 +152,9 @@ test(
         second2.message,
         /probed after reference\/horizon-1 once the bucket was full again \(waited \d+\.\d s/,
       );
-      // It waited for the bucket the first plan drained: its own plan found it full.
-      assert.equal(fleet.nodes.find((n) => n.name === second)?.limiter?.bucketAtStart, 'full');
+      // The first plan waited for what the sharing probe took, the second for what the first drained: both found it full.
+      for (const name of [first, second])
+        assert.equal(fleet.nodes.find((n) => n.name === name)?.limiter?.bucketAtStart, 'full', name);
       assert.equal(run.exitCode, 0);
     } finally {
       await shared.close();
