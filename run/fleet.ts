@@ -310,7 +310,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
       if (settle > 0) {
         progress({
           stage: 'probes',
-          phase: `waiting ${Math.ceil(settle / 1000)} s for the buckets to fill after the sharing probe`,
+          phase: `waiting ${(settle / 1000).toFixed(1)} s for the buckets to fill after the sharing probe`,
           expectedRemainingMs: settle,
           requestsSent: 0,
         });
@@ -349,7 +349,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
             order.set(p.id, o);
             progress({
               stage: 'probes',
-              phase: `${p.id}: waiting ${Math.ceil(waitMs / 1000)} s for the bucket it shares with ${prev.id} to fill`,
+              phase: `${p.id}: waiting ${(waitMs / 1000).toFixed(1)} s for the bucket it shares with ${prev.id} to fill`,
               expectedRemainingMs: waitMs,
               requestsSent: Budget.usedIn(p.ctx.tallyFile!),
             });
