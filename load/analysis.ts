@@ -12,6 +12,7 @@ import {
 import { estimateEmissionInterval, estimateLimit, type EmissionEstimate } from './model/estimate.js';
 import { type Interval } from './model/gcra.js';
 import { replay, type LimiterOutcome, type ReplayInput, type ReplayStep } from './model/replay.js';
+import type { ProbeMethod } from './engine/types.js';
 import type { Sample } from './session.js';
 
 /**
@@ -52,6 +53,12 @@ export interface Analysis {
   T?: Interval;
   Tsource?: 'estimate' | 'declared';
   capQuotaUse: CapQuotaUse;
+  /**
+   * A method the limiter answers but does not count (RL-03): HEAD, when no T explains the answers
+   * with HEADs counted and one does with them left out. The estimate and replay then leave them out,
+   * so that T and every forecast rest on the GETs.
+   */
+  uncharged?: ProbeMethod;
   /** What the proxy's refusals said about a least spacing between forwarded requests. */
   spacing?: SpacingSummary;
   inputs: ReplayInput[];
@@ -104,11 +111,11 @@ function attribute(classes: Classified[], steps: readonly ReplayStep[], cap: num
   return spacing;
 }
 
-function inputsOf(classes: readonly Classified[], capConsumes: boolean): ReplayInput[] {
+function inputsOf(classes: readonly Classified[], capConsumes: boolean, uncharged?: ProbeMethod): ReplayInput[] {
   return classes.map((c) => {
     const s = c.sample;
     let outcome: LimiterOutcome;
-    if (c.accepted) outcome = 'accepted';
+    if (c.accepted) outcome = s.method === uncharged ? 'bypassed' : 'accepted';
     else if (c.limiterDenial) outcome = 'denied';
     else if (c.capSuspect) outcome = capConsumes ? 'counted' : 'bypassed';
     // Headerless where the bucket is empty: used no quota whoever refused it.
@@ -151,19 +158,30 @@ export function analyze(unordered: readonly Sample[], cap: number, opts: Analyze
   if (limit === undefined) return out;
   const start = 'unknown' as const;
   const points = opts.quick ? 61 : undefined;
-  const bypass = estimateEmissionInterval(out.inputs, limit, { start, points });
-  if (!opts.quick && classes.some((c) => c.capSuspect)) {
-    const consumeInputs = inputsOf(classes, true);
+  const suspects = !opts.quick && classes.some((c) => c.capSuspect);
+  /** The estimate with accepted requests of `uncharged` left uncounted, and the cap-quota question where it arises. */
+  const fit = (uncharged?: ProbeMethod): Pick<Analysis, 'inputs' | 'estimate' | 'capQuotaUse'> => {
+    const bypassInputs = inputsOf(classes, false, uncharged);
+    const bypass = estimateEmissionInterval(bypassInputs, limit, { start, points });
+    if (!suspects) return { inputs: bypassInputs, estimate: bypass, capQuotaUse: 'not-seen' };
+    const consumeInputs = inputsOf(classes, true, uncharged);
     const consume = estimateEmissionInterval(consumeInputs, limit, { start });
     // The documented behaviour (rejections never reach the limiter) wins unless only the other fits.
-    if (bypass?.consistent) out.capQuotaUse = consume?.consistent ? 'undetermined' : 'no';
-    else if (consume?.consistent) {
-      out.capQuotaUse = 'yes';
-      out.inputs = consumeInputs;
-      out.estimate = consume;
-    } else out.capQuotaUse = 'undetermined';
+    if (bypass?.consistent)
+      return { inputs: bypassInputs, estimate: bypass, capQuotaUse: consume?.consistent ? 'undetermined' : 'no' };
+    if (consume?.consistent) return { inputs: consumeInputs, estimate: consume, capQuotaUse: 'yes' };
+    return { inputs: bypassInputs, estimate: bypass, capQuotaUse: 'undetermined' };
+  };
+  let fitted = fit();
+  // HEADs left uncounted only when nothing else explains the answers (a conformant limiter's fit as it is).
+  if (!fitted.estimate?.consistent && classes.some((c) => c.accepted && c.sample.method === 'HEAD')) {
+    const headFree = fit('HEAD');
+    if (headFree.estimate?.consistent) {
+      fitted = headFree;
+      out.uncharged = 'HEAD';
+    }
   }
-  out.estimate ??= bypass;
+  Object.assign(out, fitted);
   const est = out.estimate;
   const sharp = est?.consistent && est.uncertaintyMs <= est.emissionIntervalMs * SHARP_ENOUGH;
   if (est && (sharp || opts.declaredT === undefined)) {
@@ -177,7 +195,7 @@ export function analyze(unordered: readonly Sample[], cap: number, opts: Analyze
     out.steps = replay(out.inputs, { limit, T: out.T, start });
     if (classes.some((c) => c.capSuspect)) {
       out.spacing = attribute(classes, out.steps, cap);
-      out.inputs = inputsOf(classes, out.capQuotaUse === 'yes');
+      out.inputs = inputsOf(classes, out.capQuotaUse === 'yes', out.uncharged);
       out.steps = replay(out.inputs, { limit, T: out.T, start });
     }
   }

@@ -1,6 +1,7 @@
 // A reference serving a fleet: the whole service once, plus extra nodes so that each node kind
 // listed with a count N > 1 has N nodes, each its own server with its own token (so its own
-// limiter bucket). The target file lists those kinds as arrays of named nodes.
+// limiter bucket, unless variant horizon-account-bucket puts every horizon node on the account's
+// one). The target file lists those kinds as arrays of named nodes.
 import { randomBytes } from 'node:crypto';
 import type { BlockRestNode, ChainBNode, HorizonNode, TargetFile } from '../src/types/generated/target.js';
 import type { NodeKind } from '../src/target-file/types.js';

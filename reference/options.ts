@@ -1,6 +1,7 @@
 // Options shared by every server of the reference service. One object is built at start-up
 // (CLI flags or the embedded default) and handed to each server.
 import type { Customer } from '../src/target-file/types.js';
+import type { HorizonLimiter } from './limiter/pipeline.js';
 
 /** The most nodes of one kind a fleet reference serves (each is a server with its own port). */
 export const MAX_FLEET_NODES = 64;
@@ -39,6 +40,8 @@ export interface ReferenceOptions {
   now: () => number;
   /** Server-side request counters, for budget tests. */
   counters: RequestCounters;
+  /** One limiter for every horizon node this reference serves (variant horizon-account-bucket); otherwise each node has its own. */
+  horizonLimiter?: HorizonLimiter;
 }
 
 /** Counts every request each server receives (HTTP, WebSocket upgrades, gRPC calls). */

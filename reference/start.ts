@@ -8,6 +8,7 @@ import { startHorizonNode } from './nodes/horizon.js';
 import { faultByName } from './faults/index.js';
 import { isVariant } from './variants.js';
 import { defaultOptions, type ReferenceOptions } from './options.js';
+import { ACCOUNT_BUCKET_VARIANT, createHorizonLimiter } from './limiter/pipeline.js';
 
 /** The reference's target file: one node of each kind (a fleet reference lists arrays instead, see fleet.ts). */
 export type ReferenceTarget = TargetFile & {
@@ -37,6 +38,8 @@ export async function startReference(partial: Partial<ReferenceOptions> = {}): P
     if (!isVariant(name))
       throw new ReferenceStartError(`unknown variant "${name}" (see npm run reference -- --list-variants)`);
   }
+  // Shared by every horizon node started with these options, the fleet's extra ones included.
+  if (options.variants.has(ACCOUNT_BUCKET_VARIANT)) options.horizonLimiter ??= createHorizonLimiter(options);
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
     await Promise.allSettled(closers.reverse().map((c) => c()));

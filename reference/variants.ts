@@ -3,6 +3,7 @@
 import { API_VARIANTS, type ApiVariant } from './api/variants.js';
 import { CAP_503_VARIANT } from './nodes/horizon.js';
 import { CAP_STRICT_SPACING_VARIANT } from './limiter/cap.js';
+import { ACCOUNT_BUCKET_VARIANT } from './limiter/pipeline.js';
 
 export type VariantDef = ApiVariant;
 
@@ -19,6 +20,12 @@ export const VARIANTS: readonly VariantDef[] = [
     rule: 'RL-13',
     description:
       'the per-second cap spaces requests strictly like nginx limit_req without burst: one per 50 ms, a request sooner after the last forwarded one is refused',
+  },
+  {
+    name: ACCOUNT_BUCKET_VARIANT,
+    rule: 'RL-09',
+    description:
+      "every horizon node (--horizon-nodes N) draws on one GCRA bucket, the account's; each keeps its own token and per-second cap",
   },
 ];
 

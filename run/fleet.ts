@@ -1,9 +1,12 @@
 // A fleet run: several deployments, each possibly listing several nodes of a kind, in one run with
 // one report. Contract units (src/fleet/units.ts) run a few at a time; then the rate-limit probes
-// run on every distinct horizon token at once, each plan in a worker thread of its own so that one
-// plan's model work never delays another's timers (each token has its own bucket, so concurrent
-// plans on different tokens cannot disturb each other; a token listed twice is probed once). Contracts
-// finish before any probe starts, so no contract request lands in a bucket a plan is measuring.
+// run on every distinct horizon token, each plan in a worker thread of its own so that one plan's
+// model work never delays another's timers (a token listed twice is probed once). A provider may
+// key the bucket by the account rather than the token: first of all, the sharing probe
+// (load/sharing.ts) finds which of a deployment's horizon nodes draw on one bucket; those are
+// probed one after another, each from full quota, and every other node at once (RL-09 records
+// which share, and how it was seen). Contracts finish before any plan starts, so no contract
+// request lands in a bucket a plan is measuring.
 // Each deployment's `limits` bound everything sent to it, all its nodes together: its units and
 // plans share one budget counter and one deadline.
 import { setMaxListeners } from 'node:events';
@@ -38,6 +41,10 @@ import { useTls } from '../src/tls/trust.js';
 import type { RunContext, TimelineEntry } from '../src/stages.js';
 import { RL_RULES } from '../load/plan.js';
 import { skippedChecks } from '../load/suite.js';
+import { probeBucketSharing, type SharingOutcome } from '../load/sharing.js';
+import { sharingCheck, type PlanOrder } from '../load/checks/sharing.js';
+import { PLAN_ROOM_MS } from '../load/probes/dynamics.js';
+import { Recorder } from '../src/record/recorder.js';
 import { diffBaseline, type BaselineDiff } from '../reports/baseline.js';
 import { clearReports, REPORT_FILES, timelineJson, writeReports } from '../reports/write.js';
 import type { HarExchange } from '../reports/har.js';
@@ -96,6 +103,36 @@ interface Deployment {
   target: ResolvedTarget;
   budgetFile: string;
   deadline: number;
+}
+
+/** Margin on a waited Reset, ms (as the probes' own pause keeps). */
+const RESET_MARGIN_MS = 25;
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * How long until a bucket is full again after a plan: the time to full quota of its latest answer,
+ * as the GCRA model predicted it and as the limiter's Reset said, whichever is longer (a Reset that
+ * is wrong must not start the next plan on a bucket that is not full).
+ */
+function refillMs(timeline: readonly TimelineEntry[]): number | undefined {
+  const resetOf = (e: TimelineEntry) => Math.max(e.reset ?? -1, e.predicted?.reset ?? -1);
+  let latest: TimelineEntry | undefined;
+  for (const e of timeline)
+    if (resetOf(e) >= 0 && e.receivedAt !== undefined && (!latest || e.receivedAt > latest.receivedAt!)) latest = e;
+  return latest ? resetOf(latest) * 1000 + RESET_MARGIN_MS : undefined;
 }
 
 export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
@@ -164,6 +201,64 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     // One connection per address of every deployment first; unreachable ones fail at once later.
     for (const d of deployments) await preflight(d.target, Math.min(d.target.limits.timeoutMs, 10_000));
     knownCauses = exportCauses();
+    // The horizon nodes to probe: one per distinct token.
+    const probes = RL_RULES.some(selected);
+    const horizons = deployments.flatMap((d) => nodesOf(d.target, 'horizon').map((node) => ({ d, node })));
+    const sameToken = new Map<string, string>();
+    const firstByToken = new Map<string, { d: Deployment; node: Named<ResolvedHorizon> }>();
+    for (const h of probes ? horizons : []) {
+      const first = firstByToken.get(h.node.token);
+      if (!first) firstByToken.set(h.node.token, h);
+      else
+        sameToken.set(
+          nodeId({ target: h.d.target.name, name: h.node.name }),
+          nodeId({ target: first.d.target.name, name: first.node.name }),
+        );
+    }
+    const probed = [...firstByToken.values()].map(({ d, node }) => {
+      const key = `${deployments.indexOf(d)}-${slug(d.target.name)}-probes-${slug(node.name)}`;
+      return {
+        d,
+        node,
+        ctx: ctxFor(d, d.target, key, RL_RULES),
+        id: nodeId({ target: d.target.name, name: node.name }),
+      };
+    });
+    type Probed = (typeof probed)[number];
+    // Which of a deployment's horizon nodes share a bucket, found first: what its requests took from
+    // the buckets leaks back while the contracts run, and no contract request is in flight meanwhile.
+    const sharing = new Map<Deployment, SharingOutcome>();
+    for (const d of deployments) {
+      const mine = probed.filter((p) => p.d === d);
+      if (mine.length < 2 || controller.signal.aborted) continue;
+      const budgets = mine.map(
+        (p) =>
+          new Budget({
+            maxRequests: d.target.limits.maxRequests,
+            deadline: d.deadline,
+            counterFile: d.budgetFile,
+            tallyFile: p.ctx.tallyFile,
+          }),
+      );
+      const recorder = new Recorder(redactor);
+      try {
+        sharing.set(
+          d,
+          await probeBucketSharing(
+            mine.map((p, i) => ({ id: p.id, horizon: p.node, budget: budgets[i]! })),
+            {
+              record: (x) => recorder.record(x),
+              signal: controller.signal,
+              timeoutMs: d.target.limits.timeoutMs,
+              progress: (phase, requestsSent) =>
+                progress({ stage: 'probes', phase: `${d.target.name} ${phase}`, requestsSent }),
+            },
+          ),
+        );
+      } finally {
+        for (const b of budgets) b.close();
+      }
+    }
     // Contracts: every unit with a selected rule, a few at a time.
     const units: [Deployment, Unit][] = deployments.flatMap((d, i) =>
       unitsOf(d.target, i).map((u) => [d, u] as [Deployment, Unit]),
@@ -189,33 +284,50 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     await pool(opts.contractConcurrency ?? 2, jobs);
     for (const d of deployments) checks.push(...absentKinds(d.target, selected));
 
-    // Probes: one plan per distinct horizon token, all at once.
+    // Probes: one plan per distinct horizon token; the nodes of a lane share a bucket (or may) and are
+    // probed one after another, lanes at once.
     const limiters = new Map<string, LimiterEstimates | null>();
-    const sameToken = new Map<string, string>();
     let timeline: TimelineEntry[] = [];
-    const horizons = deployments.flatMap((d) => nodesOf(d.target, 'horizon').map((node) => ({ d, node })));
-    if (RL_RULES.some(selected) && !controller.signal.aborted) {
-      const firstByToken = new Map<string, { d: Deployment; node: Named<ResolvedHorizon> }>();
+    if (probes && !controller.signal.aborted) {
       for (const h of horizons) {
-        const first = firstByToken.get(h.node.token);
-        if (!first) firstByToken.set(h.node.token, h);
-        else {
-          const probed = nodeId({ target: first.d.target.name, name: first.node.name });
-          sameToken.set(nodeId({ target: h.d.target.name, name: h.node.name }), probed);
-          const reason = `its token is the one of ${probed} (one bucket): probed once, there`;
-          checks.push(...tag(skippedChecks(selected, reason), h.d.target.name, { kind: 'horizon', name: h.node.name }));
-        }
+        const probed = sameToken.get(nodeId({ target: h.d.target.name, name: h.node.name }));
+        if (!probed) continue;
+        const reason = `its token is the one of ${probed} (one bucket): probed once, there`;
+        checks.push(...tag(skippedChecks(selected, reason), h.d.target.name, { kind: 'horizon', name: h.node.name }));
       }
       for (const d of deployments) {
         if (nodesOf(d.target, 'horizon').length === 0)
           checks.push(...tag(skippedChecks(selected, 'the target file has no nodes.horizon section'), d.target.name));
       }
-      // One plan runs as before, in this thread; several each get a thread (own event loop, own timers).
-      const threaded = firstByToken.size > 1 && (await threadsAvailable());
-      const plans = [...firstByToken.values()].map(async ({ d, node }) => {
-        const key = `${deployments.indexOf(d)}-${slug(d.target.name)}-probes-${slug(node.name)}`;
-        const ctx = ctxFor(d, d.target, key, RL_RULES);
-        const id = nodeId({ target: d.target.name, name: node.name });
+      const lanes: Probed[][] = [];
+      for (const d of deployments) {
+        const mine = probed.filter((p) => p.d === d);
+        const s = sharing.get(d);
+        if (s) for (const g of s.groups) lanes.push(g.map((id) => mine.find((p) => p.id === id)!));
+        else lanes.push(...mine.map((p) => [p]));
+      }
+      // The sharing probe's requests leak back before the plans start (already, when contracts ran
+      // meanwhile): each plan then finds its bucket full, as the last Reset the probe read says.
+      const fullAt = Math.max(
+        ...[...sharing.values()].flatMap((x) =>
+          x.reads.map((r) => (r.reset === undefined ? -Infinity : r.receivedAt + r.reset * 1000 + RESET_MARGIN_MS)),
+        ),
+      );
+      const room = Math.min(...deployments.map((d) => d.deadline)) - Date.now() - PLAN_ROOM_MS;
+      const settle = Math.min(fullAt - Date.now(), room);
+      if (settle > 0) {
+        progress({
+          stage: 'probes',
+          phase: `waiting ${(settle / 1000).toFixed(1)} s for the buckets to fill after the sharing probe`,
+          expectedRemainingMs: settle,
+          requestsSent: 0,
+        });
+        await pause(settle, controller.signal);
+      }
+      // One plan runs as before, in this thread; several at once each get a thread (own event loop, own timers).
+      const threaded = lanes.length > 1 && (await threadsAvailable());
+      const order = new Map<string, PlanOrder>();
+      const runPlan = async ({ d, node, ctx, id }: Probed): Promise<TimelineEntry[]> => {
         const ref = { kind: 'horizon', name: node.name };
         try {
           const outcome = threaded ? await runProbesInThread(ctx, node, RL_RULES) : await runProbes(ctx, node);
@@ -229,8 +341,40 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
         } finally {
           spend(spendKey(d.target.name, 'horizon', node.name)).probes = Budget.usedIn(ctx.tallyFile!);
         }
-      });
-      timeline = (await Promise.all(plans)).flat();
+      };
+      const runLane = async (lane: Probed[]): Promise<TimelineEntry[]> => {
+        const out: TimelineEntry[] = [];
+        for (const [i, p] of lane.entries()) {
+          if (i > 0) {
+            // Each from full quota: the previous plan left the shared bucket drained.
+            const prev = lane[i - 1]!;
+            const wanted = refillMs(out.filter((e) => e.node === prev.node.name));
+            const room = p.d.deadline - Date.now() - PLAN_ROOM_MS;
+            const waitMs = Math.min(wanted ?? 0, Math.max(0, room));
+            const o: PlanOrder = { after: prev.id, waitedMs: waitMs };
+            if (wanted === undefined) o.note = 'its plan left no Reset to wait for';
+            else if (waitMs < wanted)
+              o.note = `the time limit (limits.maxSeconds) left room for ${Math.round(waitMs / 1000)} s of the ${Math.ceil(wanted / 1000)} s`;
+            order.set(p.id, o);
+            progress({
+              stage: 'probes',
+              phase: `${p.id}: waiting ${(waitMs / 1000).toFixed(1)} s for the bucket it shares with ${prev.id} to fill`,
+              expectedRemainingMs: waitMs,
+              requestsSent: Budget.usedIn(p.ctx.tallyFile!),
+            });
+            await pause(waitMs, controller.signal);
+          }
+          out.push(...(await runPlan(p)));
+        }
+        return out;
+      };
+      timeline = (await Promise.all(lanes.map(runLane))).flat();
+      if (selected('RL-09'))
+        for (const [d, s] of sharing)
+          for (const p of probed.filter((x) => x.d === d))
+            checks.push(
+              ...tag([sharingCheck(s, p.id, order.get(p.id))], d.target.name, { kind: 'horizon', name: p.node.name }),
+            );
     }
 
     const interrupted = controller.signal.aborted;

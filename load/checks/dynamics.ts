@@ -1,8 +1,10 @@
-// RL-03 (faster than 1/T: Remaining falls, Reset grows), RL-04 (a pause raises Remaining and
-// lowers Reset; a pause as long as the last Reset restores a first-request look) and RL-12 (Reset
-// agrees with Remaining and T). Directions are judged on answers whose order at the server is
-// certain (no overlap of their network intervals); the model decides when a change is required.
-import { ceilSeconds, type Interval } from '../model/gcra.js';
+// RL-03 (faster than 1/T: Remaining falls, Reset grows, for GET and HEAD alike), RL-04 (a pause
+// raises Remaining and lowers Reset; a pause as long as the last Reset restores a first-request
+// look) and RL-12 (Reset agrees with Remaining and T). Directions are judged on answers whose order
+// at the server is certain (no overlap of their network intervals); the model decides when a
+// change is required, and whether a request was counted at all.
+import { ceilSeconds, within, type Interval } from '../model/gcra.js';
+import { replay, type ReplayInput } from '../model/replay.js';
 import type { Sample } from '../session.js';
 import { classOf, fmtT, ok, stepOf, type CheckInput, type Finding, type Known } from './common.js';
 
@@ -16,7 +18,69 @@ function orderedAcceptedPairs(input: CheckInput, samples: readonly Sample[]): [S
   return pairs;
 }
 
-export function checkFasterThanT(input: CheckInput, { T }: Pick<Known, 'T'>): Finding {
+/** What a quick-run request did to the bucket, read off the GET answered right after it. */
+export interface MethodCharge {
+  method: Sample['method'];
+  seq: number;
+  /** The GET after it, and what it showed. */
+  next: { seq: number; remaining: number; reset: number };
+  /** The model's answer for that GET with the request counted, and with it left out. */
+  ifCounted: { remaining: Interval; reset: Interval };
+  ifNotCounted: { remaining: Interval; reset: Interval };
+  /** Which of the two the GET's answer fits ('either': both, 'neither': none). */
+  seen: 'counted' | 'not counted' | 'either' | 'neither';
+}
+
+/**
+ * For every accepted quick-run request followed (in a known order) by an accepted GET with headers:
+ * the GCRA replay up to that GET, once with the request counted and once without it. A GET's count
+ * is what the drain measures, so the GET after is the witness; the request's own headers say
+ * nothing here (a limiter that does not count it may still answer as if it did).
+ */
+export function methodCharges(input: CheckInput, limit: number, T: Interval): MethodCharge[] {
+  const { a } = input;
+  const quick = (input.plan.dynamics?.quick ?? []).filter((s) => ok(s) && hasRlValues(s));
+  const out: MethodCharge[] = [];
+  for (let k = 0; k + 1 < quick.length; k++) {
+    const x = quick[k]!;
+    const next = quick[k + 1]!;
+    const i = a.samples.indexOf(x);
+    const j = a.samples.indexOf(next);
+    if (next.method !== 'GET' || i < 0 || j <= i || x.receivedAt > next.sentAt) continue;
+    const answerFor = (outcome: ReplayInput['outcome']) => {
+      const inputs = a.inputs.slice(0, j + 1).map((v, n) => (n === i ? { ...v, outcome } : v));
+      const p = replay(inputs, { limit, T, start: 'unknown' })[j]!.prediction.accepted;
+      return p ? { remaining: p.remaining, reset: p.reset } : undefined;
+    };
+    const counted = answerFor('accepted');
+    const notCounted = answerFor('bypassed');
+    if (!counted || !notCounted) continue;
+    const fits = (p: { remaining: Interval; reset: Interval }) =>
+      within(next.rl.remaining!, p.remaining) && within(next.rl.reset!, p.reset);
+    const [c, n] = [fits(counted), fits(notCounted)];
+    out.push({
+      method: x.method,
+      seq: x.seq,
+      next: { seq: next.seq, remaining: next.rl.remaining!, reset: next.rl.reset! },
+      ifCounted: counted,
+      ifNotCounted: notCounted,
+      seen: c && n ? 'either' : c ? 'counted' : n ? 'not counted' : 'neither',
+    });
+  }
+  return out;
+}
+
+const span = (r: Interval) => (r.lo === r.hi ? `${r.lo}` : `${r.lo}..${r.hi}`);
+
+function chargeProblem(m: MethodCharge): string {
+  return (
+    `${m.method} #${m.seq} was not counted: the GET after it (#${m.next.seq}) showed Remaining ${m.next.remaining}, ` +
+    `Reset ${m.next.reset} s, as if the ${m.method} had never reached the bucket ` +
+    `(counted, it leaves Remaining ${span(m.ifCounted.remaining)}, Reset ${span(m.ifCounted.reset)} s)`
+  );
+}
+
+export function checkFasterThanT(input: CheckInput, { T, limit }: Pick<Known, 'T' | 'limit'>): Finding {
   const quick = (input.plan.dynamics?.quick ?? []).filter((s) => ok(s) && hasRlValues(s));
   if (quick.length < 2)
     return {
@@ -42,14 +106,24 @@ export function checkFasterThanT(input: CheckInput, { T }: Pick<Known, 'T'>): Fi
     problems.push(`Remaining did not fall over the quick run (${first.rl.remaining} -> ${last.rl.remaining})`);
   if (mustGrow && !(last.rl.reset! > first.rl.reset!))
     problems.push(`Reset did not grow over the quick run (${first.rl.reset} -> ${last.rl.reset})`);
+  const charges = methodCharges(input, limit, T);
+  const uncounted = charges.filter((m) => m.seen === 'not counted');
+  problems.push(...uncounted.map(chargeProblem));
   const evidence = {
     expected: `each step faster than T (${fmtT(T)}): Remaining not up, Reset not down; over the quick run Remaining falls${mustGrow ? ' and Reset grows' : ''}`,
     actual: {
       quickRun: quick.map((s) => ({ seq: s.seq, remaining: s.rl.remaining, reset: s.rl.reset })),
       stepsJudged: fast.length,
       wrongSteps: wrong.slice(0, 5).map(([a, b]) => `#${a.seq}->#${b.seq}`),
+      // How each method moved the bucket: the GET after it, against the model with it counted and without.
+      counted: charges,
+      ...(input.a.uncharged
+        ? { estimateLeavesOut: `${input.a.uncharged} (only without it does one T explain the answers)` }
+        : {}),
     },
-    tolerance: 'steps whose network intervals overlap are not judged (their order at the server is unknown)',
+    tolerance:
+      'steps whose network intervals overlap are not judged (their order at the server is unknown); ' +
+      'a request counts as not counted only when the GET after it fits the model without it and not with it',
   };
   return problems.length
     ? {
@@ -69,10 +143,17 @@ export function checkFasterThanT(input: CheckInput, { T }: Pick<Known, 'T'>): Fi
           verdict: 'pass',
           message:
             `over ${fast.length} steps faster than T, Remaining fell and Reset grew ` +
-            `(${first.rl.remaining}/${first.rl.reset} s -> ${last.rl.remaining}/${last.rl.reset} s in the quick run)`,
+            `(${first.rl.remaining}/${first.rl.reset} s -> ${last.rl.remaining}/${last.rl.reset} s in the quick run)` +
+            countedNote(charges),
           evidence,
           samples: quick,
         };
+}
+
+/** Which methods the GETs after them showed counted, for the pass message. */
+function countedNote(charges: readonly MethodCharge[]): string {
+  const shown = [...new Set(charges.filter((m) => m.seen === 'counted').map((m) => m.method))];
+  return shown.length ? `; ${shown.join(' and ')} counted, as the GET after each showed` : '';
 }
 
 export function checkPauses(input: CheckInput, { pause }: Pick<Known, 'pause'>): Finding {

@@ -91,7 +91,7 @@ export const CHECKS: readonly CheckRow[] = [
   row({
     rule: 'RL-03',
     id: 'rl.dynamics.faster-than-T',
-    needs: ['T'],
+    needs: ['T', 'limit'],
     unmet: { T: { message: 'T could not be estimated, so "faster than one per T" cannot be judged' } },
     run: checkFasterThanT,
   }),

@@ -36,6 +36,9 @@ export interface DynamicsResult {
  */
 export const QUICK_RUN = { min: 3, max: 16, resetAtLeast: 2 } as const;
 
+/** Time a wait for full quota leaves the rest of the run, ms: the plan itself needs a few tens of seconds at most. */
+export const PLAN_ROOM_MS = 60_000;
+
 /** Probing on makes no sense when the node does not answer, or refuses the token. */
 function assertAnswered(first: Sample): void {
   if (first.status === undefined)
@@ -75,8 +78,7 @@ async function startFull(
       },
     };
   const waitMs = waitS * 1000 + plan.marginMs;
-  // Leave the rest of the run room: the plan itself needs a few tens of seconds at most.
-  if (waitMs > session.env.budget.msLeft() - 60_000) {
+  if (waitMs > session.env.budget.msLeft() - PLAN_ROOM_MS) {
     return {
       first,
       notFull: {
@@ -89,7 +91,7 @@ async function startFull(
     };
   }
   const note =
-    `the bucket was not full at the start (${state}: an earlier run or another client on this token); ` +
+    `the bucket was not full at the start (${state}: an earlier run, another client on this token or a fleet's bucket-sharing probe); ` +
     `waiting its Reset of ${waitS} s for full quota`;
   session.enter(`dynamics: ${note}`, waitMs);
   const again = await session.sendToLimiter(

@@ -33,6 +33,13 @@ const defs = [
       'X-Ratelimit-Reset reports the emission interval (time until one more request, ceil(T)) instead of the time until full quota: it never grows.',
   },
   {
+    name: 'rl-head-free',
+    rule: 'RL-03',
+    family: 'limiter',
+    description:
+      'HEAD /fee_stats is answered with the headers a counted request would get, but the limiter never counts it: only GETs use quota.',
+  },
+  {
     name: 'rl-recovery-stuck',
     rule: 'RL-04',
     family: 'limiter',

@@ -119,9 +119,10 @@ export class GcraLimiter {
 
   constructor(readonly params: GcraParams) {}
 
-  take(key: string, nowNs: bigint, quantity = 1): LimitOutcome {
+  /** One decision; with `store` false the key's state is left as it was (a request answered but never counted). */
+  take(key: string, nowNs: bigint, quantity = 1, store = true): LimitOutcome {
     const { tat, outcome } = gcra(this.tats.get(key), nowNs, this.params, quantity);
-    if (tat !== undefined && !outcome.limited) this.tats.set(key, tat);
+    if (store && tat !== undefined && !outcome.limited) this.tats.set(key, tat);
     return outcome;
   }
 }

@@ -17,6 +17,17 @@ import {
   type RateLimitHeaders,
 } from './gcra.js';
 
+/**
+ * Open-behaviour variant: every horizon node of the reference (a fleet) draws on one GCRA bucket,
+ * the account's, as a provider that keys the bucket by customer does; each node keeps its token and
+ * its per-second cap. One limiter then serves them all (ReferenceOptions.horizonLimiter).
+ */
+export const ACCOUNT_BUCKET_VARIANT = 'horizon-account-bucket';
+const ACCOUNT_BUCKET = 'account';
+
+/** The two methods of /fee_stats: a fault may treat them differently. */
+export type FeeStatsMethod = 'GET' | 'HEAD';
+
 export type Admission =
   /** Over the per-second cap: the proxy answers; the limiter never sees the request. */
   { by: 'proxy' } | { by: 'limiter'; limited: boolean; headers: RateLimitHeaders };
@@ -26,14 +37,14 @@ export interface HorizonLimiter {
   readonly params: GcraParams;
   /** The proxy cap in force (Infinity when off). */
   readonly perSecondCap: number;
-  admit(key: string, nowMs: number): Admission;
+  admit(key: string, nowMs: number, method?: FeeStatsMethod): Admission;
 }
 
 export type LimiterOptions = Pick<ReferenceOptions, 'faults' | 'hourlyLimit' | 'burst' | 'perSecondCap'> &
   Partial<Pick<ReferenceOptions, 'variants'>>;
 
-/** One decision for a key at a time; the state lives in the closure. */
-type Core = (key: string, nowNs: bigint) => LimitOutcome;
+/** One decision for a key at a time; the state lives in the closure. `count` false: answer as if counted, keep the state. */
+type Core = (key: string, nowNs: bigint, count: boolean) => LimitOutcome;
 type HeaderTransform = (h: RateLimitHeaders, o: LimitOutcome) => void;
 
 /** How far the faults move the numbers; kept here so tests and descriptions agree. */
@@ -47,15 +58,15 @@ export const FAULT_KNOBS = {
 
 function gcraCore(params: GcraParams): Core {
   const limiter = new GcraLimiter(params);
-  return (key, nowNs) => limiter.take(key, nowNs);
+  return (key, nowNs, count) => limiter.take(key, nowNs, 1, count);
 }
 
 function fixedWindowCore(params: GcraParams): Core {
   const windows = new Map<string, WindowState>();
   const p = { windowNs: params.toleranceNs, limit: params.limit };
-  return (key, nowNs) => {
+  return (key, nowNs, count) => {
     const { state, outcome } = fixedWindow(windows.get(key), nowNs, p);
-    windows.set(key, state);
+    if (count) windows.set(key, state);
     return outcome;
   };
 }
@@ -63,7 +74,7 @@ function fixedWindowCore(params: GcraParams): Core {
 /** Each key's clock advances by at most `maxCreditNs` between two of its requests. */
 function withCappedIdleCredit(core: Core, maxCreditNs: bigint): Core {
   const clocks = new Map<string, { virtualNs: bigint; realNs: bigint }>();
-  return (key, nowNs) => {
+  return (key, nowNs, count) => {
     const c = clocks.get(key);
     let virtualNs = nowNs;
     if (c) {
@@ -71,7 +82,7 @@ function withCappedIdleCredit(core: Core, maxCreditNs: bigint): Core {
       virtualNs = c.virtualNs + (elapsed < maxCreditNs ? elapsed : maxCreditNs);
     }
     clocks.set(key, { virtualNs, realNs: nowNs });
-    return core(key, virtualNs);
+    return core(key, virtualNs, count);
   };
 }
 
@@ -144,13 +155,16 @@ export function createHorizonLimiter(opts: LimiterOptions): HorizonLimiter {
         ? 'strict-spacing'
         : 'sliding';
   const cap = createCap(shape, perSecondCap);
+  // A HEAD is answered as a counted request would be, but the bucket keeps its state.
+  const headFree = on('rl-head-free');
+  const bucketOf = opts.variants?.has(ACCOUNT_BUCKET_VARIANT) ? () => ACCOUNT_BUCKET : (key: string) => key;
 
   return {
     params,
     perSecondCap,
-    admit(key, nowMs) {
+    admit(key, nowMs, method = 'GET') {
       if (!cap.admit(key, nowMs)) return { by: 'proxy' };
-      const outcome = core(key, msToNs(nowMs));
+      const outcome = core(bucketOf(key), msToNs(nowMs), !(headFree && method === 'HEAD'));
       const headers = headersOf(outcome);
       for (const t of transforms) t(headers, outcome);
       return { by: 'limiter', limited: outcome.limited, headers };

@@ -82,7 +82,7 @@ function asText(stats: Record<string, unknown>, prefix = ''): string {
 }
 
 export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonNode> {
-  const limiter = createHorizonLimiter(opts);
+  const limiter = opts.horizonLimiter ?? createHorizonLimiter(opts);
   const latency = latencyOf(opts);
   const notJson = limiterFault(opts.faults, 'fee-stats-not-json');
   const noHeadersOn429 = limiterFault(opts.faults, 'rl-no-headers-on-429');
@@ -171,7 +171,7 @@ export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonN
       return;
     }
     const key = decision.form === 'none' ? '' : policy.expected;
-    answer(res, limiter.admit(key, nowMs), head, nowMs, delayMs);
+    answer(res, limiter.admit(key, nowMs, head ? 'HEAD' : 'GET'), head, nowMs, delayMs);
   };
 
   const server = createServer((req, res) => {

@@ -160,7 +160,7 @@ export const RULES: readonly RuleDef[] = [
     'Every limiter response carries Limit, Remaining and Reset as non-negative integers with Remaining < Limit',
   ),
   r('RL-02', 'must', 'Limit stays the same across the run'),
-  r('RL-03', 'must', 'Under load faster than one per T, Remaining falls and Reset grows'),
+  r('RL-03', 'must', 'Under load faster than one per T, Remaining falls and Reset grows; GET and HEAD both use quota'),
   r('RL-04', 'must', 'After a pause Remaining rises, Reset falls, and a full pause restores a first-request look'),
   r('RL-05', 'must', 'Recovery is gradual (leaky bucket), not a fixed window'),
   r('RL-06', 'must', 'After Remaining 0 the next request gets 429 with a non-negative retry-after'),

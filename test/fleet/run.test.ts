@@ -1,12 +1,14 @@
 // A fleet run against the embedded reference serving 4 horizon nodes (distinct tokens): every node
 // gets its own set of rate-limit verdicts, all clean; a token listed twice is probed once and the
-// results say so; the fleet roll-ups add up to the run's summary. The limiter runs at 7200/h with
-// burst 30 so each plan takes seconds.
+// results say so; the fleet roll-ups add up to the run's summary. Nodes with buckets of their own are
+// probed at once; nodes that draw on one bucket (variant horizon-account-bucket) one after another.
+// The limiter runs at 7200/h with burst 30 so each plan takes seconds.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startFleetReference, type RunningFleetReference } from '../../reference/fleet.js';
+import { ACCOUNT_BUCKET_VARIANT } from '../../reference/limiter/pipeline.js';
 import { resolveTarget } from '../../src/target-file/load.js';
 import { parseSelectors } from '../../src/select.js';
 import { runFleet } from '../../run/fleet.js';
@@ -57,9 +59,20 @@ test(
       assert.ok(mine.every((c) => c.target === 'reference' && c.nodeKind === 'horizon'));
       const node = fleet.nodes.find((n) => n.name === h.name)!;
       assert.equal(node.limiter?.limit, 31, `${h.name}: Limit = burst + 1`);
+      // The sharing probe found a bucket of its own: probed at once with the others.
+      const sharing = mine.find((c) => c.id === 'rl.rate.bucket-sharing')!;
+      assert.equal(sharing.verdict, 'observed');
+      assert.deepEqual(
+        sharing.evidence.observation,
+        { bucket: 'separate', sharesWith: [], probed: 'in parallel' },
+        sharing.message,
+      );
+      const sharingRequests = (sharing.evidence.actual as { requestsSent: number }).requestsSent;
+      assert.equal(sharingRequests, 3, `${h.name}: three reads in the sharing probe`);
+      assert.equal(node.limiter!.bucketAtStart, 'full', `${h.name}: what the sharing probe took had leaked back`);
       assert.ok(
-        node.requestsSent!.probes! > 0 && node.requestsSent!.probes === node.limiter!.requestsSent,
-        `${h.name}: its spend is its plan's`,
+        node.limiter!.requestsSent > 0 && node.requestsSent!.probes === node.limiter!.requestsSent + sharingRequests,
+        `${h.name}: its spend is its plan's and its part of the sharing probe`,
       );
     }
     const again = r.checks.filter((c) => c.node === 'horizon-2-again');
@@ -89,6 +102,64 @@ test(
         .map((h) => h.name)
         .sort(),
     );
+  },
+);
+
+test(
+  'two horizon nodes on one account bucket (variant horizon-account-bucket): found sharing, probed one after the other, nothing fails or errors',
+  { timeout: 180_000 },
+  async () => {
+    const shared = await startFleetReference(
+      { horizon: 2 },
+      { hourlyLimit: 7200, burst: 30, variants: new Set([ACCOUNT_BUCKET_VARIANT]) },
+    );
+    try {
+      const run = await runFleet({
+        targets: [resolveTarget(shared.target, {}, 'reference')],
+        selection: parseSelectors('load'),
+        outDir: join(OUT, 'account-bucket'),
+      });
+      const r = run.results;
+      const fleet = fleetOf(r)!;
+      const [first, second] = ['horizon-1', 'horizon-2'];
+      for (const name of [first, second]) {
+        const mine = r.checks.filter((c) => c.node === name);
+        assert.deepEqual([...new Set(mine.map((c) => c.rule))].sort(), [...RL_RULES].sort(), `${name}: every RL rule`);
+        assert.deepEqual(
+          mine.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => `${c.rule} ${c.message}`),
+          [],
+          `${name}: no fail, no error`,
+        );
+        const sharing = mine.find((c) => c.id === 'rl.rate.bucket-sharing')!;
+        assert.equal(sharing.verdict, 'observed');
+        const other = name === first ? second : first;
+        assert.equal(sharing.evidence.observation?.bucket, 'shared', sharing.message);
+        assert.deepEqual(sharing.evidence.observation?.sharesWith, [`reference/${other}`]);
+        // Seen how: between two of its reads its Remaining fell by more than its own requests, and the reads say by how much.
+        const actual = sharing.evidence.actual as {
+          screen: { from: number; to: number; own: number };
+          reads: { node: string; remaining: number }[];
+        };
+        assert.ok(actual.screen.from - actual.screen.to > actual.screen.own, JSON.stringify(actual.screen));
+        assert.deepEqual([...new Set(actual.reads.map((x) => x.node))].sort(), [
+          `reference/${first}`,
+          `reference/${second}`,
+        ]);
+        assert.ok(actual.reads.every((x) => Number.isInteger(x.remaining)));
+        assert.equal(fleet.nodes.find((n) => n.name === name)?.limiter?.limit, 31);
+      }
+      const second2 = r.checks.find((c) => c.node === second && c.id === 'rl.rate.bucket-sharing')!;
+      assert.match(
+        second2.message,
+        /probed after reference\/horizon-1 once the bucket was full again \(waited \d+\.\d s/,
+      );
+      // The first plan waited for what the sharing probe took, the second for what the first drained: both found it full.
+      for (const name of [first, second])
+        assert.equal(fleet.nodes.find((n) => n.name === name)?.limiter?.bucketAtStart, 'full', name);
+      assert.equal(run.exitCode, 0);
+    } finally {
+      await shared.close();
+    }
   },
 );
 

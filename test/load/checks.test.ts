@@ -117,7 +117,15 @@ const TABLE: Record<string, Row[]> = {
       name: 'conformant',
       run: CONFORMANT,
       verdict: 'pass',
-      says: /steps faster than T, Remaining fell and Reset grew \(9\/1 s -> 7\/3 s in the quick run\)/,
+      says: /steps faster than T, Remaining fell and Reset grew \(9\/1 s -> 7\/3 s in the quick run\); HEAD counted, as the GET after each showed$/,
+    },
+    {
+      name: 'HEAD answered as if counted, never counted',
+      run: { faults: ['head-free'] },
+      verdict: 'fail',
+      says:
+        'HEAD #1 was not counted: the GET after it (#2) showed Remaining 8, Reset 2 s, as if the HEAD had never reached the bucket ' +
+        '(counted, it leaves Remaining 6..7, Reset 3 s)',
     },
     {
       name: 'Reset never grows',

@@ -183,6 +183,27 @@ for (const fault of limiterFaults) {
   });
 }
 
+test('a limiter that never counts HEAD: RL-03 fails with the GET after the HEAD, and T, the drain and every other rule rest on the GETs', async () => {
+  const r = await runOf('rl-head-free');
+  const lines = verdictLines(r.outcome);
+  const bad = r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+  assert.deepEqual(
+    bad.map((c) => c.id),
+    ['rl.dynamics.faster-than-T'],
+    lines,
+  );
+  assert.match(bad[0]!.message, /^HEAD #\d+ was not counted: the GET after it \(#\d+\) showed Remaining \d+/, lines);
+  const counted = (bad[0]!.evidence.actual as { counted: { method: string; seen: string }[] }).counted;
+  assert.deepEqual(
+    counted.filter((m) => m.seen === 'not counted').map((m) => m.method),
+    ['HEAD'],
+    'only the HEAD was not counted',
+  );
+  const l = r.outcome.limiter!;
+  assert.ok(Math.abs(l.emissionIntervalMs - 500) / 500 <= 0.02, `T ${l.emissionIntervalMs} ms`);
+  assert.equal(l.modelConsistent, true);
+});
+
 test('no horizon node in the target: every selected RL rule is skipped with the reason', async () => {
   const ctx = {
     target: { name: 'x', nodes: {}, limits: { maxRequests: 10, maxSeconds: 10, timeoutMs: 1000 } },

@@ -15,7 +15,14 @@ export interface SimOptions {
 }
 
 export type SimFault =
-  'reset-static' | 'remaining-overstated' | 'retry-after-missing' | 'no-cap' | 'fixed-window' | 'calendar-cap';
+  | 'reset-static'
+  | 'remaining-overstated'
+  | 'retry-after-missing'
+  | 'no-cap'
+  | 'fixed-window'
+  | 'calendar-cap'
+  /** HEAD answered as a counted request would be, but never counted. */
+  | 'head-free';
 
 export interface SimAnswer {
   status: number;
@@ -58,7 +65,9 @@ export class SimHorizon {
       return { status: 429, headers: { 'content-type': 'text/plain', date }, decidedAt: now, doneAt: done };
     }
     this.passed.push(now);
-    const h = this.has('fixed-window') ? this.fixedWindow(now) : this.gcra(now);
+    const h = this.has('fixed-window')
+      ? this.fixedWindow(now)
+      : this.gcra(now, !(method === 'HEAD' && this.has('head-free')));
     h.headers['Date'] = date;
     this.arrivals.push({ at: now, status: h.status });
     if (method === 'HEAD') h.headers['content-length'] = '0';
@@ -72,7 +81,7 @@ export class SimHorizon {
     return this.passed.filter((t) => second(t) === second(now)).length >= this.opts.perSecondCap;
   }
 
-  private gcra(now: number): { status: number; headers: Record<string, string> } {
+  private gcra(now: number, count = true): { status: number; headers: Record<string, string> } {
     const T = this.T;
     const tat = this.tat ?? now;
     const newTat = Math.max(tat, now) + T;
@@ -86,7 +95,7 @@ export class SimHorizon {
       ttl = tat - now;
     } else {
       ttl = newTat - now;
-      this.tat = newTat;
+      if (count) this.tat = newTat;
     }
     const next = this.tau - ttl;
     let remaining = next > -T ? Math.trunc(next / T) : 0;

@@ -9,7 +9,7 @@ import {
   TokenBucketCap,
   type Cap,
 } from '../../reference/limiter/cap.js';
-import { createHorizonLimiter, type Admission } from '../../reference/limiter/pipeline.js';
+import { ACCOUNT_BUCKET_VARIANT, createHorizonLimiter, type Admission } from '../../reference/limiter/pipeline.js';
 
 const admitAll = (cap: Cap, times: readonly number[], key = 'a') => times.map((t) => cap.admit(key, t));
 const every = (n: number, from: number, stepMs: number) => Array.from({ length: n }, (_, i) => from + i * stepMs);
@@ -79,6 +79,26 @@ describe('cap in front of the limiter', () => {
       answers.map((a) => (a.by === 'proxy' ? 'proxy' : a.limited ? 429 : 200)),
       [...Array(5).fill(200), ...Array(15).fill(429), 'proxy'],
     );
+  });
+
+  test('variant horizon-account-bucket: every token draws on one GCRA bucket, each keeps its own cap', () => {
+    const l = createHorizonLimiter({
+      faults: new Set(),
+      variants: new Set([ACCOUNT_BUCKET_VARIANT]),
+      hourlyLimit: 3600,
+      burst: 100,
+      perSecondCap: 20,
+    });
+    const remaining = (a: Admission) => (a.by === 'limiter' ? a.headers.remaining : a.by);
+    // Alternating tokens: one Remaining, falling by one per request whichever token sent it.
+    assert.deepEqual(
+      ['a', 'b', 'a', 'b'].map((k) => remaining(l.admit(k, 0))),
+      [100, 99, 98, 97],
+    );
+    // 18 more from a reach its cap of 20; b's cap still lets b through (the bucket says 78 left).
+    for (let i = 0; i < 18; i++) l.admit('a', 0);
+    assert.equal(remaining(l.admit('a', 0)), 'proxy');
+    assert.equal(remaining(l.admit('b', 0)), 78);
   });
 });
 

@@ -48,6 +48,25 @@ const LIMITER_CASES: LimiterCase[] = [
     faulty: [1, 1, 1, 1, 1],
   },
   {
+    fault: 'rl-head-free',
+    // GET, HEAD, GET at one instant: the HEAD shows what a counted request would, the GET after it tells.
+    scenario: (l) =>
+      (['GET', 'HEAD', 'GET'] as const).map((m) => {
+        const a = l.admit('k', 0, m);
+        return a.by === 'limiter' && { remaining: a.headers.remaining, reset: a.headers.reset };
+      }),
+    conformant: [
+      { remaining: 100, reset: 1 },
+      { remaining: 99, reset: 2 },
+      { remaining: 98, reset: 3 },
+    ],
+    faulty: [
+      { remaining: 100, reset: 1 },
+      { remaining: 99, reset: 2 },
+      { remaining: 99, reset: 2 },
+    ],
+  },
+  {
     fault: 'rl-recovery-stuck',
     // Pause as long as the last Reset (101 s): the quota should be full again.
     scenario: (l) => {
