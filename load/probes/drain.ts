@@ -7,6 +7,7 @@ import { hasLimiterHeaders, headerlessRefusal, quotaKnownLeft } from '../model/p
 import { percentile } from '../engine/stats.js';
 import { nextBoundary, serverClockOffset } from '../model/clock.js';
 import type { Sample, Session } from '../session.js';
+import type { Variation } from '../variations.js';
 
 export interface DrainPlan {
   cap: number;
@@ -23,12 +24,16 @@ export interface DrainPlan {
   slack: number;
   /** The least gap kept between paced sends (Session.paceMs: a cap interval with margin, or what the proxy taught), ms. */
   minGapMs?: number;
+  /** Varied requests sent at the burst's rate right after its plain ones, while the cap is full (RL-14). */
+  burstVariations?: readonly Variation[];
 }
 
 export interface DrainResult {
   /** Under the cap before the burst, while finding the server's second boundary. */
   leadIn: Sample[];
   burst: Sample[];
+  /** The varied requests that followed the burst's plain ones (RL-14; not RL-10's). */
+  burstVariations?: Sample[];
   /** Where the burst was placed and why (RL-10's evidence). */
   burstPlacement?: string;
   underCap: Sample[];
@@ -87,7 +92,7 @@ export interface DrainShape {
 export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): DrainShape {
   const rttAllowanceMs = rttMs * 1.25 + 5;
   const spacingMs = Math.max(underCapSpacingMs(plan.cap, rttAllowanceMs), plan.minGapMs ?? 0);
-  const burstRequests = plan.capBurst ? plan.cap + plan.burstExtra : 0;
+  const burstRequests = plan.capBurst ? plan.cap + plan.burstExtra + (plan.burstVariations?.length ?? 0) : 0;
   // The lead-in that finds the server's second boundary and waits for it (at most LEAD_IN_MAX_MS and a second) drains too.
   const burstMs = plan.capBurst
     ? burstRequests * (WINDOW_MS / (plan.cap * plan.burstRateFactor)) + 2 * WINDOW_MS + LEAD_IN_MAX_MS
@@ -105,19 +110,32 @@ export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): D
   };
 }
 
-async function sendBurst(session: Session, plan: DrainPlan, t0: number, n: number, spacing: number): Promise<Sample[]> {
+/** Sends the burst: n plain requests, then the plan's variations at the same rate (into `varied`). */
+async function sendBurst(
+  session: Session,
+  plan: DrainPlan,
+  t0: number,
+  n: number,
+  spacing: number,
+  varied: Sample[],
+): Promise<Sample[]> {
   session.enter('drain: burst above the cap');
   const pending: Promise<Sample>[] = [];
+  const tail = plan.burstVariations ?? [];
+  const tailPending: Promise<Sample>[] = [];
   // After a stall (a busy machine) the burst moves on by the delay rather than catching up: it stays
   // at twice the cap, and the requests a catch-up would bunch together are ones any cap refuses, so
   // the drain would have to send more under the cap for the quota they did not use.
   let at = t0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n + tail.length; i++) {
     await session.waitUntil(at);
     const late = session.now() - at;
-    pending.push(session.fire('GET', `burst at ${plan.burstRateFactor}x the cap`, at, 'burst'));
+    const v = tail[i - n];
+    const purpose = `burst at ${plan.burstRateFactor}x the cap${v ? `: ${v.label}` : ''}`;
+    (v ? tailPending : pending).push(session.fire('GET', purpose, at, 'burst', v));
     at += spacing + (late > spacing / 4 ? late : 0);
   }
+  varied.push(...(await Promise.all(tailPending)));
   return Promise.all(pending);
 }
 
@@ -161,7 +179,7 @@ async function placeBurst(
     (remaining ?? Infinity) -
     result.leadIn.length +
     (session.now() - started) / plan.leakMs -
-    (plan.cap + plan.burstExtra + 3);
+    (plan.cap + plan.burstExtra + (plan.burstVariations?.length ?? 0) + 3);
   const offset = () => serverClockOffset(session.samples.filter((s) => s.status !== undefined).map(datedOf));
   const pending: Promise<Sample>[] = [];
   let due: number | undefined;
@@ -211,7 +229,8 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     const spacing = WINDOW_MS / (plan.cap * plan.burstRateFactor);
     const n = plan.cap + plan.burstExtra;
     const t0 = await placeBurst(session, plan, (n - 1) * spacing, remaining, result);
-    result.burst = await sendBurst(session, plan, t0, n, spacing);
+    result.burstVariations = [];
+    result.burst = await sendBurst(session, plan, t0, n, spacing, result.burstVariations);
     // A stalled machine can spread the burst so that no more than the cap surely arrived within one
     // second: the cap was not tested. Once more, after the window has cleared, if quota allows.
     // Quota left as the freshest limiter answer says (the latest answer may be a headerless refusal).
@@ -226,7 +245,9 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
       result.burstPlacement =
         `${result.burstPlacement ?? 'at once'}; sent again ${WINDOW_MS} ms later ` +
         'because fewer than the cap surely arrived within one second';
-      result.burst.push(...(await sendBurst(session, plan, latest.receivedAt + WINDOW_MS, n, spacing)));
+      result.burst.push(
+        ...(await sendBurst(session, plan, latest.receivedAt + WINDOW_MS, n, spacing, result.burstVariations)),
+      );
     }
   }
   if (!plan.exhaust) return result;

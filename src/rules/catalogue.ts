@@ -27,6 +27,8 @@ export interface RuleDef {
   readonly kind: RuleKind;
   readonly section: string;
   readonly title: string;
+  /** How chainprobe checks it, in one paragraph, where the title cannot say enough (docs/rules.md). */
+  readonly note?: string;
 }
 
 export const SECTIONS: readonly RuleSection[] = [
@@ -41,7 +43,13 @@ export const SECTIONS: readonly RuleSection[] = [
   { key: 'ERR', title: 'Errors', source: 'Errors', family: 'errors' },
 ];
 
-const r = (id: string, kind: RuleKind, title: string): RuleDef => ({ id, kind, section: id.split('-')[0]!, title });
+const r = (id: string, kind: RuleKind, title: string, note?: string): RuleDef => ({
+  id,
+  kind,
+  section: id.split('-')[0]!,
+  title,
+  ...(note ? { note } : {}),
+});
 
 export const RULES: readonly RuleDef[] = [
   r(
@@ -175,6 +183,24 @@ export const RULES: readonly RuleDef[] = [
   r('RL-11', 'must', 'Accepted count before the first 429 matches the GCRA prediction within one'),
   r('RL-12', 'must', 'Reset agrees with Remaining and T within one T plus rounding'),
   r('RL-13', 'observe', 'What a request over the per-second cap gets (a strict minimum-spacing cap is conformant)'),
+  r(
+    'RL-14',
+    'must',
+    'Quota and cap belong to the token: another token form, extra or reordered query parameters or client-address headers get no fresh bucket, no unlimited pass and no way past the per-second cap',
+    'A limit keyed on something the client controls holds only for clients that do not try. Right after the ' +
+      "drain's first 429, while the token's bucket is empty, the probes send the request varied one way at a " +
+      'time, under the per-second cap: the token alone in each other header form of "Node access" ' +
+      '(`Authorization: Bearer`, `X-Auth-Token`), an extra query parameter (`&_=<random>`), the parameters in ' +
+      'another order, and the client-address headers `X-Forwarded-For`, `X-Real-IP`, `X-Originating-IP`, ' +
+      '`Client-IP` and `True-Client-IP` with RFC 5737 documentation addresses (all at once; one by one only ' +
+      'when that request got through). Each must be refused like the plain request or accepted as the GCRA ' +
+      "replay of the token's bucket allows at that moment; one accepted with Remaining above what that bucket " +
+      'can have (a fresh bucket), accepted without rate-limit headers, or accepted while the bucket surely ' +
+      'refuses fails, and the evidence shows the plain answer just before it. A form the node refuses (401, ' +
+      "403) is reported as not tested. The drain's burst above the cap also carries a header-form request and " +
+      'one with a varying parameter: more than the cap accepted in one second (judged as RL-10 is) while the ' +
+      'plain requests alone stay within it fails RL-14. The phase costs about seven requests and no waiting.',
+  ),
 
   r('ERR-01', 'observe', 'Status, content type and body shape of non-2xx answers, by cause'),
 ];
