@@ -18,7 +18,7 @@ import { IntegrityProbe, type IntegrityPlan, type IntegrityResult } from './prob
 import { StopProbe, type Sample, type Session, type StopReason } from './session.js';
 import type { SpacingSummary } from './model/proxy.js';
 import { seededRandom } from '../src/random.js';
-import { burstVariations, integrityVariations } from './variations.js';
+import { capVariations, integrityVariations } from './variations.js';
 
 export type PhaseName = 'dynamics' | 'drain' | 'recovery' | 'integrity';
 
@@ -179,11 +179,11 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
           leakMs: T.lo,
           slack: cfg.drainSlack,
           minGapMs: session.paceMs,
-          ...(needs.integrity ? { burstVariations: burstVariations(rnd) } : {}),
+          ...(needs.integrity ? { varied: capVariations(rnd) } : {}),
         };
         const rtt = rttAllowanceOf(session.samples);
         const shape = drainShape(plan, remaining, rtt);
-        const count = shape.burstRequests + shape.underCapRequests;
+        const count = shape.burstRequests + shape.underCapRequests + (plan.varied?.underCap.length ?? 0);
         const short = session.env.budget.shortfall(count);
         if (short) {
           throw new StopProbe('budget', `the drain needs up to ${count} requests: ${short}`);

@@ -48,8 +48,12 @@ export interface SessionEnv {
 
 const noop = (): void => undefined;
 
-/** How a request is paced: `spaced` keeps the proxy's learned least gap after the previous send (the default); `burst` does not. */
-export type Pacing = 'spaced' | 'burst';
+/**
+ * How a request is paced: `spaced` keeps the proxy's learned least gap after the previous send (the
+ * default); `burst` does not; `aside` does not either, and the next paced request keeps its gap from
+ * the one before this (a request sent between paced ones).
+ */
+export type Pacing = 'spaced' | 'burst' | 'aside';
 
 /** Tries of one probe request the proxy refused for spacing (each after a wider gap). */
 export const PROXY_RETRIES = 3;
@@ -202,11 +206,13 @@ export class Session {
     const seq = ++this.seq;
     const planned = scheduledAt ?? this.now();
     const minGapMs = pacing === 'spaced' ? this.paceMs : 0;
-    this.departsAt = Math.max(this.now(), this.departsAt + minGapMs);
-    this.lastFired = { seq };
+    if (pacing !== 'aside') {
+      this.departsAt = Math.max(this.now(), this.departsAt + minGapMs);
+      this.lastFired = { seq };
+    }
     this.unanswered.add(seq);
     const p = this.env.engine
-      .send(method, scheduledAt, minGapMs, variation?.request)
+      .send(method, scheduledAt, minGapMs, { variation: variation?.request, aside: pacing === 'aside' })
       .then((r) => this.toSample(r, seq, phase, purpose, method, planned, pacing, variation));
     this.inFlight.add(p);
     // `then`, not `finally`: the k6 bundles target engines without Promise.prototype.finally.

@@ -103,13 +103,20 @@ export function singleClientAddresses(rnd: () => number): Variation[] {
 }
 
 /**
- * What rides on the drain's burst above the cap: the token in a header form (a cap keyed on the
- * `auth` argument does not see it) and a varying parameter (a cap keyed on the whole query string
- * sees each as new).
+ * RL-14's cap part (load/probes/drain.ts). With the burst above the cap: the token in a header form
+ * (a cap keyed on the `auth` argument does not count it). Behind a proxy that spaces requests,
+ * between the first requests under the cap: header forms and a varying parameter by turns (a cap
+ * keyed on the whole query string counts each as new), three of each, so that with about 19 plain
+ * requests a second either kind alone, let through, puts more than 20 into one second.
  */
-export function burstVariations(rnd: () => number): Variation[] {
-  const header = OTHER_TOKEN_FORMS.find((f) => f === 'x-auth-token') ?? OTHER_TOKEN_FORMS[0];
-  return [...(header ? [tokenForm(header)] : []), extraParam(rnd)];
+export function capVariations(rnd: () => number): { burst: Variation[]; underCap: Variation[] } {
+  const headers = OTHER_TOKEN_FORMS.map(tokenForm);
+  const header = headers.find((v) => v.request.form === 'x-auth-token') ?? headers[0];
+  const byTurns = [0, 1, 2].flatMap((i) => [
+    ...(headers.length ? [headers[(headers.indexOf(header!) + i) % headers.length]!] : []),
+    extraParam(rnd),
+  ]);
+  return { burst: header ? [header] : [extraParam(rnd)], underCap: byTurns };
 }
 
 export const tagOf = (v: Variation): VariationTag => ({ id: v.id, kind: v.kind, label: v.label });

@@ -141,7 +141,13 @@ export function checkAcceptedBeforeFirst429(
   { drain, limit, T }: Pick<Known, 'drain' | 'limit' | 'T'>,
 ): Finding {
   const { a } = input;
-  const drained = new Set([...drain.leadIn, ...drain.burst, ...(drain.burstVariations ?? []), ...drain.underCap]);
+  const drained = new Set([
+    ...drain.leadIn,
+    ...drain.burst,
+    ...(drain.burstVariations ?? []),
+    ...drain.underCap,
+    ...(drain.underCapVariations ?? []),
+  ]);
   // Refusals the proxy made, or may have made where the bucket may be empty, did not reach the limiter as far as anyone can tell.
   const reach = a.samples.filter(
     (s) =>

@@ -13,8 +13,8 @@ export interface IntegrityRow {
   variation: string;
   /** The variation's stable id (load/variations.ts). */
   id: string;
-  /** Where it was sent: with the burst above the cap, or while the bucket was empty. */
-  when: 'burst above the cap' | 'empty bucket';
+  /** Where it was sent: with the burst above the cap, between the drain's requests under the cap, or while the bucket was empty. */
+  when: 'burst above the cap' | 'under the cap' | 'empty bucket';
   /** Status, or the error. */
   answer: string;
   remaining: string | null;
@@ -66,12 +66,13 @@ function verdictOf(j: VariationJudgement): { verdict: IntegrityVerdict; why: str
 /** Every varied request of the run as a row: the report's table and RL-14's evidence. */
 export function integrityRows(input: Pick<CheckInput, 'a' | 'plan'>): IntegrityRow[] {
   const burst = new Set(input.plan.drain?.burstVariations ?? []);
+  const underCap = new Set(input.plan.drain?.underCapVariations ?? []);
   return input.a.variations.map((j) => {
     const s = j.sample;
     return {
       variation: s.variation!.label,
       id: s.variation!.id,
-      when: burst.has(s) ? 'burst above the cap' : 'empty bucket',
+      when: burst.has(s) ? 'burst above the cap' : underCap.has(s) ? 'under the cap' : 'empty bucket',
       answer: answerOf(s),
       remaining: s.rl.raw.remaining ?? null,
       ...verdictOf(j),
@@ -145,8 +146,13 @@ function bucketPart(input: CheckInput, rows: IntegrityRow[]): Finding {
 }
 
 function capPart(input: CheckInput, drain: Known['drain']): Finding {
-  const varied = drain.burstVariations ?? [];
-  const offered = mostCertainInWindow([...drain.burst, ...varied]).count;
+  const mixed = drain.underCapVariations ?? [];
+  const varied = [...(drain.burstVariations ?? []), ...mixed];
+  // Stressed: more than the cap surely sent within one second where the varied requests went.
+  const offered = Math.max(
+    mostCertainInWindow([...drain.burst, ...(drain.burstVariations ?? [])]).count,
+    mixed.length ? mostCertainInWindow([...drain.underCap, ...mixed]).count : 0,
+  );
   const accepted = input.a.all.filter(ok);
   const w = mostCertainInWindow(accepted);
   const members = w.members.map((i) => accepted[i]!);
@@ -157,7 +163,8 @@ function capPart(input: CheckInput, drain: Known['drain']): Finding {
       mostAcceptedInOneSecond: w.count,
       variedAmongThem: inWindow.map(variationOf),
       windowMs: Math.round(w.to - w.from),
-      burst: { plain: drain.burst.length, varied: varied.map((s) => `${variationOf(s)}: ${answerOf(s)}`) },
+      varied: varied.map((s) => `${variationOf(s)}: ${answerOf(s)}`),
+      behindSpacingProxy: mixed.length > 0,
       surelyInOneSecond: offered,
     },
     tolerance: "an answer counts in a window only if its whole [sent, received] interval lies inside it (RL-10's allowance)",
@@ -173,14 +180,14 @@ function capPart(input: CheckInput, drain: Known['drain']): Finding {
     return {
       part: 'cap',
       verdict: 'error',
-      message: 'inconclusive: no varied request went with the burst',
+      message: 'inconclusive: no varied request went with the burst above the cap',
       evidence: { ...evidence, cause: 'no varied requests' },
     };
   if (offered <= input.cap)
     return {
       part: 'cap',
       verdict: 'error',
-      message: `inconclusive: at most ${offered} requests of the burst surely arrived within one second, not more than the cap`,
+      message: `inconclusive: at most ${offered} requests surely arrived within one second where varied ones went, not more than the cap`,
       evidence: { ...evidence, cause: 'cap not stressed' },
     };
   if (w.count > input.cap) {
@@ -206,8 +213,9 @@ function capPart(input: CheckInput, drain: Known['drain']): Finding {
     part: 'cap',
     verdict: 'pass',
     message:
-      `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while the burst at twice the cap ` +
-      `also carried ${varied.length} varied request(s): ${labels(varied.map(variationOf))}`,
+      `at most ${w.count} requests were accepted in any one second (cap ${input.cap}) while ${varied.length} varied ` +
+      `request(s) went ${mixed.length ? 'with the burst and between the first requests under the cap' : 'with the burst at twice the cap'}: ` +
+      labels(varied.map(variationOf)),
     evidence,
     samples: varied,
   };

@@ -2,7 +2,7 @@
 // schedule. Waiting is a timer until shortly before the due time, then a short bounded busy-wait,
 // because timers alone land a millisecond or more late and the cap check reasons in milliseconds.
 import { Pool } from 'undici';
-import type { Engine, EngineResponse, PacingStats, ProbeMethod, RequestVariation } from './types.js';
+import type { Engine, EngineResponse, PacingStats, ProbeMethod, SendOptions } from './types.js';
 import { feeStatsRequest } from './types.js';
 import { PacingRecorder } from './stats.js';
 import { headerRecord } from '../../src/http/headers.js';
@@ -93,17 +93,15 @@ export class NodeEngine implements Engine {
   /** When the previous send actually left: sends queue behind it, so two never share a gap. */
   private departed: Promise<number> = Promise.resolve(-Infinity);
 
-  async send(
-    method: ProbeMethod,
-    scheduledAt?: number,
-    minGapMs = 0,
-    variation?: RequestVariation,
-  ): Promise<EngineResponse> {
+  async send(method: ProbeMethod, scheduledAt?: number, minGapMs = 0, opts: SendOptions = {}): Promise<EngineResponse> {
+    const variation = opts.variation;
     const request = { method, ...feeStatsRequest(this.opts.endpoint, this.opts.token, variation) };
     const path = variation ? pathOf(request.url) : this.path;
-    const previous = this.departed;
+    // An aside request leaves now and is nobody's predecessor: the departures chain passes it by.
+    const previous = opts.aside ? Promise.resolve(-Infinity) : this.departed;
     let leave!: (t: number) => void;
-    this.departed = new Promise((r) => (leave = r));
+    const departs = new Promise<number>((r) => (leave = r));
+    if (!opts.aside) this.departed = departs;
     let sentAt = this.now();
     try {
       // The gap is kept between actual send times: after a late send, the next one waits too.

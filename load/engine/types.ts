@@ -41,7 +41,7 @@ export interface Engine {
    * times, so a late request never leaves closer to the next one). Never rejects: failures come
    * back in `error`. `scheduledAt` feeds the pacing statistics.
    */
-  send(method: ProbeMethod, scheduledAt?: number, minGapMs?: number, variation?: RequestVariation): Promise<EngineResponse>;
+  send(method: ProbeMethod, scheduledAt?: number, minGapMs?: number, opts?: SendOptions): Promise<EngineResponse>;
   pacing(): PacingStats;
   close(): Promise<void>;
 }
@@ -49,6 +49,13 @@ export interface Engine {
 /** The horizon node's fee-statistics path with the token in the `auth` query parameter. */
 export function feeStatsUrl(endpoint: string, token: string): string {
   return withQueryParam(`${endpoint.replace(/\/+$/, '')}/fee_stats`, 'auth', token);
+}
+
+export interface SendOptions {
+  /** The request varied (RL-14); plain when absent. */
+  variation?: RequestVariation;
+  /** Sent between paced requests: it waits for no gap and the next one keeps its gap from the one before it. */
+  aside?: boolean;
 }
 
 /**

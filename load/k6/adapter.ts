@@ -3,7 +3,7 @@
 // delivered when the script awaits their promises, which sleepUntil does for requests that should
 // be done by now. Arrival times come from k6's own timings, not from when the promise settled.
 // The k6 modules are passed in (structurally typed) so tests can drive this with a double.
-import type { Engine, EngineResponse, PacingStats, ProbeMethod, RequestVariation } from '../engine/types.js';
+import type { Engine, EngineResponse, PacingStats, ProbeMethod, SendOptions } from '../engine/types.js';
 import { feeStatsRequest } from '../engine/types.js';
 import { PacingRecorder, percentile } from '../engine/stats.js';
 
@@ -86,19 +86,15 @@ export class K6Engine implements Engine {
 
   private lastSentAt = -Infinity;
 
-  async send(
-    method: ProbeMethod,
-    scheduledAt?: number,
-    minGapMs = 0,
-    variation?: RequestVariation,
-  ): Promise<EngineResponse> {
-    const request = { method, ...feeStatsRequest(this.opts.endpoint, this.opts.token, variation) };
+  async send(method: ProbeMethod, scheduledAt?: number, minGapMs = 0, opts: SendOptions = {}): Promise<EngineResponse> {
+    const request = { method, ...feeStatsRequest(this.opts.endpoint, this.opts.token, opts.variation) };
     // The least gap counts between actual send times; sleep() blocks, so one wait is enough.
     const wait = this.lastSentAt + minGapMs - this.now();
     if (minGapMs > 0 && wait > 0) this.api.sleep(wait / 1000);
     const sentAt = this.now();
     if (minGapMs > 0 && Number.isFinite(this.lastSentAt)) this.pacingRec.addGap(sentAt - this.lastSentAt, minGapMs);
-    this.lastSentAt = sentAt;
+    // An aside request is nobody's predecessor: the next paced one keeps its gap from the one before.
+    if (!opts.aside) this.lastSentAt = sentAt;
     if (scheduledAt !== undefined) this.pacingRec.add(scheduledAt, sentAt);
     const entry: InFlight = { sentAt, done: Promise.resolve(), settled: false };
     const done = this.api
