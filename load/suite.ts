@@ -80,7 +80,9 @@ export function limiterBlock(
   horizon: ResolvedHorizon,
 ): LimiterEstimates {
   const burst = plan.drain?.burst ?? [];
-  const seenCap = burst.length ? mostCertainInWindow(a.samples.filter((s) => is2xx(s) && !s.variation)).count : undefined;
+  const seenCap = burst.length
+    ? mostCertainInWindow(a.samples.filter((s) => is2xx(s) && !s.variation)).count
+    : undefined;
   const est = a.estimate;
   const round = (v: number) => Math.round(v * 1000) / 1000;
   const byPhase = (name: string) => a.all.filter((s) => s.phase.startsWith(name)).length;

@@ -49,7 +49,11 @@ export const documentationAddress = (rnd: () => number): string =>
   `${pick(rnd, DOCUMENTATION_NETS)}.${1 + Math.floor(rnd() * 254)}`;
 
 const nonce = (rnd: () => number): string =>
-  Array.from({ length: 4 }, () => Math.floor(rnd() * 256).toString(16).padStart(2, '0')).join('');
+  Array.from({ length: 4 }, () =>
+    Math.floor(rnd() * 256)
+      .toString(16)
+      .padStart(2, '0'),
+  ).join('');
 
 export function tokenForm(form: FormId): Variation {
   return { id: `form:${form}`, kind: 'form', label: `the token as ${formWords(form)} only`, request: { form } };

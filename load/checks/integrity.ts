@@ -39,7 +39,10 @@ function verdictOf(j: VariationJudgement): { verdict: IntegrityVerdict; why: str
         why: `accepted as the token's bucket allows then (Remaining ${s.rl.raw.remaining}, at most ${most})`,
       };
     case 'elsewhere':
-      return { verdict: 'pass', why: "refused by the limiter though the token's bucket had quota: limited all the same" };
+      return {
+        verdict: 'pass',
+        why: "refused by the limiter though the token's bucket had quota: limited all the same",
+      };
     case 'fresh':
       return {
         verdict: 'fail',
@@ -102,7 +105,8 @@ function bucketPart(input: CheckInput, rows: IntegrityRow[]): Finding {
   };
   if (failed.length) {
     const first = failed[0]!;
-    const more = failed.length > 1 ? ` (+${failed.length - 1} more: ${labels(failed.slice(1).map((r) => r.variation))})` : '';
+    const more =
+      failed.length > 1 ? ` (+${failed.length - 1} more: ${labels(failed.slice(1).map((r) => r.variation))})` : '';
     const pairs = failed.flatMap((r) => {
       const j = bySeq.get(r.seq)!;
       return [j.plainBefore, j.sample];
@@ -167,7 +171,8 @@ function capPart(input: CheckInput, drain: Known['drain']): Finding {
       behindSpacingProxy: mixed.length > 0,
       surelyInOneSecond: offered,
     },
-    tolerance: "an answer counts in a window only if its whole [sent, received] interval lies inside it (RL-10's allowance)",
+    tolerance:
+      "an answer counts in a window only if its whole [sent, received] interval lies inside it (RL-10's allowance)",
   };
   if (!drain.burst.length)
     return {

@@ -61,8 +61,7 @@ export function bucketFit(s: Sample, p: Prediction | undefined): BucketFit {
 }
 
 /** The fits that take a variation out of the token's bucket model: it was not that bucket's answer. */
-export const outsideBucket = (fit: BucketFit): boolean =>
-  ESCAPES.has(fit) || fit === 'elsewhere' || fit === 'not-read';
+export const outsideBucket = (fit: BucketFit): boolean => ESCAPES.has(fit) || fit === 'elsewhere' || fit === 'not-read';
 
 /** The plain request's answer last received before s was sent: what the token's bucket said just before. */
 export function plainBefore(samples: readonly Sample[], s: Sample): Sample | undefined {

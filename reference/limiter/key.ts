@@ -18,7 +18,8 @@ export type LimiterKeyOf = (
 export function limiterKeyOf(opts: Pick<ReferenceOptions, 'faults'>): LimiterKeyOf {
   if (limiterFault(opts.faults, 'rl-key-query-string')) return (_t, _f, url) => `query ${url.search}`;
   if (limiterFault(opts.faults, 'rl-key-forwarded-for'))
-    return (token, form, _u, headers) => `${form === 'none' ? '' : token} from ${String(headers['x-forwarded-for'] ?? '')}`;
+    return (token, form, _u, headers) =>
+      `${form === 'none' ? '' : token} from ${String(headers['x-forwarded-for'] ?? '')}`;
   if (limiterFault(opts.faults, 'rl-key-query-only'))
     return (token, form) => (form === 'auth-query' ? token : form === 'none' ? '' : undefined);
   return (token, form) => (form === 'none' ? '' : token);
