@@ -56,7 +56,6 @@ export function rulesPage(): string {
       '| id | kind | what is checked |',
       '|---|---|---|',
       ...rules.map((r) => `| ${r.id} | ${r.kind} | ${cell(r.title)} |`),
-      ...rules.filter((r) => r.note).flatMap((r) => ['', `**${r.id}.** ${r.note}`]),
     );
   }
   return `${out.join('\n')}\n`;

@@ -201,7 +201,9 @@ function capPart(input: CheckInput, drain: Known['drain']): Finding {
       return {
         part: 'cap',
         verdict: 'error',
-        message: `${plain} plain requests were accepted within one second: the cap does not hold for the plain request either (RL-10), so whether varied ones step around it is not judged`,
+        message:
+          `${plain} plain requests were accepted within one second: the cap does not hold for the plain request ` +
+          'either (RL-10), so whether varied ones step around it is not judged',
         evidence: { ...evidence, cause: 'plain requests over the cap' },
       };
     return {

@@ -4,7 +4,7 @@
 // Remaining than the bucket can have, or accepted while the bucket surely refuses, or accepted
 // without the limiter's headers was not limited by it.
 import { is2xx } from '../../src/http/status.js';
-import type { Sample } from '../session.js';
+import type { Sample } from '../sample.js';
 import type { Prediction } from './gcra.js';
 import { hasLimiterHeaders } from './proxy.js';
 

@@ -140,7 +140,8 @@ const defs = [
     rule: 'RL-14',
     family: 'limiter',
     description:
-      'Only the token in the auth query goes through the limiter: as Authorization: Bearer or X-Auth-Token it is served without cap, quota or rate-limit headers.',
+      'Only the token in the auth query goes through the limiter: as Authorization: Bearer or X-Auth-Token it is served ' +
+      'without cap, quota or rate-limit headers.',
   },
   {
     name: 'fee-stats-not-json',

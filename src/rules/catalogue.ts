@@ -27,8 +27,6 @@ export interface RuleDef {
   readonly kind: RuleKind;
   readonly section: string;
   readonly title: string;
-  /** How chainprobe checks it, in one paragraph, where the title cannot say enough (docs/rules.md). */
-  readonly note?: string;
 }
 
 export const SECTIONS: readonly RuleSection[] = [
@@ -43,13 +41,7 @@ export const SECTIONS: readonly RuleSection[] = [
   { key: 'ERR', title: 'Errors', source: 'Errors', family: 'errors' },
 ];
 
-const r = (id: string, kind: RuleKind, title: string, note?: string): RuleDef => ({
-  id,
-  kind,
-  section: id.split('-')[0]!,
-  title,
-  ...(note ? { note } : {}),
-});
+const r = (id: string, kind: RuleKind, title: string): RuleDef => ({ id, kind, section: id.split('-')[0]!, title });
 
 export const RULES: readonly RuleDef[] = [
   r(
@@ -187,23 +179,6 @@ export const RULES: readonly RuleDef[] = [
     'RL-14',
     'must',
     'Quota and cap belong to the token: varying its form, the query or client-address headers gets no fresh bucket, no unlimited pass, no way past the cap',
-    'A limit keyed on something the client controls holds only for clients that do not try. While the ' +
-      "token's bucket is empty (the recovery's wait after its 429 at Remaining 0, else right after the " +
-      "drain's first 429), the probes send the request varied one way at a time, under the per-second cap: " +
-      'the token alone in each other header form of "Node access" (`Authorization: Bearer`, `X-Auth-Token`), ' +
-      'an extra query parameter (`&_=<random>`), the parameters in another order, and the client-address ' +
-      'headers `X-Forwarded-For`, `X-Real-IP`, `X-Originating-IP`, `Client-IP` and `True-Client-IP` with ' +
-      'RFC 5737 documentation addresses (all at once; one by one only when that request got through). Each ' +
-      "must be refused like the plain request or accepted as the GCRA replay of the token's bucket allows at " +
-      'that moment. One accepted with more Remaining than that bucket can have (a fresh bucket), accepted ' +
-      'without rate-limit headers, or accepted while the bucket surely refuses fails RL-14; the evidence ' +
-      'shows the plain answer just before it. A form the node refuses (401, 403) is reported as not tested. ' +
-      "The cap: the drain's burst above it ends with the token in `X-Auth-Token`, in place of one of its extra " +
-      'plain requests; behind a proxy that spaces requests (nginx `limit_req` without burst), whose second ' +
-      'the burst cannot fill, header-form and varied-parameter requests also go between the first requests ' +
-      'under the cap. More than the cap accepted in one second (judged as RL-10 is) while the plain requests ' +
-      'alone stay within it fails RL-14. The checks cost five requests and no waiting (eleven behind a ' +
-      'proxy that spaces requests).',
   ),
 
   r('ERR-01', 'observe', 'Status, content type and body shape of non-2xx answers, by cause'),

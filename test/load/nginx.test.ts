@@ -35,7 +35,8 @@ const notPassing = (checks: { id: string; rule: string; verdict: string }[]) =>
   checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
 
 test(
-  "nginx limit_req rate=20r/s without burst, keyed on auth, before a node that reads only auth: no RL rule fails or errors; the refusals are the proxy's (RL-13) and counted; paced sends keep its spacing",
+  'nginx limit_req rate=20r/s without burst, keyed on auth, before a node that reads only auth: no RL rule fails or errors; ' +
+    "the refusals are the proxy's (RL-13) and counted; paced sends keep its spacing",
   { skip },
   async () => {
     const r = await probeFront('strict', 'queryOnly');
@@ -81,7 +82,8 @@ test(
 );
 
 test(
-  'nginx limit_req burst=19 nodelay (39 accepted in the first second): RL-10 fails; RL-14 does not judge varied requests against a cap the plain ones exceed; nothing else',
+  'nginx limit_req burst=19 nodelay (39 accepted in the first second): RL-10 fails; ' +
+    'RL-14 does not judge varied requests against a cap the plain ones exceed; nothing else',
   { skip },
   async () => {
     const r = await probeFront('nodelay', 'allForms');
