@@ -40,8 +40,8 @@ export const RULE_PHASES: Record<string, readonly PhaseName[]> = {
   'RL-14': ['drain', 'integrity'],
 };
 
-/** Most requests the integrity phase sends after the drain (RL-14): its variations, and the proxy's refusals of them sent again. */
-export const INTEGRITY_MAX_REQUESTS = 10;
+/** Most extra requests RL-14 spends: the varied ones between the drain's under-cap requests, and the integrity phase's. */
+export const RL14_MAX_EXTRA_REQUESTS = 12;
 
 export const RL_RULES = rulesOf('probes');
 
@@ -125,12 +125,6 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
   // The variations' random parts (a parameter's value, documentation addresses) differ from run to run.
   const rnd = seededRandom(Math.floor(session.env.engine.epochMs));
   const recovers = needs.exhaust && needs.recovery;
-  const integrityPlan: IntegrityPlan = {
-    cap: cfg.cap,
-    declaredT: cfg.declaredT,
-    marginMs: cfg.marginMs,
-    maxRequests: INTEGRITY_MAX_REQUESTS,
-  };
   let integrity: IntegrityProbe | undefined;
   const wanted: [PhaseName, boolean][] = [
     ['dynamics', true],
@@ -196,6 +190,13 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
         out.drain = await runDrain(session, plan);
         const denial = out.drain.firstDenial;
         if (needs.integrity && denial) {
+          // The burst's varied request takes a plain one's place; the ones under the cap are extra.
+          const integrityPlan: IntegrityPlan = {
+            cap: cfg.cap,
+            declaredT: cfg.declaredT,
+            marginMs: cfg.marginMs,
+            maxRequests: RL14_MAX_EXTRA_REQUESTS - (out.drain.underCapVariations?.length ?? 0),
+          };
           integrity = new IntegrityProbe(integrityVariations(rnd), denial, integrityPlan, rnd);
           out.integrity = integrity.result;
         }
