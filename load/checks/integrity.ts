@@ -3,6 +3,7 @@
 // empty; and `cap`, the burst above the cap that also carried varied requests (RL-10's window).
 import type { VariationJudgement } from '../analysis.js';
 import { mostCertainInWindow } from '../model/cap.js';
+import { REMAINING_SLACK } from '../model/integrity.js';
 import type { Sample } from '../session.js';
 import { ok, type CheckInput, type Finding, type Known } from './common.js';
 
@@ -56,7 +57,10 @@ function verdictOf(j: VariationJudgement): { verdict: IntegrityVerdict; why: str
     case 'unlimited':
       return { verdict: 'fail', why: "accepted without the limiter's headers: not limited at all" };
     case 'held':
-      return { verdict: 'not tested', why: `refused with ${s.status} before the limiter (no rate-limit headers)` };
+      return {
+        verdict: 'not tested',
+        why: `refused with ${s.status} without rate-limit headers (the proxy's cap, or a limiter that drops them)`,
+      };
     case 'not-read':
       return { verdict: 'not tested', why: `the node refused it (${s.status}): it does not take the token this way` };
     case 'no-answer':
@@ -101,7 +105,7 @@ function bucketPart(input: CheckInput, rows: IntegrityRow[]): Finding {
       "each varied request is refused like the plain one, or accepted as the token's bucket allows at that moment " +
       '(GCRA replay of the plain requests)',
     actual: { variations: rows, notSent: notSent.map((n) => `${n.variation.label}: ${n.why}`) },
-    tolerance: `Remaining may exceed the replay's highest by 1 before it counts as a bucket of its own`,
+    tolerance: `Remaining may exceed the replay's highest by ${REMAINING_SLACK} before it counts as a bucket of its own`,
   };
   if (failed.length) {
     const first = failed[0]!;

@@ -33,10 +33,7 @@ export type BucketFit =
   | 'unjudged';
 
 /** The fits that break RL-14: the request got past the token's quota. */
-export const ESCAPES: ReadonlySet<BucketFit> = new Set(['fresh', 'beyond', 'unlimited']);
-
-/** The fits that show the request reached the limiter and was limited as the token's. */
-export const SHARES: ReadonlySet<BucketFit> = new Set(['refused', 'shared']);
+const ESCAPES: ReadonlySet<BucketFit> = new Set(['fresh', 'beyond', 'unlimited']);
 
 /**
  * Remaining may exceed the model's highest by this much before it counts as another bucket: the
