@@ -10,7 +10,8 @@ import {
   type SpacingSummary,
 } from './model/proxy.js';
 import { estimateEmissionInterval, estimateLimit, type EmissionEstimate } from './model/estimate.js';
-import { type Interval } from './model/gcra.js';
+import { type Interval, type Prediction } from './model/gcra.js';
+import { bucketFit, outsideBucket, plainBefore, type BucketFit } from './model/integrity.js';
 import { replay, type LimiterOutcome, type ReplayInput, type ReplayStep } from './model/replay.js';
 import type { ProbeMethod } from './engine/types.js';
 import type { Sample } from './session.js';
@@ -39,9 +40,25 @@ export interface Classified {
 
 export type CapQuotaUse = 'no' | 'yes' | 'undetermined' | 'not-seen';
 
+/** A varied request (RL-14) against the token's bucket. */
+export interface VariationJudgement {
+  sample: Sample;
+  fit: BucketFit;
+  /** What the token's bucket allowed at that moment, when there is a model. */
+  prediction?: Prediction;
+  /** The plain request's answer last received before it was sent. */
+  plainBefore?: Sample;
+  /** The token's bucket model counts it (false: another bucket answered it, or not the limiter). */
+  modelled: boolean;
+}
+
 export interface Analysis {
-  /** Samples in send order. */
+  /** The samples the token's bucket answered, in send order: every plain one, and the variations it explains. */
   samples: Sample[];
+  /** Every sample sent, in send order. */
+  all: Sample[];
+  /** Every varied request, in send order. */
+  variations: VariationJudgement[];
   classes: Classified[];
   limit?: number;
   limitValues: number[];
@@ -142,12 +159,69 @@ export interface AnalyzeOptions {
   declaredT?: number;
 }
 
+/**
+ * The token's bucket and everything sent. A variation whose answer that bucket cannot have given
+ * (another bucket's Remaining, no limiter headers, a status that is not the limiter's) is taken out
+ * of the model, one at a time in send order (each changes what the bucket allowed afterwards), so
+ * an escape is judged once, by RL-14, and never counts against the limiter rules.
+ */
 export function analyze(unordered: readonly Sample[], cap: number, opts: AnalyzeOptions = {}): Analysis {
-  const samples = [...unordered].sort((a, b) => a.seq - b.seq);
+  const all = [...unordered].sort((a, b) => a.seq - b.seq);
+  const varied = all.filter((s) => s.variation);
+  const outside = new Set(varied.filter((s) => !mayBeTheBuckets(s)));
+  let out = analyzeBucket(
+    all.filter((s) => !outside.has(s)),
+    cap,
+    opts,
+  );
+  for (let round = 0; round < varied.length; round++) {
+    const next = out.samples.find((s, i) => s.variation && outsideBucket(bucketFit(s, out.steps[i]?.prediction)));
+    if (!next) break;
+    outside.add(next);
+    out = analyzeBucket(
+      all.filter((s) => !outside.has(s)),
+      cap,
+      opts,
+    );
+  }
+  const elsewhere = predictionsAside(out, all, outside);
+  out.all = all;
+  out.variations = varied.map((s) => {
+    const i = out.samples.indexOf(s);
+    const prediction = i >= 0 ? out.steps[i]?.prediction : elsewhere.get(s);
+    return { sample: s, fit: bucketFit(s, prediction), prediction, plainBefore: plainBefore(all, s), modelled: i >= 0 };
+  });
+  return out;
+}
+
+/** An answer the bucket model can take at all: a limiter's (with its headers), a headerless cap refusal, or none. */
+const mayBeTheBuckets = (s: Sample): boolean =>
+  s.status === undefined || hasLimiterHeaders(s) || s.status === 429 || s.status === 503;
+
+/** What the token's bucket allowed when each request outside it arrived: a replay where they use nothing. */
+function predictionsAside(a: Analysis, all: readonly Sample[], outside: ReadonlySet<Sample>): Map<Sample, Prediction> {
+  const out = new Map<Sample, Prediction>();
+  if (!outside.size || !a.T || a.limit === undefined) return out;
+  const index = new Map(a.samples.map((s, i) => [s, i]));
+  const order = all.filter((s) => outside.has(s) || index.has(s));
+  const inputs = order.map(
+    (s): ReplayInput =>
+      a.inputs[index.get(s) ?? -1] ?? { sentAt: s.sentAt, receivedAt: s.receivedAt, outcome: 'bypassed' },
+  );
+  replay(inputs, { limit: a.limit, T: a.T, start: 'unknown' }).forEach((step, i) => {
+    if (outside.has(order[i]!)) out.set(order[i]!, step.prediction);
+  });
+  return out;
+}
+
+/** The model of the token's bucket over these samples: classes, Limit, T and the replay. */
+function analyzeBucket(samples: Sample[], cap: number, opts: AnalyzeOptions): Analysis {
   const classes = classify(samples, cap);
   const { limit, values } = estimateLimit(samples.filter((s) => s.status !== undefined).map((s) => s.rl.limit));
   const out: Analysis = {
     samples,
+    all: samples,
+    variations: [],
     classes,
     limit,
     limitValues: values,

@@ -4,6 +4,8 @@
 //   2. drain     22 at twice the cap, then under the cap to the first 429       ~6-7 s, ~119 requests
 //   3. recovery  a 429 before the edge, one T later, the retry-after edge       ~2 s,    4 requests
 //      (and the tick-up of Remaining only while T is still uncertain)
+//   4. integrity the request varied (RL-14) while the bucket is empty           no wait, 5 requests
+//      (inside the recovery's wait for its retry-after edge; what does not fit there, after it)
 // Only the phases the selected rules need run. Each phase checks the budget first; a phase cut
 // short by the budget, an abort or a node that does not answer is recorded, and the rules that
 // needed it get `error` with that cause.
@@ -12,10 +14,13 @@ import { analyze } from './analysis.js';
 import { drainShape, rttAllowanceOf, runDrain, type DrainPlan, type DrainResult } from './probes/drain.js';
 import { QUICK_RUN, runDynamics, type DynamicsPlan, type DynamicsResult } from './probes/dynamics.js';
 import { runRecovery, type RecoveryPlan, type RecoveryResult } from './probes/recovery.js';
+import { IntegrityProbe, type IntegrityPlan, type IntegrityResult } from './probes/integrity.js';
 import { StopProbe, type Sample, type Session, type StopReason } from './session.js';
 import type { SpacingSummary } from './model/proxy.js';
+import { seededRandom } from '../src/random.js';
+import { capVariations, integrityVariations } from './variations.js';
 
-export type PhaseName = 'dynamics' | 'drain' | 'recovery';
+export type PhaseName = 'dynamics' | 'drain' | 'recovery' | 'integrity';
 
 /** The phases each rule's checks read. A rule is judged only when all of its phases completed. */
 export const RULE_PHASES: Record<string, readonly PhaseName[]> = {
@@ -32,7 +37,11 @@ export const RULE_PHASES: Record<string, readonly PhaseName[]> = {
   'RL-11': ['drain'],
   'RL-12': ['dynamics'],
   'RL-13': ['drain'],
+  'RL-14': ['drain', 'integrity'],
 };
+
+/** Most extra requests RL-14 spends: the varied ones between the drain's under-cap requests, and the integrity phase's. */
+export const RL14_MAX_EXTRA_REQUESTS = 12;
 
 export const RL_RULES = rulesOf('probes');
 
@@ -74,6 +83,7 @@ export interface PlanOutcome {
   dynamics?: DynamicsResult;
   drain?: DrainResult;
   recovery?: RecoveryResult;
+  integrity?: IntegrityResult;
   durationMs: number;
   /** What the proxy's refusals taught the pacing during the run. */
   spacing?: SpacingSummary;
@@ -89,19 +99,22 @@ export interface PhaseNeeds {
   /** Drain on under the cap until the limiter's first 429 (not only the burst). */
   exhaust: boolean;
   recovery: boolean;
+  /** Vary the request at the burst and at the empty bucket (RL-14). */
+  integrity: boolean;
 }
 
 export function phaseNeeds(selected: (id: string) => boolean): PhaseNeeds {
   const any = (...ids: string[]) => ids.some(selected);
-  const exhaust = any('RL-01', 'RL-05', 'RL-06', 'RL-07', 'RL-08', 'RL-09', 'RL-11');
+  const exhaust = any('RL-01', 'RL-05', 'RL-06', 'RL-07', 'RL-08', 'RL-09', 'RL-11', 'RL-14');
   const drain = exhaust || any('RL-10', 'RL-13');
   return {
     exhaust,
     quickRun: any('RL-01', 'RL-02', 'RL-03', 'RL-04', 'RL-12'),
     pause: selected('RL-04') ? 'always' : drain ? 'if-not-full' : 'never',
     drain,
-    capBurst: any('RL-10', 'RL-13'),
+    capBurst: any('RL-10', 'RL-13', 'RL-14'),
     recovery: any('RL-01', 'RL-05', 'RL-07'),
+    integrity: selected('RL-14'),
   };
 }
 
@@ -109,10 +122,15 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
   const needs = phaseNeeds(cfg.selected);
   const t0 = session.now();
   const out: PlanOutcome = { samples: session.samples, phases: [], durationMs: 0 };
+  // The variations' random parts (a parameter's value, documentation addresses) differ from run to run.
+  const rnd = seededRandom(Math.floor(session.env.engine.epochMs));
+  const recovers = needs.exhaust && needs.recovery;
+  let integrity: IntegrityProbe | undefined;
   const wanted: [PhaseName, boolean][] = [
     ['dynamics', true],
     ['drain', needs.drain],
-    ['recovery', needs.exhaust && needs.recovery],
+    ['recovery', recovers],
+    ['integrity', needs.exhaust && needs.integrity],
   ];
   let stopped: { reason: StopReason; detail: string } | undefined;
   for (const [name, want] of wanted) {
@@ -155,10 +173,11 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
           leakMs: T.lo,
           slack: cfg.drainSlack,
           minGapMs: session.paceMs,
+          ...(needs.integrity ? { varied: capVariations(rnd) } : {}),
         };
         const rtt = rttAllowanceOf(session.samples);
         const shape = drainShape(plan, remaining, rtt);
-        const count = shape.burstRequests + shape.underCapRequests;
+        const count = shape.burstRequests + shape.underCapRequests + (plan.varied?.underCap.length ?? 0);
         const short = session.env.budget.shortfall(count);
         if (short) {
           throw new StopProbe('budget', `the drain needs up to ${count} requests: ${short}`);
@@ -169,6 +188,28 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
             `the drain needs about ${Math.ceil(shape.durationMs / 1000)} s, more than the time left (limits.maxSeconds)`,
           );
         out.drain = await runDrain(session, plan);
+        const denial = out.drain.firstDenial;
+        if (needs.integrity && denial) {
+          // The burst's varied request takes a plain one's place; the ones under the cap are extra.
+          const integrityPlan: IntegrityPlan = {
+            cap: cfg.cap,
+            declaredT: cfg.declaredT,
+            marginMs: cfg.marginMs,
+            maxRequests: RL14_MAX_EXTRA_REQUESTS - (out.drain.underCapVariations?.length ?? 0),
+          };
+          integrity = new IntegrityProbe(integrityVariations(rnd), denial, integrityPlan, rnd);
+          out.integrity = integrity.result;
+        }
+      } else if (name === 'integrity') {
+        if (!integrity) {
+          rec.status = 'not-run';
+          rec.reason = 'the drain ended without a denial, so the bucket was never known to be empty';
+          continue;
+        }
+        // Much of it may have run inside the recovery (its hook): the phase spans its first and last request.
+        await integrity.finish(session);
+        const mine = session.samples.filter((s) => s.phase.startsWith('integrity'));
+        if (mine.length) rec.startedAt = Math.min(...mine.map((s) => s.sentAt)) - t0;
       } else {
         const denial = out.drain?.firstDenial;
         if (!denial) {
@@ -178,7 +219,14 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
         }
         const short = session.env.budget.shortfall(7);
         if (short) throw new StopProbe('budget', `no room for the recovery phase (7 requests): ${short}`);
-        const plan: RecoveryPlan = { cap: cfg.cap, declaredT: cfg.declaredT, marginMs: cfg.marginMs, gapMs: cfg.gapMs };
+        const probe = integrity;
+        const plan: RecoveryPlan = {
+          cap: cfg.cap,
+          declaredT: cfg.declaredT,
+          marginMs: cfg.marginMs,
+          gapMs: cfg.gapMs,
+          ...(probe ? { whileEmpty: () => probe.whileEmpty(session) } : {}),
+        };
         out.recovery = await runRecovery(session, denial, plan);
       }
     } catch (e) {

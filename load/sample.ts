@@ -3,6 +3,7 @@
 // samples without importing the sender.
 import type { Exchange } from '../src/record/recorder.js';
 import type { ProbeMethod } from './engine/types.js';
+import type { VariationTag } from './variations.js';
 
 /** Header names are matched in lower case (a Go server sends `X-Ratelimit-Limit`). */
 export const RL_HEADERS = {
@@ -52,4 +53,6 @@ export interface Sample {
   rl: RateLimitHeaders;
   error?: string;
   exchange: Exchange;
+  /** Set when the request departed from the plain one (RL-14): how. */
+  variation?: VariationTag;
 }

@@ -4,6 +4,7 @@
 import type { Exchange, ExchangeInput } from '../src/record/recorder.js';
 import type { Engine, EngineResponse, ProbeMethod } from './engine/types.js';
 import { parseRateLimitHeaders, type Sample } from './sample.js';
+import { tagOf, type Variation } from './variations.js';
 import {
   gapSinceForwarded,
   headerlessRefusal,
@@ -47,8 +48,12 @@ export interface SessionEnv {
 
 const noop = (): void => undefined;
 
-/** How a request is paced: `spaced` keeps the proxy's learned least gap after the previous send (the default); `burst` does not. */
-export type Pacing = 'spaced' | 'burst';
+/**
+ * How a request is paced: `spaced` keeps the proxy's learned least gap after the previous send (the
+ * default); `burst` does not; `aside` does not either, and the next paced request keeps its gap from
+ * the one before this (a request sent between paced ones).
+ */
+export type Pacing = 'spaced' | 'burst' | 'aside';
 
 /** Tries of one probe request the proxy refused for spacing (each after a wider gap). */
 export const PROXY_RETRIES = 3;
@@ -155,6 +160,17 @@ export class Session {
     this.env.progress(phase, expectedRemainingMs, this.requestsSent);
   }
 
+  /** Runs f under another phase's name, inside a phase that goes on after it (a hook). */
+  async aside<T>(phase: string, f: () => Promise<T>): Promise<T> {
+    const was = this.phase;
+    this.enter(phase);
+    try {
+      return await f();
+    } finally {
+      this.phase = was;
+    }
+  }
+
   private checkAbort(): void {
     if (this.env.aborted()) throw new StopProbe('interrupted', `stopped during ${this.phase}`);
   }
@@ -172,8 +188,14 @@ export class Session {
     this.checkAbort();
   }
 
-  /** Claims the budget and sends now; resolves when the answer is in. */
-  fire(method: ProbeMethod, purpose: string, scheduledAt?: number, pacing: Pacing = 'spaced'): Promise<Sample> {
+  /** Claims the budget and sends now (plain, or varied); resolves when the answer is in. */
+  fire(
+    method: ProbeMethod,
+    purpose: string,
+    scheduledAt?: number,
+    pacing: Pacing = 'spaced',
+    variation?: Variation,
+  ): Promise<Sample> {
     this.checkAbort();
     try {
       this.env.budget.take();
@@ -184,12 +206,14 @@ export class Session {
     const seq = ++this.seq;
     const planned = scheduledAt ?? this.now();
     const minGapMs = pacing === 'spaced' ? this.paceMs : 0;
-    this.departsAt = Math.max(this.now(), this.departsAt + minGapMs);
-    this.lastFired = { seq };
+    if (pacing !== 'aside') {
+      this.departsAt = Math.max(this.now(), this.departsAt + minGapMs);
+      this.lastFired = { seq };
+    }
     this.unanswered.add(seq);
     const p = this.env.engine
-      .send(method, scheduledAt, minGapMs)
-      .then((r) => this.toSample(r, seq, phase, purpose, method, planned, pacing));
+      .send(method, scheduledAt, minGapMs, { variation: variation?.request, aside: pacing === 'aside' })
+      .then((r) => this.toSample(r, seq, phase, purpose, method, planned, pacing, variation));
     this.inFlight.add(p);
     // `then`, not `finally`: the k6 bundles target engines without Promise.prototype.finally.
     const forget = () => void this.inFlight.delete(p);
@@ -202,12 +226,12 @@ export class Session {
    * A request sent on its own (nothing in flight) also waits until the one before surely reached the
    * proxy a cap interval earlier (quietAt): one round trip at most, and no strict proxy refuses it.
    */
-  async send(method: ProbeMethod, purpose: string, at?: number): Promise<Sample> {
+  async send(method: ProbeMethod, purpose: string, at?: number, variation?: Variation): Promise<Sample> {
     const quiet = this.quietAt();
-    if (at === undefined && quiet <= this.now()) return this.fire(method, purpose);
+    if (at === undefined && quiet <= this.now()) return this.fire(method, purpose, undefined, 'spaced', variation);
     const planned = Math.max(at ?? -Infinity, quiet, this.now());
     await this.waitUntil(planned);
-    return this.fire(method, purpose, planned);
+    return this.fire(method, purpose, planned, 'spaced', variation);
   }
 
   /**
@@ -217,8 +241,8 @@ export class Session {
    * the wider gap, up to PROXY_RETRIES times: a probe that must reach the limiter does. Every try is
    * recorded and judged; the answer returned is the last.
    */
-  async sendToLimiter(method: ProbeMethod, purpose: string, at?: number): Promise<Sample> {
-    let s = await this.send(method, purpose, at);
+  async sendToLimiter(method: ProbeMethod, purpose: string, at?: number, variation?: Variation): Promise<Sample> {
+    let s = await this.send(method, purpose, at, variation);
     for (let i = 0; i < PROXY_RETRIES && this.proxyMayHaveRefused(s); i++) {
       this.env.progress(
         `${this.phase}: the proxy refused a request ${Math.round(gapSinceForwarded(this.samples, s))} ms after the last one; ` +
@@ -226,7 +250,7 @@ export class Session {
         undefined,
         this.requestsSent,
       );
-      s = await this.send(method, `${purpose} (again: the proxy refused it)`);
+      s = await this.send(method, `${purpose} (again: the proxy refused it)`, undefined, variation);
     }
     return s;
   }
@@ -234,6 +258,8 @@ export class Session {
   /** A headerless refusal the proxy may have made (see sendToLimiter). */
   proxyMayHaveRefused(s: Sample): boolean {
     if (!headerlessRefusal(s)) return false;
+    // A variation refused with another status was refused for what it varies (a token form the node does not read).
+    if (s.variation && s.status !== 429 && s.status !== 503) return false;
     // Before any limiter answer nothing says the bucket is empty: a headerless refusal then is no evidence either way.
     // (Only for the statuses a cap answers with: a 401 is the token's, not a proxy's cap.)
     const nothingKnown =
@@ -261,6 +287,7 @@ export class Session {
     method: ProbeMethod,
     scheduledAt: number,
     pacing: Pacing,
+    variation?: Variation,
   ): Sample {
     const epoch = this.env.engine.epochMs;
     const exchange = this.env.record({
@@ -288,6 +315,7 @@ export class Session {
       // Messages quote errors; the recorded one is redacted.
       error: exchange.error,
       exchange,
+      ...(variation ? { variation: tagOf(variation) } : {}),
     };
     this.samples.push(sample);
     this.unanswered.delete(seq);
@@ -296,7 +324,8 @@ export class Session {
     // A burst is above the cap on purpose: its refusals say nothing about a least spacing. Nor does
     // a refusal whose predecessor has not answered yet: its gap after it is unknown.
     const predecessorsIn = ![...this.unanswered].some((x) => x < seq);
-    if (pacing === 'spaced' && predecessorsIn && this.spacing.observe(this.samples, sample))
+    // Nor does a variation's: it may be refused for what it varies.
+    if (pacing === 'spaced' && predecessorsIn && !variation && this.spacing.observe(this.samples, sample))
       this.spacingRefused.add(sample);
     return sample;
   }

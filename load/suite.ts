@@ -10,6 +10,7 @@ import type { CheckResult } from '../src/verdict.js';
 import { analyze, type Analysis } from './analysis.js';
 import { expectedEmissionIntervalMs, RATE_TOLERANCE } from './checks/rate.js';
 import { evaluate } from './checks/index.js';
+import { integrityRows } from './checks/integrity.js';
 import type { Engine } from './engine/types.js';
 import { mostCertainInWindow } from './model/cap.js';
 import { answer } from './model/gcra.js';
@@ -51,10 +52,13 @@ function pointPrediction(step: ReplayStep | undefined, a: Analysis): TimelineEnt
     : { accepted, reset: guess.reset, retryAfter: guess.retryAfter };
 }
 
+/** Every request sent, the model's prediction where the token's bucket answered it. */
 export function timelineOf(a: Analysis, t0: number): TimelineEntry[] {
   const rel = (t: number) => Math.round((t - t0) * 1000) / 1000;
-  return a.samples.map((s, i) => ({
+  const index = new Map(a.samples.map((s, i) => [s, i]));
+  return a.all.map((s) => ({
     probe: s.phase,
+    ...(s.variation ? { variation: s.variation.id } : {}),
     method: s.method,
     scheduledAt: rel(s.scheduledAt),
     sentAt: rel(s.sentAt),
@@ -64,7 +68,7 @@ export function timelineOf(a: Analysis, t0: number): TimelineEntry[] {
     remaining: s.rl.remaining,
     reset: s.rl.reset,
     retryAfter: s.rl.retryAfter,
-    predicted: pointPrediction(a.steps[i], a),
+    predicted: pointPrediction(a.steps[index.get(s) ?? -1], a),
     error: s.error,
   }));
 }
@@ -76,16 +80,19 @@ export function limiterBlock(
   horizon: ResolvedHorizon,
 ): LimiterEstimates {
   const burst = plan.drain?.burst ?? [];
-  const seenCap = burst.length ? mostCertainInWindow(a.samples.filter(is2xx)).count : undefined;
+  const seenCap = burst.length
+    ? mostCertainInWindow(a.samples.filter((s) => is2xx(s) && !s.variation)).count
+    : undefined;
   const est = a.estimate;
   const round = (v: number) => Math.round(v * 1000) / 1000;
-  const byPhase = (name: string) => a.samples.filter((s) => s.phase.startsWith(name)).length;
+  const byPhase = (name: string) => a.all.filter((s) => s.phase.startsWith(name)).length;
+  const integrity = integrityRows({ a, plan });
   return {
     limit: a.limit ?? 0,
     burst: a.limit === undefined ? 0 : a.limit - 1,
     emissionIntervalMs: est ? round(est.emissionIntervalMs) : 0,
     perSecondCap: seenCap ?? horizon.perSecondCap,
-    requestsSent: a.samples.length,
+    requestsSent: a.all.length,
     durationMs: Math.round(plan.durationMs),
     emissionIntervalUncertaintyMs: est ? round(est.uncertaintyMs) : null,
     emissionIntervalBandMs: est ? { lo: round(est.band.lo), hi: round(est.band.hi) } : null,
@@ -112,6 +119,7 @@ export function limiterBlock(
     bucketAtStart: plan.dynamics?.notFullAtStart ?? 'full',
     burstPlacement: plan.drain?.burstPlacement ?? null,
     phases: plan.phases.map((p) => ({ ...p, requests: byPhase(p.name) })),
+    ...(integrity.length ? { integrity } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 // Every open-behaviour variant of the reference (choices where the description is silent, none
 // breaks a rule), as data: start-up validates names against it and `--list-variants` prints it.
 import { API_VARIANTS, type ApiVariant } from './api/variants.js';
-import { CAP_503_VARIANT } from './nodes/horizon.js';
+import { CAP_503_VARIANT, QUERY_ONLY_VARIANT } from './nodes/horizon.js';
 import { CAP_STRICT_SPACING_VARIANT } from './limiter/cap.js';
 import { ACCOUNT_BUCKET_VARIANT } from './limiter/pipeline.js';
 
@@ -15,6 +15,12 @@ export const VARIANTS: readonly VariantDef[] = [
     description: 'chain B REST paths accept only the auth query (default: Bearer and X-Auth-Token too)',
   },
   { name: CAP_503_VARIANT, rule: 'RL-13', description: 'the per-second cap answers 503 instead of 429' },
+  {
+    name: QUERY_ONLY_VARIANT,
+    rule: 'NAUTH-04',
+    description:
+      'fee_stats accepts only the auth query (default: Bearer and X-Auth-Token too, all three drawing on one bucket, as RL-14 requires)',
+  },
   {
     name: CAP_STRICT_SPACING_VARIANT,
     rule: 'RL-13',

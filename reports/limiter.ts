@@ -305,8 +305,8 @@ const FIGURES: readonly Figure[] = [
   },
 ];
 
-/** Fields shown elsewhere: as a figure's ± or in the phases table. */
-const SHOWN_ELSEWHERE = new Set(['uncertainty', 'phases']);
+/** Fields shown elsewhere: as a figure's ± or in the phases and integrity tables. */
+const SHOWN_ELSEWHERE = new Set(['uncertainty', 'phases', 'integrity']);
 
 /**
  * Where the probes may put a ± value (in the field's own unit): `uncertainty: { emissionIntervalMs: 40 }`,
@@ -399,6 +399,30 @@ function phasesTable(limiter: LimiterEstimates | null): string {
   return `<h3>Probe phases</h3>${table}`;
 }
 
+/**
+ * RL-14's varied requests (results.json limiter.integrity, load/checks/integrity.ts): each with its
+ * answer, Remaining and verdict against the token's bucket.
+ */
+function integrityTable(limiter: LimiterEstimates | null): string {
+  const rows = Array.isArray(limiter?.integrity) ? (limiter!.integrity as Record<string, unknown>[]) : [];
+  if (!rows.length) return '';
+  const text = (v: unknown) => esc(v === null || v === undefined ? '-' : String(v));
+  // The verdict badges of the checks; a variation not tested looks like a skipped check.
+  const badge = (v: unknown) =>
+    `<span class="verdict v-${v === 'pass' || v === 'fail' ? v : 'skipped'}">${text(v)}</span>`;
+  const body = rows.map((r) => {
+    const cells = [r.variation, r.when, r.plainBefore, r.answer, r.remaining]
+      .map((v) => `<td>${text(v)}</td>`)
+      .join('');
+    return `<tr data-variation="${text(r.id)}">${cells}<td>${badge(r.verdict)}</td><td class="explain">${text(r.why)}</td></tr>`;
+  });
+  const headings = ['variation', 'sent', 'plain request just before', 'answer', 'Remaining', 'verdict', 'why'];
+  const intro =
+    "<p>RL-14: the request varied one way at a time (the token's form, the query, client-address headers). " +
+    "Each must be limited as the token's: refused like the plain request, or accepted as its bucket allows then.</p>";
+  return `<h3>Integrity of the limit (RL-14)</h3>${intro}${scrollTable('integrity', headings, body)}`;
+}
+
 function probesTable(timeline: readonly TimelineEntry[]): string {
   const byProbe = new Map<string, TimelineEntry[]>();
   for (const e of timeline) {
@@ -434,6 +458,7 @@ export function limiterSection(
 <h3>Estimated figures</h3>
 ${parametersTable(limiter, timeline)}
 ${phasesTable(limiter)}
+${integrityTable(limiter)}
 ${probesTable(timeline)}
 </section>`;
 }

@@ -49,6 +49,8 @@ export type ProgressEvent =
 /** One request of a probe, for the report's raw timeline and charts. */
 export interface TimelineEntry {
   probe: string;
+  /** A request varied for RL-14: how (load/variations.ts ids). */
+  variation?: string;
   method: string;
   /** ms relative to the probe run's start: scheduled, actually sent, response received. */
   scheduledAt: number;

@@ -70,7 +70,8 @@ export function checkDenialAfterZero(input: CheckInput): Finding {
 }
 
 export function checkCap(input: CheckInput, { drain }: Pick<Known, 'drain'>): Finding {
-  const accepted = input.a.samples.filter(ok);
+  // The plain requests: varied ones that step around the cap are RL-14's.
+  const accepted = input.a.samples.filter((s) => ok(s) && !s.variation);
   const w = mostCertainInWindow(accepted);
   const burst = drain.burst;
   // The check stresses the cap only if more than the cap surely arrived within one second.
@@ -140,7 +141,13 @@ export function checkAcceptedBeforeFirst429(
   { drain, limit, T }: Pick<Known, 'drain' | 'limit' | 'T'>,
 ): Finding {
   const { a } = input;
-  const drained = new Set([...drain.leadIn, ...drain.burst, ...drain.underCap]);
+  const drained = new Set([
+    ...drain.leadIn,
+    ...drain.burst,
+    ...(drain.burstVariations ?? []),
+    ...drain.underCap,
+    ...(drain.underCapVariations ?? []),
+  ]);
   // Refusals the proxy made, or may have made where the bucket may be empty, did not reach the limiter as far as anyone can tell.
   const reach = a.samples.filter(
     (s) =>

@@ -10,6 +10,7 @@ import { toCheck, type CheckInput, type Finding, type Known, type Need } from '.
 import { checkAcceptedBeforeFirst429, checkCap, checkCapRejection, checkDenialAfterZero } from './drain.js';
 import { checkFasterThanT, checkPauses, checkResetAgrees } from './dynamics.js';
 import { checkHeaders, checkLimitConstant } from './headers.js';
+import { checkIntegrity } from './integrity.js';
 import { checkRate } from './rate.js';
 import { checkGradualRecovery, checkRemainingTruthful, checkRetryAfterHonest } from './recovery.js';
 
@@ -120,6 +121,7 @@ export const CHECKS: readonly CheckRow[] = [
     run: checkResetAgrees,
   }),
   row({ rule: 'RL-13', id: 'rl.cap-rejection', needs: ['drain', 'burst'], run: checkCapRejection }),
+  row({ rule: 'RL-14', id: 'rl.integrity', needs: ['drain'], run: checkIntegrity }),
 ];
 
 const textOf = (t: Text, input: CheckInput): string => (typeof t === 'string' ? t : t(input));

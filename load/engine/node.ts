@@ -2,8 +2,8 @@
 // schedule. Waiting is a timer until shortly before the due time, then a short bounded busy-wait,
 // because timers alone land a millisecond or more late and the cap check reasons in milliseconds.
 import { Pool } from 'undici';
-import type { Engine, EngineResponse, PacingStats, ProbeMethod } from './types.js';
-import { feeStatsUrl } from './types.js';
+import type { Engine, EngineResponse, PacingStats, ProbeMethod, SendOptions } from './types.js';
+import { feeStatsRequest } from './types.js';
 import { PacingRecorder } from './stats.js';
 import { headerRecord } from '../../src/http/headers.js';
 import { causeOfFailure, whereOf } from '../../src/net/causes.js';
@@ -25,23 +25,27 @@ export interface NodeEngineOptions {
 
 const MAX_SPIN_MS = 5;
 
+const pathOf = (url: string) => {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+};
+
 export class NodeEngine implements Engine {
   readonly name = 'node';
   readonly epochMs: number;
   private readonly t0 = performance.now();
   private readonly pool: Pool;
-  private readonly path: string;
   private readonly url: string;
+  private readonly path: string;
   private readonly pacingRec = new PacingRecorder();
   /** In-flight requests: one listener on the run's signal aborts them all (no listener per request). */
   private readonly inflight = new Set<AbortController>();
 
   constructor(private readonly opts: NodeEngineOptions) {
     this.epochMs = performance.timeOrigin + this.t0;
-    this.url = feeStatsUrl(opts.endpoint, opts.token);
-    const u = new URL(this.url);
-    this.path = `${u.pathname}${u.search}`;
-    this.pool = new Pool(u.origin, {
+    this.url = feeStatsRequest(opts.endpoint, opts.token).url;
+    this.path = pathOf(this.url);
+    this.pool = new Pool(new URL(this.url).origin, {
       connections: opts.connections ?? 8,
       pipelining: 1,
       headersTimeout: opts.timeoutMs,
@@ -89,11 +93,15 @@ export class NodeEngine implements Engine {
   /** When the previous send actually left: sends queue behind it, so two never share a gap. */
   private departed: Promise<number> = Promise.resolve(-Infinity);
 
-  async send(method: ProbeMethod, scheduledAt?: number, minGapMs = 0): Promise<EngineResponse> {
-    const request = { method, url: this.url, headers: { accept: 'application/json' } };
-    const previous = this.departed;
+  async send(method: ProbeMethod, scheduledAt?: number, minGapMs = 0, opts: SendOptions = {}): Promise<EngineResponse> {
+    const variation = opts.variation;
+    const request = { method, ...feeStatsRequest(this.opts.endpoint, this.opts.token, variation) };
+    const path = variation ? pathOf(request.url) : this.path;
+    // An aside request leaves now and is nobody's predecessor: the departures chain passes it by.
+    const previous = opts.aside ? Promise.resolve(-Infinity) : this.departed;
     let leave!: (t: number) => void;
-    this.departed = new Promise((r) => (leave = r));
+    const departs = new Promise<number>((r) => (leave = r));
+    if (!opts.aside) this.departed = departs;
     let sentAt = this.now();
     try {
       // The gap is kept between actual send times: after a late send, the next one waits too.
@@ -116,7 +124,7 @@ export class NodeEngine implements Engine {
     }, this.opts.timeoutMs);
     this.inflight.add(ctrl);
     try {
-      const res = await this.pool.request({ path: this.path, method, headers: request.headers, signal: ctrl.signal });
+      const res = await this.pool.request({ path, method, headers: request.headers, signal: ctrl.signal });
       const headers = headerRecord(res.headers);
       const { text, bytes } = await this.readBody(res.body);
       return {

@@ -1,6 +1,6 @@
 // What the probe logic needs from an HTTP engine. The probes are engine-free: the Node engine
 // (undici) and the k6 adapter both implement this, so the same plan runs under either.
-import { withQueryParam } from '../../src/auth/forms.js';
+import { applyForm, withQueryParam, type FormId } from '../../src/auth/forms.js';
 
 export type ProbeMethod = 'GET' | 'HEAD';
 
@@ -41,7 +41,7 @@ export interface Engine {
    * times, so a late request never leaves closer to the next one). Never rejects: failures come
    * back in `error`. `scheduledAt` feeds the pacing statistics.
    */
-  send(method: ProbeMethod, scheduledAt?: number, minGapMs?: number): Promise<EngineResponse>;
+  send(method: ProbeMethod, scheduledAt?: number, minGapMs?: number, opts?: SendOptions): Promise<EngineResponse>;
   pacing(): PacingStats;
   close(): Promise<void>;
 }
@@ -49,4 +49,39 @@ export interface Engine {
 /** The horizon node's fee-statistics path with the token in the `auth` query parameter. */
 export function feeStatsUrl(endpoint: string, token: string): string {
   return withQueryParam(`${endpoint.replace(/\/+$/, '')}/fee_stats`, 'auth', token);
+}
+
+export interface SendOptions {
+  /** The request varied (RL-14); plain when absent. */
+  variation?: RequestVariation;
+  /** Sent between paced requests: it waits for no gap and the next one keeps its gap from the one before it. */
+  aside?: boolean;
+}
+
+/**
+ * How one request departs from the plain one (the token in `auth`, nothing else): the token in
+ * another form, query parameters besides it (before or after it), extra headers. RL-14's probes.
+ */
+export interface RequestVariation {
+  form?: FormId;
+  params?: readonly (readonly [name: string, value: string])[];
+  paramsFirst?: boolean;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** The fee-statistics request with the token, plain or varied. It carries the credential: for the engines and the Recorder only. */
+export function feeStatsRequest(
+  endpoint: string,
+  token: string,
+  v: RequestVariation = {},
+): { url: string; headers: Record<string, string> } {
+  let url = `${endpoint.replace(/\/+$/, '')}/fee_stats`;
+  const addParams = () => {
+    for (const [name, value] of v.params ?? []) url = withQueryParam(url, name, value);
+  };
+  if (v.paramsFirst) addParams();
+  const r = applyForm(v.form ?? 'auth-query', token, url, { accept: 'application/json', ...v.headers });
+  url = r.url;
+  if (!v.paramsFirst) addParams();
+  return { url, headers: r.headers };
 }

@@ -3,8 +3,8 @@
 // delivered when the script awaits their promises, which sleepUntil does for requests that should
 // be done by now. Arrival times come from k6's own timings, not from when the promise settled.
 // The k6 modules are passed in (structurally typed) so tests can drive this with a double.
-import type { Engine, EngineResponse, PacingStats, ProbeMethod } from '../engine/types.js';
-import { feeStatsUrl } from '../engine/types.js';
+import type { Engine, EngineResponse, PacingStats, ProbeMethod, SendOptions } from '../engine/types.js';
+import { feeStatsRequest } from '../engine/types.js';
 import { PacingRecorder, percentile } from '../engine/stats.js';
 
 /** The parts of a k6 http Response the adapter reads. */
@@ -50,7 +50,6 @@ interface InFlight {
 export class K6Engine implements Engine {
   readonly name = 'k6';
   readonly epochMs: number;
-  private readonly url: string;
   private readonly pacingRec = new PacingRecorder();
   private readonly inFlight: InFlight[] = [];
   private readonly rtts: number[] = [];
@@ -60,7 +59,6 @@ export class K6Engine implements Engine {
     private readonly opts: K6EngineOptions,
   ) {
     this.epochMs = api.now();
-    this.url = feeStatsUrl(opts.endpoint, opts.token);
   }
 
   now(): number {
@@ -88,18 +86,19 @@ export class K6Engine implements Engine {
 
   private lastSentAt = -Infinity;
 
-  async send(method: ProbeMethod, scheduledAt?: number, minGapMs = 0): Promise<EngineResponse> {
-    const request = { method, url: this.url, headers: { accept: 'application/json' } };
+  async send(method: ProbeMethod, scheduledAt?: number, minGapMs = 0, opts: SendOptions = {}): Promise<EngineResponse> {
+    const request = { method, ...feeStatsRequest(this.opts.endpoint, this.opts.token, opts.variation) };
     // The least gap counts between actual send times; sleep() blocks, so one wait is enough.
     const wait = this.lastSentAt + minGapMs - this.now();
     if (minGapMs > 0 && wait > 0) this.api.sleep(wait / 1000);
     const sentAt = this.now();
     if (minGapMs > 0 && Number.isFinite(this.lastSentAt)) this.pacingRec.addGap(sentAt - this.lastSentAt, minGapMs);
-    this.lastSentAt = sentAt;
+    // An aside request is nobody's predecessor: the next paced one keeps its gap from the one before.
+    if (!opts.aside) this.lastSentAt = sentAt;
     if (scheduledAt !== undefined) this.pacingRec.add(scheduledAt, sentAt);
     const entry: InFlight = { sentAt, done: Promise.resolve(), settled: false };
     const done = this.api
-      .asyncRequest(method, this.url, null, {
+      .asyncRequest(method, request.url, null, {
         headers: request.headers,
         timeout: `${this.opts.timeoutMs}ms`,
         responseType: method === 'HEAD' ? 'none' : 'text',

@@ -41,6 +41,21 @@ export function quotaKnownLeft(samples: readonly Sample[], s: Sample): number | 
   return prev.rl.remaining! - between;
 }
 
+/**
+ * Some request of `these` was refused without the limiter's headers while fewer than the cap can
+ * have been let through in the second before it: no count of a second's requests refused it, so
+ * the proxy spaces them (nginx `limit_req` without burst). A sliding or calendar count refuses only
+ * once it holds the cap.
+ */
+export function spacesRequests(samples: readonly Sample[], these: readonly Sample[], cap: number): boolean {
+  return these.some(
+    (s) =>
+      headerlessRefusal(s) &&
+      samples.filter((x) => x !== s && forwarded(x) && x.sentAt < s.receivedAt && x.receivedAt > s.sentAt - 1000)
+        .length < cap,
+  );
+}
+
 /** Time since the last request sent before s that went on to the limiter, ms (Infinity if none). */
 export function gapSinceForwarded(samples: readonly Sample[], s: Sample): number {
   let last = -Infinity;

@@ -3,10 +3,11 @@
 // second, the drain goes on under the cap, spaced so that no second can hold more than the cap
 // whatever the network delays, until the limiter's first 429 (RL-06, RL-11).
 import { mostCertainInWindow, surelyUnderCap, underCapSpacingMs, WINDOW_MS } from '../model/cap.js';
-import { hasLimiterHeaders, headerlessRefusal, quotaKnownLeft } from '../model/proxy.js';
+import { hasLimiterHeaders, headerlessRefusal, quotaKnownLeft, spacesRequests } from '../model/proxy.js';
 import { percentile } from '../engine/stats.js';
 import { nextBoundary, serverClockOffset } from '../model/clock.js';
 import type { Sample, Session } from '../session.js';
+import type { Variation } from '../variations.js';
 
 export interface DrainPlan {
   cap: number;
@@ -23,12 +24,26 @@ export interface DrainPlan {
   slack: number;
   /** The least gap kept between paced sends (Session.paceMs: a cap interval with margin, or what the proxy taught), ms. */
   minGapMs?: number;
+  /** Varied requests for RL-14's cap part (load/variations.ts capVariations). */
+  varied?: {
+    /** Sent at the burst's rate right after its plain ones (at least cap + 1 of them), while the cap is full. */
+    burst: readonly Variation[];
+    /**
+     * Sent between the first under-cap requests, when the burst showed a proxy that spaces requests
+     * (its plain requests alone fill no second there, so the burst's few varied ones cannot show the cap).
+     */
+    underCap: readonly Variation[];
+  };
 }
 
 export interface DrainResult {
   /** Under the cap before the burst, while finding the server's second boundary. */
   leadIn: Sample[];
   burst: Sample[];
+  /** The varied requests that followed the burst's plain ones (RL-14; not RL-10's). */
+  burstVariations?: Sample[];
+  /** The varied requests sent between the first under-cap requests (RL-14), behind a proxy that spaces them. */
+  underCapVariations?: Sample[];
   /** Where the burst was placed and why (RL-10's evidence). */
   burstPlacement?: string;
   underCap: Sample[];
@@ -87,7 +102,7 @@ export interface DrainShape {
 export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): DrainShape {
   const rttAllowanceMs = rttMs * 1.25 + 5;
   const spacingMs = Math.max(underCapSpacingMs(plan.cap, rttAllowanceMs), plan.minGapMs ?? 0);
-  const burstRequests = plan.capBurst ? plan.cap + plan.burstExtra : 0;
+  const burstRequests = plan.capBurst ? burstSize(plan).plain + burstSize(plan).varied : 0;
   // The lead-in that finds the server's second boundary and waits for it (at most LEAD_IN_MAX_MS and a second) drains too.
   const burstMs = plan.capBurst
     ? burstRequests * (WINDOW_MS / (plan.cap * plan.burstRateFactor)) + 2 * WINDOW_MS + LEAD_IN_MAX_MS
@@ -105,19 +120,42 @@ export function drainShape(plan: DrainPlan, remaining: number, rttMs: number): D
   };
 }
 
-async function sendBurst(session: Session, plan: DrainPlan, t0: number, n: number, spacing: number): Promise<Sample[]> {
+/**
+ * The burst's plain requests and the varied ones after them: the varied ones take the places of the
+ * extra plain requests beyond cap + 1 (one more than the cap still shows it to RL-10), so RL-14 costs
+ * the burst nothing there.
+ */
+export function burstSize(plan: DrainPlan): { plain: number; varied: number } {
+  const varied = plan.varied?.burst.length ?? 0;
+  return { plain: Math.max(plan.cap + 1, plan.cap + plan.burstExtra - varied), varied };
+}
+
+/** Sends the burst: n plain requests, then the plan's varied ones at the same rate (into `varied`). */
+async function sendBurst(
+  session: Session,
+  plan: DrainPlan,
+  t0: number,
+  n: number,
+  spacing: number,
+  varied: Sample[],
+): Promise<Sample[]> {
   session.enter('drain: burst above the cap');
   const pending: Promise<Sample>[] = [];
+  const tail = plan.varied?.burst ?? [];
+  const tailPending: Promise<Sample>[] = [];
   // After a stall (a busy machine) the burst moves on by the delay rather than catching up: it stays
   // at twice the cap, and the requests a catch-up would bunch together are ones any cap refuses, so
   // the drain would have to send more under the cap for the quota they did not use.
   let at = t0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n + tail.length; i++) {
     await session.waitUntil(at);
     const late = session.now() - at;
-    pending.push(session.fire('GET', `burst at ${plan.burstRateFactor}x the cap`, at, 'burst'));
+    const v = tail[i - n];
+    const purpose = `burst at ${plan.burstRateFactor}x the cap${v ? `: ${v.label}` : ''}`;
+    (v ? tailPending : pending).push(session.fire('GET', purpose, at, 'burst', v));
     at += spacing + (late > spacing / 4 ? late : 0);
   }
+  varied.push(...(await Promise.all(tailPending)));
   return Promise.all(pending);
 }
 
@@ -161,7 +199,7 @@ async function placeBurst(
     (remaining ?? Infinity) -
     result.leadIn.length +
     (session.now() - started) / plan.leakMs -
-    (plan.cap + plan.burstExtra + 3);
+    (burstSize(plan).plain + burstSize(plan).varied + 3);
   const offset = () => serverClockOffset(session.samples.filter((s) => s.status !== undefined).map(datedOf));
   const pending: Promise<Sample>[] = [];
   let due: number | undefined;
@@ -209,9 +247,10 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     result.burstNote = `only ${remaining} requests of quota were left, not more than the cap of ${plan.cap}`;
   } else if (plan.capBurst) {
     const spacing = WINDOW_MS / (plan.cap * plan.burstRateFactor);
-    const n = plan.cap + plan.burstExtra;
+    const n = burstSize(plan).plain;
     const t0 = await placeBurst(session, plan, (n - 1) * spacing, remaining, result);
-    result.burst = await sendBurst(session, plan, t0, n, spacing);
+    result.burstVariations = [];
+    result.burst = await sendBurst(session, plan, t0, n, spacing, result.burstVariations);
     // A stalled machine can spread the burst so that no more than the cap surely arrived within one
     // second: the cap was not tested. Once more, after the window has cleared, if quota allows.
     // Quota left as the freshest limiter answer says (the latest answer may be a headerless refusal).
@@ -226,7 +265,9 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
       result.burstPlacement =
         `${result.burstPlacement ?? 'at once'}; sent again ${WINDOW_MS} ms later ` +
         'because fewer than the cap surely arrived within one second';
-      result.burst.push(...(await sendBurst(session, plan, latest.receivedAt + WINDOW_MS, n, spacing)));
+      result.burst.push(
+        ...(await sendBurst(session, plan, latest.receivedAt + WINDOW_MS, n, spacing, result.burstVariations)),
+      );
     }
   }
   if (!plan.exhaust) return result;
@@ -263,6 +304,10 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   // send, and after the previous request reached the server when it answered late).
   let at = resumeAt;
   let refused = 0;
+  // RL-14: behind a proxy that spaces requests, varied ones go between the first plain ones (every
+  // third gap, about a second's worth), where the plain ones alone keep the cap full.
+  const mix = plan.varied && spacesRequests(session.samples, result.burst, plan.cap) ? [...plan.varied.underCap] : [];
+  const mixed: Promise<Sample>[] = [];
   for (let i = 0; i < shape.underCapRequests + Math.min(refused, plan.slack) && !stop; i++) {
     at = await session.waitPaced(at);
     if (stop) break;
@@ -281,7 +326,14 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
         return s;
       }),
     );
+    const v = i % 3 === 1 ? mix.shift() : undefined;
+    if (v) {
+      const mid = scheduled + step / 2;
+      await session.waitUntil(mid);
+      if (!stop) mixed.push(session.fire('GET', `drain under the cap: ${v.label}`, mid, 'aside', v));
+    }
   }
   result.underCap = await Promise.all(pending);
+  if (mixed.length) result.underCapVariations = await Promise.all(mixed);
   return result;
 }

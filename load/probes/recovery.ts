@@ -19,6 +19,8 @@ export interface RecoveryPlan {
   /** After a waited edge, and between back-to-back requests, ms. */
   marginMs: number;
   gapMs: number;
+  /** Runs right after the 429 that followed Remaining 0, while the bucket is empty (the integrity phase). */
+  whileEmpty?: () => Promise<void>;
 }
 
 export interface RecoveryResult {
@@ -103,6 +105,7 @@ export async function runRecovery(session: Session, denial: Sample, plan: Recove
     );
   }
   const z = out.afterZero;
+  if (z.status === 429) await plan.whileEmpty?.();
   if (z.status === 429 && z.rl.retryAfter !== undefined) {
     const m2 = model();
     // A GCRA wait after a denial is under one T, so retry-after can honestly be at most ceil(T) + 1 s.

@@ -128,6 +128,29 @@ const defs = [
       'X-Ratelimit-Reset is padded by half of the drain time beyond the first interval (151 instead of 101 at exhaustion): it disagrees with Remaining and T.',
   },
   {
+    name: 'rl-key-query-string',
+    rule: 'RL-14',
+    family: 'limiter',
+    description:
+      'The cap and the GCRA are keyed by the raw query string: an extra parameter or another order starts a fresh bucket, ' +
+      'and every header-token request shares the bucket of the empty query.',
+  },
+  {
+    name: 'rl-key-forwarded-for',
+    rule: 'RL-14',
+    family: 'limiter',
+    description:
+      'The cap and the GCRA are keyed by the token plus the client-sent X-Forwarded-For (a proxy that trusts it): each new address starts a fresh bucket.',
+  },
+  {
+    name: 'rl-key-query-only',
+    rule: 'RL-14',
+    family: 'limiter',
+    description:
+      'Only the token in the auth query goes through the limiter: as Authorization: Bearer or X-Auth-Token it is served ' +
+      'without cap, quota or rate-limit headers.',
+  },
+  {
     name: 'fee-stats-not-json',
     rule: 'NODE-07',
     family: 'nodes',

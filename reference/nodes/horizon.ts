@@ -13,6 +13,7 @@ import {
   sharedTokenFaults,
 } from './token.js';
 import { createHorizonLimiter, type Admission } from '../limiter/pipeline.js';
+import { limiterKeyOf } from '../limiter/key.js';
 import { RATE_LIMIT_HEADER } from '../limiter/gcra.js';
 import { limiterFault } from '../faults/limiter.js';
 
@@ -27,6 +28,12 @@ const FIRST_LEDGER = 52_000_000;
  * 429 (RL-13 only observes that answer).
  */
 export const CAP_503_VARIANT = 'horizon-cap-503';
+
+/**
+ * Open-behaviour variant: fee_stats reads the token only from the `auth` query, the one form the
+ * description shows for it (NAUTH-04 observes the other two; default: all three, one bucket).
+ */
+export const QUERY_ONLY_VARIANT = 'horizon-query-only';
 
 export interface HorizonNode {
   endpoint: string;
@@ -90,9 +97,10 @@ export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonN
   const capStatus = opts.variants.has(CAP_503_VARIANT) ? 503 : 429;
   const policy: TokenPolicy = {
     expected: opts.credentials.horizonToken,
-    accepted: new Set(ALL_NODE_TOKEN_FORMS),
+    accepted: new Set(opts.variants.has(QUERY_ONLY_VARIANT) ? ['auth-query'] : ALL_NODE_TOKEN_FORMS),
     ...sharedTokenFaults(opts),
   };
+  const keyOf = limiterKeyOf(opts);
 
   const startMs = opts.now();
   let cached = { ledger: -1, body: Buffer.alloc(0), type: JSON_TYPE };
@@ -124,7 +132,19 @@ export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonN
     else write();
   };
 
-  const answer = (res: ServerResponse, admission: Admission, head: boolean, nowMs: number, delayMs: number) => {
+  const answer = (
+    res: ServerResponse,
+    admission: Admission | undefined,
+    head: boolean,
+    nowMs: number,
+    delayMs: number,
+  ) => {
+    if (!admission) {
+      // Not limited (fault rl-key-query-only): no cap, no quota, none of the limiter's headers.
+      const stats = feeStats(nowMs);
+      send(res, 200, { 'Content-Type': stats.type }, stats.body, head, delayMs);
+      return;
+    }
     if (admission.by === 'proxy') {
       // A proxy knows nothing of the limiter: none of its headers.
       send(res, capStatus, { 'Content-Type': JSON_TYPE, [RATE_LIMIT_HEADER.retryAfter]: '1' }, CAP_BODY, head, delayMs);
@@ -170,8 +190,8 @@ export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonN
       else sendRefusal(res, reason, head);
       return;
     }
-    const key = decision.form === 'none' ? '' : policy.expected;
-    answer(res, limiter.admit(key, nowMs, head ? 'HEAD' : 'GET'), head, nowMs, delayMs);
+    const key = keyOf(policy.expected, decision.form, url, req.headers);
+    answer(res, key === undefined ? undefined : limiter.admit(key, nowMs, head ? 'HEAD' : 'GET'), head, nowMs, delayMs);
   };
 
   const server = createServer((req, res) => {

@@ -175,6 +175,11 @@ export const RULES: readonly RuleDef[] = [
   r('RL-11', 'must', 'Accepted count before the first 429 matches the GCRA prediction within one'),
   r('RL-12', 'must', 'Reset agrees with Remaining and T within one T plus rounding'),
   r('RL-13', 'observe', 'What a request over the per-second cap gets (a strict minimum-spacing cap is conformant)'),
+  r(
+    'RL-14',
+    'must',
+    'Quota and cap belong to the token: varying its form, the query or client-address headers gets no fresh bucket, no unlimited pass, no way past the cap',
+  ),
 
   r('ERR-01', 'observe', 'Status, content type and body shape of non-2xx answers, by cause'),
 ];

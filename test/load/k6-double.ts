@@ -9,6 +9,8 @@ export const FAKE_EPOCH = 1_767_225_600_000;
 export class FakeK6 implements K6Api {
   private clock = FAKE_EPOCH;
   readonly urls: string[] = [];
+  /** The request headers of each request, in order. */
+  readonly headers: Record<string, string>[] = [];
   sleeps = 0;
 
   constructor(
@@ -25,11 +27,22 @@ export class FakeK6 implements K6Api {
     this.clock += seconds * 1000;
   }
 
-  asyncRequest(method: string, url: string): Promise<K6Response> {
+  asyncRequest(
+    method: string,
+    url: string,
+    _body?: null,
+    params: { headers?: Record<string, string> } = {},
+  ): Promise<K6Response> {
     this.urls.push(url);
+    const headers = Object.fromEntries(Object.entries(params.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    this.headers.push(headers);
     const sentAt = this.clock - FAKE_EPOCH;
-    const authorized =
-      new URL(url).searchParams.get('auth') === this.token && new URL(url).pathname.endsWith('/fee_stats');
+    // The token in any of the three forms of "Node access", all on the simulator's one bucket.
+    const token =
+      new URL(url).searchParams.get('auth') ??
+      headers['x-auth-token'] ??
+      headers['authorization']?.replace(/^Bearer /, '');
+    const authorized = token === this.token && new URL(url).pathname.endsWith('/fee_stats');
     const a = authorized
       ? this.sim.request(sentAt, method)
       : { status: 401, headers: {}, decidedAt: sentAt, doneAt: sentAt + 1 };

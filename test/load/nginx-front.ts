@@ -2,7 +2,8 @@
 // proxy enforces the per-second cap with `limit_req` (keyed on the token in `auth`), the node behind
 // it runs only the GCRA (its own cap switched off). Two fronts: `strict` (no burst: a request less
 // than 50 ms after the last accepted one is refused) and `nodelay` (`burst=19 nodelay`: up to 39
-// accepted in the first second, an RL-10 violation).
+// accepted in the first second, an RL-10 violation). nginx does not limit a request whose key is
+// empty: behind either front, a node that also takes the token in a header lets it past the cap.
 import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
 import { startNginx, type Nginx } from '../support/nginx.js';

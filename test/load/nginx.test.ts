@@ -1,17 +1,22 @@
-// The probes against Debian's nginx in front of the reference's horizon node (test/load/nginx-front.ts):
+// The probes against Debian's nginx in front of the reference's horizon node (test/load/nginx-front.ts).
 // `limit_req` without burst is a conformant strict cap (refuses anything under 50 ms after the last
-// forwarded request): no rule fails or errors, its refusals are RL-13. `burst=19 nodelay` accepts
-// 39 in the first second: RL-10 fails, nothing else does.
+// forwarded request) in front of a node that reads the token only from `auth`, the key of its zone:
+// no rule fails or errors, its refusals are RL-13. In front of a node that also takes the token in
+// a header, nginx counts those requests under an empty key, which it does not limit: the cap can be
+// stepped around, RL-14 fails and nothing else. `burst=19 nodelay` accepts 39 in the first second:
+// RL-10 fails, and RL-14 cannot judge varied requests against a cap the plain ones exceed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nginxSkip } from '../support/nginx.js';
 import { startNginxFront } from './nginx-front.js';
 import { probeHorizon, verdictLines } from './reference-harness.js';
+import { QUERY_ONLY_VARIANT } from '../../reference/nodes/horizon.js';
 
 const skip = nginxSkip();
 
-async function probeFront(front: 'strict' | 'nodelay') {
-  const f = await startNginxFront();
+/** `queryOnly`: the node reads the token only from `auth`, as nginx's zone key does. */
+async function probeFront(front: 'strict' | 'nodelay', node: 'queryOnly' | 'allForms') {
+  const f = await startNginxFront(node === 'queryOnly' ? { variants: new Set([QUERY_ONLY_VARIANT]) } : {});
   try {
     const horizon = {
       endpoint: f[front],
@@ -26,14 +31,15 @@ async function probeFront(front: 'strict' | 'nodelay') {
   }
 }
 
-const notPassing = (checks: { rule: string; verdict: string }[]) =>
+const notPassing = (checks: { id: string; rule: string; verdict: string }[]) =>
   checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
 
 test(
-  "nginx limit_req rate=20r/s without burst: no RL rule fails or errors; the refusals are the proxy's (RL-13) and counted; paced sends keep its spacing",
+  'nginx limit_req rate=20r/s without burst, keyed on auth, before a node that reads only auth: no RL rule fails or errors; ' +
+    "the refusals are the proxy's (RL-13) and counted; paced sends keep its spacing",
   { skip },
   async () => {
-    const r = await probeFront('strict');
+    const r = await probeFront('strict', 'queryOnly');
     const lines = verdictLines(r.outcome);
     assert.deepEqual(
       notPassing(r.outcome.checks).map((c) => `${c.rule} ${c.verdict}`),
@@ -54,14 +60,40 @@ test(
 );
 
 test(
-  'nginx limit_req burst=19 nodelay (39 accepted in the first second): RL-10 fails and nothing else',
+  'nginx limit_req without burst, keyed on auth, before a node that also takes header tokens: RL-14 fails (header requests past the cap) and nothing else',
   { skip },
   async () => {
-    const r = await probeFront('nodelay');
+    const r = await probeFront('strict', 'allForms');
+    const lines = verdictLines(r.outcome);
     assert.deepEqual(
-      notPassing(r.outcome.checks).map((c) => `${c.rule} ${c.verdict}`),
-      ['RL-10 fail'],
-      verdictLines(r.outcome),
+      notPassing(r.outcome.checks).map((c) => c.id),
+      ['rl.integrity[cap]'],
+      lines,
     );
+    const cap = r.outcome.checks.find((c) => c.id === 'rl.integrity[cap]')!;
+    assert.equal(cap.verdict, 'fail', lines);
+    assert.match(
+      cap.message,
+      /^\d+ requests were accepted within \d+ ms, over the cap of 20: \d+ plain and \d+ varied \(the token as /,
+    );
+    // Its quota still holds: the header requests are the token's at the empty bucket.
+    assert.equal(r.outcome.checks.find((c) => c.id === 'rl.integrity[bucket]')?.verdict, 'pass', lines);
+  },
+);
+
+test(
+  'nginx limit_req burst=19 nodelay (39 accepted in the first second): RL-10 fails; ' +
+    'RL-14 does not judge varied requests against a cap the plain ones exceed; nothing else',
+  { skip },
+  async () => {
+    const r = await probeFront('nodelay', 'allForms');
+    const lines = verdictLines(r.outcome);
+    assert.deepEqual(
+      notPassing(r.outcome.checks).map((c) => `${c.id} ${c.verdict}`),
+      ['rl.cap fail', 'rl.integrity[cap] error'],
+      lines,
+    );
+    const cap = r.outcome.checks.find((c) => c.id === 'rl.integrity[cap]')!;
+    assert.match(cap.message, /the cap does not hold for the plain request either \(RL-10\)/);
   },
 );

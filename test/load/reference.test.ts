@@ -1,7 +1,8 @@
 // The probes against the reference horizon node (reference/nodes/horizon.ts): full runs for a
-// dedicated (3600/h), a shared (2000/h) and a slow-network node, and one run per limiter fault,
-// each of which must fail that fault's rule. Probe runs take real seconds, so they run in child
-// processes, several at a time, while the small in-process cases (skip, budget, abort) go on.
+// dedicated (3600/h), a shared (2000/h), a slow-network node and two variants (a strict-spacing cap,
+// a query-only node), and one run per limiter fault, each of which must fail that fault's rule.
+// Probe runs take real seconds, so they run in child processes, several at a time, while the small
+// in-process cases (skip, budget, abort) go on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LIMITER_FAULTS } from '../../reference/faults/limiter.js';
@@ -16,7 +17,7 @@ import {
   type ProbeRun,
 } from './reference-harness.js';
 import { CAP_STRICT_SPACING_VARIANT } from '../../reference/limiter/cap.js';
-import { startHorizonNode } from '../../reference/nodes/horizon.js';
+import { QUERY_ONLY_VARIANT, startHorizonNode } from '../../reference/nodes/horizon.js';
 import { runProbes } from '../../load/run.js';
 import { defaultOptions } from '../../reference/options.js';
 import type { RunContext } from '../../src/stages.js';
@@ -53,6 +54,7 @@ const FULL_RUNS: Record<string, ChildSpec['options']> = {
   shared: { customer: 'shared', hourlyLimit: 2000 },
   latency: { latency: { baseMs: 80, jitterMs: 40 } },
   strictSpacing: { variants: [CAP_STRICT_SPACING_VARIANT] },
+  queryOnly: { variants: [QUERY_ONLY_VARIANT] },
 };
 
 const limiterFaults = LIMITER_FAULTS.filter((f) => f.rule.startsWith('RL-'));
@@ -140,6 +142,62 @@ test('a proxy that spaces requests strictly (nginx limit_req without burst): non
   const gapped = (r.outcome.limiter!.pacing as { gapped?: { minGapMs: number } }).gapped;
   assert.ok(gapped && gapped.minGapMs >= 50, `least actual gap ${gapped?.minGapMs} ms`);
 });
+
+test('RL-14 on the reference (every token form from one bucket): every variation is limited as the token', async () => {
+  const r = await runOf('dedicated');
+  const rows = r.outcome.limiter!.integrity as { id: string; when: string; answer: string; verdict: string }[];
+  const empty = rows.filter((x) => x.when === 'empty bucket');
+  assert.deepEqual(
+    empty.map((x) => x.id),
+    ['form:bearer', 'form:x-auth-token', 'query:extra', 'query:reordered', 'client:all'],
+  );
+  assert.ok(
+    empty.every((x) => x.verdict === 'pass'),
+    JSON.stringify(rows),
+  );
+  // Refused by the full cap, or let through where the cap had room and then drawn from the bucket.
+  const burst = rows.filter((x) => x.when === 'burst above the cap');
+  assert.deepEqual(
+    burst.map((x) => x.id),
+    ['form:x-auth-token'],
+  );
+  assert.notEqual(burst[0]!.verdict, 'fail');
+  assert.equal(r.outcome.checks.find((c) => c.id === 'rl.integrity[cap]')?.verdict, 'pass');
+});
+
+test(`variant ${QUERY_ONLY_VARIANT}: none fails; RL-14 says the header forms were not tested (the node refused them)`, async () => {
+  const r = await runOf('queryOnly');
+  assertCleanFullRun(r, 1000, 0.02);
+  const bucket = r.outcome.checks.find((c) => c.id === 'rl.integrity[bucket]')!;
+  assert.match(
+    bucket.message,
+    /^3 varied request\(s\) were limited .*not tested: the token as Authorization: Bearer only \(the node refused it \(401\)/,
+  );
+});
+
+/** What each RL-14 fault's evidence says, and that nothing else fails with it. */
+const RL14_EVIDENCE: Record<string, RegExp> = {
+  'rl-key-query-string': /a bucket of its own; the plain request just before got /,
+  'rl-key-forwarded-for': /X-Forwarded-For.*a bucket of its own/,
+  'rl-key-query-only':
+    /^the token as .* only: accepted without the limiter's headers: not limited at all; the plain request just before got /,
+};
+
+for (const [fault, says] of Object.entries(RL14_EVIDENCE)) {
+  test(`limiter fault ${fault}: RL-14 fails at the empty bucket with the variation and the plain answer before it, nothing else fails`, async () => {
+    const r = await runOf(fault);
+    const lines = verdictLines(r.outcome);
+    const bucket = r.outcome.checks.find((c) => c.id === 'rl.integrity[bucket]')!;
+    assert.equal(bucket.verdict, 'fail', lines);
+    assert.match(bucket.message, says);
+    assert.ok((bucket.evidence.exchanges?.length ?? 0) >= 2, 'the plain exchange and the varied one');
+    assert.deepEqual(
+      r.outcome.checks.filter((c) => c.verdict === 'fail' && c.rule !== 'RL-14').map((c) => c.id),
+      [],
+      lines,
+    );
+  });
+}
 
 test('two runs back to back on one node: the second finds the bucket not full, waits for it and says why; neither fails or errors', async () => {
   const opts = defaultOptions({ hourlyLimit: 7200, burst: 30 });
@@ -267,6 +325,7 @@ test('only RL-10 selected: no recovery phase and no pause beyond what the drain 
       ['dynamics', 'done'],
       ['drain', 'done'],
       ['recovery', 'not-needed'],
+      ['integrity', 'not-needed'],
     ],
   );
   assert.ok(r.outcome.timeline.filter((t) => t.probe.startsWith('dynamics')).length <= 2);

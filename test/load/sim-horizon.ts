@@ -53,18 +53,21 @@ export class SimHorizon {
     return this.opts.faults?.has(f) ?? false;
   }
 
-  /** The answer to a request sent at `sentAt` (virtual ms). */
-  request(sentAt: number, method: string): SimAnswer {
+  /**
+   * The answer to a request sent at `sentAt` (virtual ms). `pastCap`: the proxy neither counts nor
+   * refuses it (a cap keyed on something the request lacks, as RL-14's defect); the GCRA still does.
+   */
+  request(sentAt: number, method: string, pastCap = false): SimAnswer {
     const d = this.opts.delay?.(this.seq++) ?? { in: 0.3, out: 0.3 };
     const now = sentAt + d.in;
     const done = now + d.out;
     this.passed = this.passed.filter((t) => t > now - 1000);
     const date = new Date(FAKE_EPOCH + now).toUTCString();
-    if (!this.has('no-cap') && this.overCap(now)) {
+    if (!pastCap && !this.has('no-cap') && this.overCap(now)) {
       this.arrivals.push({ at: now, status: 429 });
       return { status: 429, headers: { 'content-type': 'text/plain', date }, decidedAt: now, doneAt: done };
     }
-    this.passed.push(now);
+    if (!pastCap) this.passed.push(now);
     const h = this.has('fixed-window')
       ? this.fixedWindow(now)
       : this.gcra(now, !(method === 'HEAD' && this.has('head-free')));

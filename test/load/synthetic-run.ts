@@ -10,6 +10,9 @@ import type { DynamicsResult } from '../../load/probes/dynamics.js';
 import type { SpacingSummary } from '../../load/model/proxy.js';
 import type { RecoveryResult } from '../../load/probes/recovery.js';
 import { parseRateLimitHeaders, type Sample } from '../../load/session.js';
+import type { IntegrityResult } from '../../load/probes/integrity.js';
+import { capVariations, integrityVariations, tagOf, type Variation } from '../../load/variations.js';
+import { seededRandom } from '../../src/random.js';
 import { SimHorizon, type SimFault } from './sim-horizon.js';
 
 /** What one answer looks like before it becomes a Sample: a row may change it. */
@@ -21,7 +24,17 @@ export interface Answer {
 }
 
 /** Which request of the plan an answer belongs to. */
-export type Step = 'quick' | 'full' | 'burst' | 'underCap' | 'beforeEdge' | 'oneTLater' | 'afterZero' | 'atEdge';
+export type Step =
+  | 'quick'
+  | 'full'
+  | 'burst'
+  | 'burstVariation'
+  | 'underCap'
+  | 'beforeEdge'
+  | 'oneTLater'
+  | 'afterZero'
+  | 'integrity'
+  | 'atEdge';
 
 export interface SynthOptions {
   /** The limiter: 3600/h (T 1 s) and burst 9 (Limit 10) unless stated. */
@@ -33,16 +46,18 @@ export interface SynthOptions {
   faults?: SimFault[];
   /** One-way network delay each way, ms. */
   delayMs?: number;
-  /** Edits an answer before it becomes a Sample (seq: 0-based send order). */
-  edit?: (a: Answer, at: { seq: number; step: Step; method: string; sentAt: number }) => Answer;
+  /** Edits an answer before it becomes a Sample (seq: 0-based send order; variation: its id, for a varied request). */
+  edit?: (a: Answer, at: { seq: number; step: Step; method: string; sentAt: number; variation?: string }) => Answer;
   /** Phases left out of the run, as if never made (the checks then find them missing). */
-  skip?: ('pause' | 'burst' | 'drain' | 'recovery')[];
+  skip?: ('pause' | 'burst' | 'drain' | 'recovery' | 'integrity')[];
   /** A phase record with this stop, as a budget cut leaves it. */
   stopped?: { phase: PhaseName; reason: string };
   /** What the proxy's refusals taught the pacing, as the plan reports it. */
   spacing?: SpacingSummary;
   /** No plan stated (RL-09 names the matching plan instead). */
   planAssumed?: boolean;
+  /** Varied requests (their ids) the proxy's cap does not see, while the GCRA limits them as the token's (RL-14). */
+  pastCap?: string[];
   /** The customer's terms the checks are told (default: dedicated, the simulator's hourly limit). */
   customer?: string;
   statedHourlyLimit?: number;
@@ -69,14 +84,15 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
   const skip = new Set(o.skip ?? []);
   const samples: Sample[] = [];
   let phase = 'dynamics';
-  const send = (step: Step, method: 'GET' | 'HEAD', sentAt: number): Sample => {
+  // The simulator has one bucket for the token, whatever form or parameters a request varies (RL-14).
+  const send = (step: Step, method: 'GET' | 'HEAD', sentAt: number, variation?: Variation): Sample => {
     const seq = samples.length;
-    const a = sim.request(sentAt, method);
+    const a = sim.request(sentAt, method, variation !== undefined && (o.pastCap ?? []).includes(variation.id));
     let answer: Answer = {
       status: a.status,
       headers: Object.fromEntries(Object.entries(a.headers).map(([k, v]) => [k.toLowerCase(), v])),
     };
-    if (o.edit) answer = o.edit(answer, { seq, step, method, sentAt });
+    if (o.edit) answer = o.edit(answer, { seq, step, method, sentAt, variation: variation?.id });
     const receivedAt = a.doneAt;
     const s: Sample = {
       seq,
@@ -99,10 +115,12 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
         sentAt,
         receivedAt,
       },
+      ...(variation ? { variation: tagOf(variation) } : {}),
     };
     samples.push(s);
     return s;
   };
+  const rnd = seededRandom(7);
   const ok = (s: Sample) => s.status !== undefined && s.status >= 200 && s.status < 300;
   const phases: PhaseRecord[] = [];
 
@@ -129,6 +147,10 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
     if (!skip.has('burst')) {
       const n = 2 * cap;
       for (let i = 0; i < n; i++) drain.burst.push(send('burst', 'GET', start + (i * 1000) / n));
+      // The varied request that rides on the burst, within its second (RL-14's cap part).
+      drain.burstVariations = capVariations(rnd).burst.map((v) =>
+        send('burstVariation', 'GET', start + ((n - 0.5) * 1000) / n, v),
+      );
       drain.burstPlacement = 'at once';
     } else drain.burstNote = `only ${cap} requests of quota were left, not more than the cap of ${cap}`;
     now = start + 1000 + 10;
@@ -147,6 +169,7 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
 
   // 3. Recovery: before the edge, one T after the last acceptance, right after it, at the edge.
   let recovery: RecoveryResult | undefined;
+  let integrity: IntegrityResult | undefined;
   const denial = drain?.firstDenial;
   if (!skip.has('recovery') && denial) {
     phase = 'recovery';
@@ -156,6 +179,7 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
     recovery.oneTLater = send('oneTLater', 'GET', lastAccepted.receivedAt + T + 25);
     const z = send('afterZero', 'HEAD', recovery.oneTLater.receivedAt + 5);
     recovery.afterZero = z;
+
     const ra = z.rl.retryAfter;
     if (z.status === 429 && ra !== undefined) {
       recovery.edge = { at: z.receivedAt + ra * 1000, from: z.seq, retryAfter: ra };
@@ -163,6 +187,21 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
     } else recovery.notes.push('the 429 right after Remaining 0 had no usable retry-after: its edge cannot be tested');
     phases.push({ name: 'recovery', status: 'done' });
   } else phases.push({ name: 'recovery', status: 'not-needed' });
+
+  // 4. Integrity (RL-14): the varied requests one by one under the cap, as the bucket is about empty
+  // again after the recovery (with a cap of 4 a second, the recovery's wait has no room for them).
+  if (!skip.has('integrity') && drain?.firstDenial) {
+    phase = 'integrity';
+    integrity = { denial: drain.firstDenial, sent: [], notSent: [] };
+    const last = samples[samples.length - 1]!;
+    let t = last.receivedAt + drain.spacingMs;
+    for (const v of integrityVariations(rnd)) {
+      integrity.sent.push({ variation: v, sample: send('integrity', 'GET', t, v) });
+      t += drain.spacingMs;
+    }
+    now = t;
+    phases.push({ name: 'integrity', status: 'done' });
+  } else phases.push({ name: 'integrity', status: 'not-needed' });
 
   if (o.stopped) {
     const p = phases.find((x) => x.name === o.stopped!.phase)!;
@@ -174,6 +213,7 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
     dynamics,
     ...(drain ? { drain } : {}),
     ...(recovery ? { recovery } : {}),
+    ...(integrity ? { integrity } : {}),
     durationMs: now,
     ...(o.spacing ? { spacing: o.spacing } : {}),
   };

@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestNode, type Answer, type TestNode } from './horizon-client.js';
-import { CAP_503_VARIANT } from '../../reference/nodes/horizon.js';
+import { CAP_503_VARIANT, QUERY_ONLY_VARIANT } from '../../reference/nodes/horizon.js';
 import { RATE_LIMIT_HEADER } from '../../reference/limiter/gcra.js';
 
 const LIMIT_NAMES = [RATE_LIMIT_HEADER.limit, RATE_LIMIT_HEADER.remaining, RATE_LIMIT_HEADER.reset];
@@ -127,6 +127,16 @@ describe('horizon node: auth', () => {
         [bearer.headers['x-ratelimit-remaining'], xAuth.headers['x-ratelimit-remaining']],
         ['100', '99'],
       );
+    }));
+
+  test(`variant ${QUERY_ONLY_VARIANT}: the header forms are refused as no token, the auth query works`, () =>
+    withNode({ variants: new Set([QUERY_ONLY_VARIANT]) }, async (n) => {
+      const token = n.opts.credentials.horizonToken;
+      const bearer = await n.call('HEAD', '/fee_stats', { Authorization: `Bearer ${token}` });
+      const xAuth = await n.call('HEAD', '/fee_stats', { 'X-Auth-Token': token });
+      assert.deepEqual([bearer.status, xAuth.status], [401, 401]);
+      const query = await n.call('HEAD', n.authed());
+      assert.deepEqual([query.status, query.headers['x-ratelimit-remaining']], [200, '100']);
     }));
 
   test('fault node-missing-token-accepted reaches this node too: no token gets data, on its own quota', () =>

@@ -227,6 +227,53 @@ const limiterHeaderNames = (headers: Record<string, string>) =>
     (h) => headers[h.toLowerCase()] !== undefined,
   );
 
+/** Burst 2 (Limit 3): three requests use the token's quota, the plain fourth is refused. */
+async function exhausted(n: TestNode): Promise<number> {
+  for (let i = 0; i < 3; i++) await n.call('GET', n.authed());
+  return (await n.call('GET', n.authed())).status;
+}
+
+const outcome = (a: { status: number; headers: Record<string, string> }) => ({
+  status: a.status,
+  remaining: a.headers['x-ratelimit-remaining'] ?? 'none',
+});
+
+/** RL-14: with the token's bucket empty, a request that varies one thing must not find another. */
+const KEY_CASES = (): NodeCase[] => [
+  {
+    fault: 'rl-key-query-string',
+    scenario: async (n) => ({
+      plain: await exhausted(n),
+      extraParam: outcome(await n.call('GET', `${n.authed()}&_=1`)),
+      header: outcome(await n.call('GET', '/fee_stats', { 'X-Auth-Token': n.opts.credentials.horizonToken })),
+    }),
+    conformant: { plain: 429, extraParam: { status: 429, remaining: '0' }, header: { status: 429, remaining: '0' } },
+    faulty: { plain: 429, extraParam: { status: 200, remaining: '2' }, header: { status: 200, remaining: '2' } },
+  },
+  {
+    fault: 'rl-key-forwarded-for',
+    scenario: async (n) => ({
+      plain: await exhausted(n),
+      forwarded: outcome(await n.call('GET', n.authed(), { 'X-Forwarded-For': '198.51.100.7' })),
+      realIp: outcome(await n.call('GET', n.authed(), { 'X-Real-IP': '198.51.100.8' })),
+    }),
+    conformant: { plain: 429, forwarded: { status: 429, remaining: '0' }, realIp: { status: 429, remaining: '0' } },
+    faulty: { plain: 429, forwarded: { status: 200, remaining: '2' }, realIp: { status: 429, remaining: '0' } },
+  },
+  {
+    fault: 'rl-key-query-only',
+    scenario: async (n) => ({
+      plain: await exhausted(n),
+      header: outcome(await n.call('GET', '/fee_stats', { 'X-Auth-Token': n.opts.credentials.horizonToken })),
+      bearer: outcome(
+        await n.call('GET', '/fee_stats', { Authorization: `Bearer ${n.opts.credentials.horizonToken}` }),
+      ),
+    }),
+    conformant: { plain: 429, header: { status: 429, remaining: '0' }, bearer: { status: 429, remaining: '0' } },
+    faulty: { plain: 429, header: { status: 200, remaining: 'none' }, bearer: { status: 200, remaining: 'none' } },
+  },
+];
+
 const NODE_CASES: NodeCase[] = [
   {
     fault: 'rl-no-headers-on-429',
@@ -252,6 +299,7 @@ const NODE_CASES: NodeCase[] = [
     // HEAD still used quota: GET shows the same Remaining.
     faulty: { head: [], getRemaining: '1' },
   },
+  ...KEY_CASES(),
   {
     fault: 'fee-stats-not-json',
     scenario: async (n) => {

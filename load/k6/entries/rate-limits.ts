@@ -1,4 +1,4 @@
-// k6 entry: the full rate-limit probe run (rules RL-01..RL-13, or those CHAINPROBE_ONLY selects)
+// k6 entry: the full rate-limit probe run (rules RL-01..RL-14, or those CHAINPROBE_ONLY selects)
 // against the horizon node in CHAINPROBE_HORIZON_ENDPOINT. Bundle with `npx tsx load/k6/build.ts`,
 // put the token in the environment (`export CHAINPROBE_HORIZON_TOKEN=...` from a secret store; never
 // `-e` on the command line, where it shows in the shell history and the process list), then

@@ -22,12 +22,15 @@ export function busiestWindow(times: readonly number[], windowMs = WINDOW_MS): {
  * the burst above the per-second cap (RL-10, RL-13) keeps going through the proxy's 429s; the
  * recovery sends a request right after the first 429 (RL-07, before the edge) and one a single T
  * after the last acceptance (RL-05: recovery is gradual, so it comes before the rounded-up
- * retry-after). load/ marks these only by their phase labels, which is what is matched here.
+ * retry-after); RL-14's integrity phase sends its varied requests while the bucket is empty, which
+ * is what it tests. load/ marks these only by their phase labels, which is what is matched here.
  */
 export const DELIBERATE_EARLY_PHASES: ReadonlySet<string> = new Set([
   'drain: burst above the cap',
   'recovery: before the retry-after edge',
   'recovery: one T after the last acceptance',
+  'integrity: variations of the request while the bucket is empty',
+  'integrity: variations of the request while the bucket is about empty',
 ]);
 export const BURST_PHASE = 'drain: burst above the cap';
 
