@@ -1,7 +1,6 @@
 // The horizon node's admission path as data flow: proxy cap -> limiter core -> header values.
 // Faults are small transforms around the faithful pieces (a different rate, a clock that forgets
 // idle time, a rewritten header), never a second copy of the GCRA.
-import type { ReferenceOptions } from '../options.js';
 import { limiterFault, type LimiterFaultName } from '../faults/limiter.js';
 import { CAP_STRICT_SPACING_VARIANT, createCap, type CapShape } from './cap.js';
 import { fixedWindow, type WindowState } from './fixed-window.js';
@@ -40,8 +39,14 @@ export interface HorizonLimiter {
   admit(key: string, nowMs: number, method?: FeeStatsMethod): Admission;
 }
 
-export type LimiterOptions = Pick<ReferenceOptions, 'faults' | 'hourlyLimit' | 'burst' | 'perSecondCap'> &
-  Partial<Pick<ReferenceOptions, 'variants'>>;
+/** The reference options a limiter reads (a structural part of ReferenceOptions, which holds the shared limiter). */
+export interface LimiterOptions {
+  faults: ReadonlySet<string>;
+  hourlyLimit: number;
+  burst: number;
+  perSecondCap: number;
+  variants?: ReadonlySet<string>;
+}
 
 /** One decision for a key at a time; the state lives in the closure. `count` false: answer as if counted, keep the state. */
 type Core = (key: string, nowNs: bigint, count: boolean) => LimitOutcome;

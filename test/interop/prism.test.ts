@@ -66,7 +66,8 @@ test('Prism finds no response that breaks the exported document on the conforman
     const responses = violations.filter((v) => v.side === 'response');
     const requests = violations.filter((v) => v.side === 'request');
     t.diagnostic(
-      `clean run through Prism: ${Math.round(cleanMs)} ms, ${clean.prism.received()} + ${clean.horizon!.received()} requests seen by Prism (base API + horizon node), ` +
+      `clean run through Prism: ${Math.round(cleanMs)} ms, ` +
+        `${clean.prism.received()} + ${clean.horizon!.received()} requests seen by Prism (base API + horizon node), ` +
         `${clean.run.checks.length} checks; response violations: ${responses.length}; request violations ` +
         `(chainprobe's deliberate bad requests): ${grouped(requests).join('; ') || 'none'}`,
     );

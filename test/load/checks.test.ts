@@ -135,7 +135,7 @@ const TABLE: Record<string, Row[]> = {
       verdict: 'fail',
       says:
         'HEAD #1 was not counted: the GET after it (#2) showed Remaining 8, Reset 2 s, as if the HEAD had never reached the bucket ' +
-        '(counted, it leaves Remaining 6..7, Reset 3 s)',
+        '(counted, it leaves Remaining 7, Reset 3 s)',
     },
     {
       name: 'Reset never grows',

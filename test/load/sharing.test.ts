@@ -124,7 +124,9 @@ test('two nodes with buckets of their own: each falls by its own requests only; 
     elapsedMs: s.screen.a!.elapsedMs,
     separateAtMost: 2,
     sharedAtLeast: 3,
-    why: 'Remaining fell by 2 (100 -> 98) over its own 2 request(s); a bucket shared with any node that got 2 request(s) meanwhile would have fallen by at least 3',
+    why:
+      'Remaining fell by 2 (100 -> 98) over its own 2 request(s); ' +
+      'a bucket shared with any node that got 2 request(s) meanwhile would have fallen by at least 3',
   });
   assert.deepEqual(sorted(s.groups), [['a'], ['b']]);
 });
