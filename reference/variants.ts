@@ -4,6 +4,7 @@ import { API_VARIANTS, type ApiVariant } from './api/variants.js';
 import { CAP_503_VARIANT } from './nodes/horizon.js';
 import { CAP_STRICT_SPACING_VARIANT } from './limiter/cap.js';
 import { WS_CLOSE_AFTER_UPGRADE_VARIANT } from './nodes/websocket.js';
+import { IDLE_CLOSE_VARIANT } from './http/kit.js';
 
 export type VariantDef = ApiVariant;
 
@@ -20,6 +21,13 @@ export const VARIANTS: readonly VariantDef[] = [
     description:
       'the WebSocket endpoint checks the token after the upgrade: without a valid one it upgrades, answers pings, ' +
       'sends no message and closes with 1008 after 300 ms (default: the upgrade is refused with 401/403)',
+  },
+  {
+    name: IDLE_CLOSE_VARIANT,
+    rule: 'AUTH-08',
+    description:
+      'every HTTP server closes a keep-alive connection after 300 ms idle, without a Keep-Alive hint ' +
+      '(default: node keeps it 5 s and says so)',
   },
   { name: CAP_503_VARIANT, rule: 'RL-13', description: 'the per-second cap answers 503 instead of 429' },
   {

@@ -101,7 +101,7 @@ export async function startWebSocketNode(
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  const port = await listen(server);
+  const port = await listen(server, opts);
   return {
     url: `ws://127.0.0.1:${port}${WEBSOCKET_PATH}`,
     close: async () => {
