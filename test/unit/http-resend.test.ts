@@ -61,6 +61,7 @@ async function tcpServer(plan: (conn: number, req: number) => Behaviour) {
     },
   };
 }
+type TcpServer = Awaited<ReturnType<typeof tcpServer>>;
 
 /**
  * After an answer, undici lets the event loop turn once before it reuses the idle connection (a
@@ -81,88 +82,81 @@ const failureOf = async (p: Promise<unknown>): Promise<HttpFailure> => {
   assert.fail('the request did not fail');
 };
 
+/** Runs `body` against a tcpServer of `plan`, closed after. */
+async function withServer(plan: (conn: number, req: number) => Behaviour, body: (s: TcpServer) => Promise<void>) {
+  const s = await tcpServer(plan);
+  try {
+    await body(s);
+  } finally {
+    await s.close();
+  }
+}
+
+/** The first request answered, its connection left idle: the next request reuses it. */
+async function primed(s: TcpServer): Promise<void> {
+  assert.equal((await get(s.url)).resent, undefined);
+  await idle();
+}
+
 describe('httpRequest: when a request is sent again', () => {
   after(() => closeHttp());
 
-  test('a reused connection closed before the first byte: resent once on a new connection, and said so', async () => {
-    const s = await tcpServer((conn, req) => (conn === 0 && req === 1 ? 'close' : 'answer'));
-    try {
-      let resends = 0;
-      const first = await get(s.url, () => resends++);
-      assert.equal(first.resent, undefined);
-      await idle();
-      const second = await get(s.url, () => resends++);
-      assert.deepEqual([second.status, second.body, second.resent, resends], [200, 'ok', RESENT, 1]);
-      assert.deepEqual(s.seen, [
-        [0, 0],
-        [0, 1],
-        [1, 0],
-      ]);
-    } finally {
-      await s.close();
-    }
-  });
+  test('a reused connection closed before the first byte: resent once on a new connection, and said so', () =>
+    withServer(
+      (conn, req) => (conn === 0 && req === 1 ? 'close' : 'answer'),
+      async (s) => {
+        await primed(s);
+        let resends = 0;
+        const r = await get(s.url, () => resends++);
+        assert.deepEqual([r.status, r.body, r.resent, resends], [200, 'ok', RESENT, 1]);
+        assert.deepEqual(s.seen, [
+          [0, 0],
+          [0, 1],
+          [1, 0],
+        ]);
+      },
+    ));
 
-  test('a fresh connection closed before the first byte: not resent', async () => {
-    const s = await tcpServer(() => 'close');
-    try {
-      const e = await failureOf(get(s.url, () => assert.fail('resent')));
-      assert.equal(e.kind, 'network');
-      assert.equal(e.resent, undefined);
-      assert.deepEqual(s.seen, [[0, 0]]);
-    } finally {
-      await s.close();
-    }
-  });
+  test('a fresh connection closed before the first byte: not resent', () =>
+    withServer(
+      () => 'close',
+      async (s) => {
+        const e = await failureOf(get(s.url, () => assert.fail('resent')));
+        assert.deepEqual([e.kind, e.resent, s.seen], ['network', undefined, [[0, 0]]]);
+      },
+    ));
 
-  test('a reused connection closed after bytes of the answer arrived: not resent', async () => {
-    const s = await tcpServer((conn, req) => (req === 1 ? 'half-answer' : 'answer'));
-    try {
-      await get(s.url);
-      await idle();
-      const e = await failureOf(get(s.url, () => assert.fail('resent')));
-      assert.equal(e.resent, undefined);
-      assert.deepEqual(s.seen, [
-        [0, 0],
-        [0, 1],
-      ]);
-    } finally {
-      await s.close();
-    }
-  });
+  test('a reused connection closed after bytes of the answer arrived: not resent', () =>
+    withServer(
+      (conn, req) => (req === 1 ? 'half-answer' : 'answer'),
+      async (s) => {
+        await primed(s);
+        const e = await failureOf(get(s.url, () => assert.fail('resent')));
+        assert.equal(e.resent, undefined);
+        assert.equal(s.seen.length, 2);
+      },
+    ));
 
-  test('the resend fails too: the failure stands, marked as the resend', async () => {
-    const s = await tcpServer((conn, req) => (conn === 0 && req === 0 ? 'answer' : 'close'));
-    try {
-      await get(s.url);
-      await idle();
-      const e = await failureOf(get(s.url));
-      assert.equal(e.kind, 'network');
-      assert.equal(e.resent, RESENT);
-      assert.deepEqual(s.seen, [
-        [0, 0],
-        [0, 1],
-        [1, 0],
-      ]);
-    } finally {
-      await s.close();
-    }
-  });
+  test('the resend fails too: the failure stands, marked as the resend', () =>
+    withServer(
+      (conn, req) => (conn === 0 && req === 0 ? 'answer' : 'close'),
+      async (s) => {
+        await primed(s);
+        const e = await failureOf(get(s.url));
+        assert.deepEqual([e.kind, e.resent, s.seen.length], ['network', RESENT, 3]);
+      },
+    ));
 
-  test('a resend the budget refuses is not sent', async () => {
-    const s = await tcpServer((conn, req) => (conn === 0 && req === 1 ? 'close' : 'answer'));
-    try {
-      await get(s.url);
-      await idle();
-      await assert.rejects(
-        get(s.url, () => {
+  test('a resend the budget refuses is not sent', () =>
+    withServer(
+      (conn, req) => (conn === 0 && req === 1 ? 'close' : 'answer'),
+      async (s) => {
+        await primed(s);
+        const budget = () => {
           throw new Error('budget: the run reached limits.maxRequests (1)');
-        }),
-        /budget/,
-      );
-      assert.equal(s.seen.length, 2);
-    } finally {
-      await s.close();
-    }
-  });
+        };
+        await assert.rejects(get(s.url, budget), /budget/);
+        assert.equal(s.seen.length, 2);
+      },
+    ));
 });
