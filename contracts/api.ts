@@ -102,6 +102,7 @@ export class ApiClient {
         body: spec.body,
         timeoutMs: this.timeoutMs,
         maxBodyBytes: this.maxBodyBytes,
+        beforeResend: () => this.take(),
       });
       const exchange = this.recorder.record({
         method: spec.method,
@@ -114,6 +115,7 @@ export class ApiClient {
         sentAt: res.sentAt,
         receivedAt: res.receivedAt,
         purpose: spec.purpose,
+        resent: res.resent,
       });
       silentOrigins.delete(origin);
       const result: CallResult = {
@@ -143,6 +145,7 @@ export class ApiClient {
         receivedAt: Date.now(),
         error: e.message,
         purpose: spec.purpose,
+        resent: e.resent,
       });
       throw new CouldNotTest(e.message, [exchange]);
     }

@@ -14,7 +14,7 @@ import type { ResolvedTarget } from '../src/target-file/types.js';
 import { ApiClient } from './api.js';
 import { Checks } from './checks.js';
 import { suiteEnv, type SuiteEnv } from './env.js';
-import { CHECKS_ATTACHMENT, ruleTag, type TestAttachment } from './protocol.js';
+import { CHECKS_ATTACHMENT, NOT_TESTABLE_TITLE, ruleTag, type TestAttachment } from './protocol.js';
 import { Samples } from './samples.js';
 import { reportChecks } from './steps.js';
 
@@ -146,7 +146,7 @@ export class Spec {
   coverRest(rules: readonly string[], reasonOf: (rule: string, target: ResolvedTarget) => string): void {
     const missing = rules.filter((r) => !this.declared.has(r));
     if (missing.length === 0) return;
-    this.add(`${this.family}: not testable with this target`, missing, async ({ check, target }) => {
+    this.add(`${this.family}: ${NOT_TESTABLE_TITLE}`, missing, async ({ check, target }) => {
       for (const rule of missing)
         check.skip(rule, `${this.family}.${rule.toLowerCase()}.not-testable`, reasonOf(rule, target));
     });

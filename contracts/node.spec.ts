@@ -34,6 +34,7 @@ import {
 } from './node-refusals.js';
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
 import { bodyShape, isJsonMedia, mediaType } from './shape.js';
+import { WS_REFUSAL_EXPECTED, wsRefusal, wsTiming } from './ws-refusal.js';
 import { JSON_HEADERS, PATHS } from './urls.js';
 
 const spec = new Spec('node');
@@ -44,6 +45,8 @@ const probeWebSocket: typeof import('../src/clients/websocket.js').probeWebSocke
   (await import('../src/clients/websocket.js')).probeWebSocket(o);
 const target = suiteEnv().target;
 const timeoutMs = target.limits.timeoutMs;
+/** How long after a WebSocket upgrade a refusal may take: a close within it, without a message, refuses. */
+const graceMs = target.limits.wsGraceMs;
 
 /** Statuses that mean "your credentials were not accepted" (RFC 9110 15.5.2 and 15.5.4). */
 const AUTH_REFUSALS: readonly number[] = [401, 403];
@@ -361,17 +364,14 @@ for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][
 
 const chainB = target.nodes.chainB;
 
-/** A refused or silent-then-closed WebSocket gives no data: no upgrade, or closed before anything came. */
-function gotNoData(r: WebSocketProbeResult): boolean {
-  return !r.upgraded || (r.closedByServer !== undefined && r.serverMessages === 0 && r.pongMs === undefined);
-}
-
+/** The stable part of a probe, for baselines (times go beside it: wsTiming). */
 function wsObservation(r: WebSocketProbeResult): Record<string, unknown> {
   return {
     status: r.status ?? 'none',
     upgraded: r.upgraded,
     pong: r.pongMs !== undefined,
     replyShape: r.reply === undefined ? 'none' : bodyShape(r.reply),
+    firstMessage: r.firstMessage ? (r.firstMessage.binary ? 'binary' : 'text') : 'none',
     closedByServer: r.closedByServer ?? 'no',
   };
 }
@@ -437,29 +437,28 @@ if (chainB) {
         const { url, headers } = form
           ? applyForm(form, values!, chainB.websocketUrl)
           : { url: chainB.websocketUrl, headers: {} };
-        const r = await probeWebSocket({ url, headers, timeoutMs, recorder, purpose });
+        // The request goes at the upgrade: a node that took the token answers it within the grace.
+        const r = await probeWebSocket({ url, headers, timeoutMs, graceMs, message: rpcMessage, recorder, purpose });
         if (!r.upgraded && r.status === undefined)
           throw new CouldNotTest(r.error ?? 'no answer to the upgrade', r.exchange ? [r.exchange] : []);
         if (!r.upgraded && r.exchange) api.noteNon2xx(cause, r.exchange);
-        const data = !gotNoData(r);
-        const what = !r.upgraded
-          ? `upgrade refused (${r.status})`
-          : data
-            ? `upgraded and ${r.pongMs !== undefined ? 'answered a ping' : 'kept open'}`
-            : 'closed before any data';
+        const { data, what } = wsRefusal(r);
+        const timing = wsTiming(r);
         return {
           data,
           what,
           evidence: ev(r.exchange, {
-            expected: 'no upgrade, or closed before any data',
+            expected: WS_REFUSAL_EXPECTED,
             observation: wsObservation(r),
+            ...(timing && { timing }),
           }),
         };
       };
       await learnOpenForms(check, wsRow, openFormsOf('websocket'), chainB.token, attempt, accepted);
       await refuseNode(check, wsRow, accepted, chainB.token, attempt);
     },
-    { requests: nodeRequests('websocket') },
+    // A refusal may take the grace on top of the request's time.
+    { timeoutMs: nodeRequests('websocket') * (timeoutMs + graceMs) + 5_000 },
   );
 
   const grpcCall = { address: chainB.grpcAddress, tls: chainB.grpcTls, deadlineMs: timeoutMs };

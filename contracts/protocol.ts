@@ -13,6 +13,11 @@ export const rulesOfTags = (tags: readonly string[]): string[] =>
   tags.filter((t) => t.startsWith('@') && isRuleId(t.slice(1))).map((t) => t.slice(1));
 /** Annotation a test adds when it ran to its end and failed only on its checks' verdicts. */
 export const VERDICT_FAILURES_ANNOTATION = 'chainprobe: failing checks';
+/**
+ * Title words of the one test per spec file that reports the rules its target cannot test
+ * (`Spec.coverRest`): it sends nothing, so a run whose target cannot be reached still runs it.
+ */
+export const NOT_TESTABLE_TITLE = 'not testable with this target';
 /** Prefix of the reporter's progress lines on stdout. */
 export const PROGRESS_PREFIX = '@@chainprobe-progress ';
 

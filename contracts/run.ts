@@ -11,7 +11,14 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENV } from './env.js';
 import { errorChecks } from './errors-summary.js';
-import { PROGRESS_PREFIX, ruleTag, type ChecksLine, type Non2xx, type ProgressLine } from './protocol.js';
+import {
+  NOT_TESTABLE_TITLE,
+  PROGRESS_PREFIX,
+  ruleTag,
+  type ChecksLine,
+  type Non2xx,
+  type ProgressLine,
+} from './protocol.js';
 import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { Exchange } from '../src/record/recorder.js';
@@ -40,6 +47,11 @@ export interface ContractsOptions {
    * caller that needs one failure only: Playwright starts a new worker after each failed test.
    */
   maxFailures?: number;
+  /**
+   * Run only the tests that report the rules this target cannot test (they send nothing): their
+   * `skipped` checks, and no gaps (the caller says why the other rules got no check).
+   */
+  notTestableOnly?: boolean;
 }
 
 function playwrightCli(): string {
@@ -141,7 +153,8 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
 
   // Families are spec files (file filters are regular expressions on the path).
   const args = [playwrightCli(), 'test', '-c', CONFIG, ...families.map((f) => `[/\\\\]${f}\\.spec\\${MODULE_EXT}$`)];
-  const grep = grepFor(selected);
+  // The rule selection still applies to the checks the tests report (ENV.only below).
+  const grep = opts.notTestableOnly ? NOT_TESTABLE_TITLE : grepFor(selected);
   if (grep) args.push('--grep', grep);
   if (opts.maxFailures !== undefined) args.push('--max-failures', String(opts.maxFailures));
 
@@ -221,6 +234,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
 
   const collected = readChecksFile(checksFile);
   const checks = [...collected.checks];
+  if (opts.notTestableOnly) return { checks, gaps: [], seed };
   // No answer at all, and a connection cause to say why: it explains the rules left without evidence too.
   const noAnswer =
     collected.non2xx.length === 0 && checks.every((c) => c.verdict === 'error' || c.verdict === 'skipped')

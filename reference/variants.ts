@@ -4,6 +4,8 @@ import { API_VARIANTS, type ApiVariant } from './api/variants.js';
 import { CAP_503_VARIANT, QUERY_ONLY_VARIANT } from './nodes/horizon.js';
 import { CAP_STRICT_SPACING_VARIANT } from './limiter/cap.js';
 import { ACCOUNT_BUCKET_VARIANT } from './limiter/pipeline.js';
+import { WS_CLOSE_AFTER_UPGRADE_VARIANT } from './nodes/websocket.js';
+import { IDLE_CLOSE_VARIANT } from './http/kit.js';
 
 export type VariantDef = ApiVariant;
 
@@ -13,6 +15,20 @@ export const VARIANTS: readonly VariantDef[] = [
     name: 'chainb-query-only',
     rule: 'NAUTH-04',
     description: 'chain B REST paths accept only the auth query (default: Bearer and X-Auth-Token too)',
+  },
+  {
+    name: WS_CLOSE_AFTER_UPGRADE_VARIANT,
+    rule: 'NAUTH-07',
+    description:
+      'the WebSocket endpoint checks the token after the upgrade: without a valid one it upgrades, answers pings, ' +
+      'sends no message and closes with 1008 after 300 ms (default: the upgrade is refused with 401/403)',
+  },
+  {
+    name: IDLE_CLOSE_VARIANT,
+    rule: 'AUTH-08',
+    description:
+      'every HTTP server closes a keep-alive connection after 300 ms idle, without a Keep-Alive hint ' +
+      '(default: node keeps it 5 s and says so)',
   },
   { name: CAP_503_VARIANT, rule: 'RL-13', description: 'the per-second cap answers 503 instead of 429' },
   {

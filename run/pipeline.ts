@@ -108,11 +108,13 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     const pre = await preflight(opts.target, Math.min(opts.target.limits.timeoutMs, 10_000));
     ctx.knownCauses = exportCauses();
     const nothingReachable = pre.addresses.length > 0 && pre.causes.length === pre.addresses.length;
+    // Nothing reachable: only the tests of the rules this target cannot test run (they send nothing, and
+    // keep their `skipped` with its reason); every other rule would have talked to a host, it gets the cause.
     if (nothingReachable)
       gaps.push({ rules: () => true, reason: [...new Set(pre.causes.map((c) => c.line))].join('; ') });
-    else if (RULES.some((r) => stageOf(r.id) === 'contracts' && ctx.selected(r.id)) && !ctx.signal.aborted) {
+    if (RULES.some((r) => stageOf(r.id) === 'contracts' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
-        const outcome = await runContracts(ctx);
+        const outcome = await runContracts(ctx, { notTestableOnly: nothingReachable });
         checks.push(...outcome.checks);
         gaps.push(...outcome.gaps);
         playwrightReport = outcome.playwrightReport;
@@ -121,13 +123,11 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
         gaps.push(stageFailed('contracts', e, redactor));
       }
     }
-    // A horizon node the contracts could not reach at all is not probed: its rules get that cause.
     const horizonWhere = opts.target.nodes.horizon && whereOf(opts.target.nodes.horizon.endpoint);
     const horizonCause =
       horizonWhere && (pre.causes.find((c) => c.where === horizonWhere)?.line ?? unreachable(checks, horizonWhere));
-    if (nothingReachable) {
-      // every selected rule already has its cause
-    } else if (horizonCause) gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
+    // A horizon node that cannot be reached is not probed (its rules get the cause); without one, its rules are skipped.
+    if (horizonCause) gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
     else if (RULES.some((r) => stageOf(r.id) === 'probes' && ctx.selected(r.id)) && !ctx.signal.aborted) {
       try {
         // Loaded when the probes start: the HTTP engine is not needed before the first request.

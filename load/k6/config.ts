@@ -4,6 +4,7 @@
 import { parseSelectors, type Selection } from '../../src/select.js';
 import {
   DEFAULT_HOURLY_LIMIT,
+  DEFAULT_WS_GRACE_MS,
   type Customer,
   type ResolvedHorizon,
   type ResolvedLimits,
@@ -75,6 +76,7 @@ export function k6Config(env: Record<string, string | undefined>): K6Config {
       maxRequests: positiveInt(env, K6_ENV.maxRequests, 1000),
       maxSeconds: positiveInt(env, K6_ENV.maxSeconds, 300),
       timeoutMs: positiveInt(env, K6_ENV.timeoutMs, 10000),
+      wsGraceMs: DEFAULT_WS_GRACE_MS, // no WebSocket here
     },
     selection,
     outFile: env[K6_ENV.out] || 'results.json',

@@ -30,8 +30,8 @@ export async function startApiServers(opts: ReferenceOptions): Promise<ApiServer
   let basePort: number;
   let legacyPort: number;
   try {
-    basePort = await listen(base);
-    legacyPort = await listen(legacy);
+    basePort = await listen(base, opts);
+    legacyPort = await listen(legacy, opts);
   } catch (e) {
     await Promise.all([closeServer(base), closeServer(legacy)]);
     throw e;

@@ -1,7 +1,7 @@
 // Small HTTP helpers every reference server shares: bounded body reading, JSON answers with
 // the configured latency, request counting. Hand-written because each is a few lines on node:http.
 import type { IncomingMessage, ServerResponse, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { ReferenceOptions } from '../options.js';
 import { seededRandom } from '../../src/random.js';
 
@@ -84,10 +84,51 @@ export function sendError(
   sendJson(res, status, { error: { code, message } }, headers, head);
 }
 
-export function listen(server: Server, port = 0): Promise<number> {
+/** Variant: every HTTP server closes a keep-alive connection idle for IDLE_CLOSE_MS, and gives no Keep-Alive hint. */
+export const IDLE_CLOSE_VARIANT = 'http-idle-close';
+const IDLE_CLOSE_MS = 300;
+
+/**
+ * Closes connections idle for IDLE_CLOSE_MS on a clock of its own, as servers and load balancers
+ * do: node's keep-alive timer is off, so no `Keep-Alive: timeout` header tells a client when.
+ */
+function closeIdleConnections(server: Server): void {
+  server.keepAliveTimeout = 0;
+  const idle = new WeakMap<Socket, { timer?: NodeJS.Timeout; inFlight: number }>();
+  const arm = (socket: Socket) => {
+    const s = idle.get(socket);
+    if (!s || s.inFlight > 0) return;
+    clearTimeout(s.timer);
+    s.timer = setTimeout(() => socket.destroy(), IDLE_CLOSE_MS);
+  };
+  server.on('connection', (socket: Socket) => {
+    idle.set(socket, { inFlight: 0 });
+    socket.on('close', () => clearTimeout(idle.get(socket)?.timer));
+    arm(socket);
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const s = idle.get(req.socket);
+    if (!s) return;
+    clearTimeout(s.timer);
+    s.inFlight++;
+    res.once('close', () => {
+      s.inFlight--;
+      arm(req.socket);
+    });
+  });
+  // An upgraded connection (the WebSocket) is no longer HTTP: not idle-closed.
+  server.on('upgrade', (req: IncomingMessage) => {
+    clearTimeout(idle.get(req.socket)?.timer);
+    idle.delete(req.socket);
+  });
+}
+
+/** Listens on 127.0.0.1 at a port the OS picks; the variants of the HTTP layer apply. */
+export function listen(server: Server, opts: Pick<ReferenceOptions, 'variants'>): Promise<number> {
+  if (opts.variants.has(IDLE_CLOSE_VARIANT)) closeIdleConnections(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
 }
 

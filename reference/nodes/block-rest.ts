@@ -127,6 +127,6 @@ export async function startBlockRestNode(
       sendJson(res, 200, block, { 'x-node-block-height': head }, req.method === 'HEAD');
     }),
   );
-  const port = await listen(server);
+  const port = await listen(server, opts);
   return { endpoint: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
 }

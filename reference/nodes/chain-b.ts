@@ -403,7 +403,7 @@ export async function startChainBNode(
 
   const closers: (() => Promise<void>)[] = [];
   try {
-    const port = await listen(server);
+    const port = await listen(server, opts);
     closers.push(() => closeServer(server));
     const ws = await startWebSocketNode(opts, opts.credentials.chainBToken, (text) =>
       JSON.stringify(answerRpc(chain, text).body),

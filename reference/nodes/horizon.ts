@@ -202,6 +202,6 @@ export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonN
     }
   });
   server.keepAliveTimeout = 30_000;
-  const port = await listen(server);
+  const port = await listen(server, opts);
   return { endpoint: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
 }

@@ -1,7 +1,8 @@
 // Chain B's WebSocket endpoint. The token is checked on the HTTP upgrade itself, so a refused
-// client never gets a WebSocket: it reads an HTTP error and the socket is closed. Upgraded
-// connections answer protocol pings (ws does it unless the fault turns it off) and reply to
-// JSON text messages through the handler chain B gives (its JSON-RPC dispatcher).
+// client never gets a WebSocket: it reads an HTTP error and the socket is closed (a variant checks
+// it after the upgrade instead, as a server that upgrades first does). Upgraded connections
+// answer protocol pings (ws does it unless the fault turns it off) and reply to JSON text messages
+// through the handler chain B gives (its JSON-RPC dispatcher).
 import { createServer, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -18,6 +19,10 @@ import {
 } from './token.js';
 
 export const WEBSOCKET_PATH = '/websocket';
+
+/** Variant: a refused token gets the upgrade, its pings answered, no message, and a 1008 close after REFUSE_CLOSE_MS. */
+export const WS_CLOSE_AFTER_UPGRADE_VARIANT = 'ws-refuse-after-upgrade';
+const REFUSE_CLOSE_MS = 300;
 
 /** Answers a refused upgrade with a plain HTTP response, then ends the socket. */
 function refuseUpgrade(socket: Duplex, status: number, code: string, message: string): void {
@@ -77,6 +82,14 @@ export async function startWebSocketNode(
     if (url.pathname !== WEBSOCKET_PATH)
       return refuseUpgrade(socket, 404, 'not_found', `no WebSocket at ${url.pathname}`);
     const decision = decideToken(presentedTokens(req.headers, url), policy);
+    if (!decision.ok && opts.variants.has(WS_CLOSE_AFTER_UPGRADE_VARIANT)) {
+      // Upgraded apart from `wss`'s connection handler: this socket never reads a message.
+      return wss.handleUpgrade(req, socket, head, (ws) => {
+        ws.on('error', () => undefined);
+        const timer = setTimeout(() => ws.close(1008, refusalMessage(decision.reason)), REFUSE_CLOSE_MS);
+        ws.on('close', () => clearTimeout(timer));
+      });
+    }
     if (!decision.ok) {
       return refuseUpgrade(
         socket,
@@ -88,7 +101,7 @@ export async function startWebSocketNode(
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  const port = await listen(server);
+  const port = await listen(server, opts);
   return {
     url: `ws://127.0.0.1:${port}${WEBSOCKET_PATH}`,
     close: async () => {

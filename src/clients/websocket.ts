@@ -1,6 +1,8 @@
 // One bounded WebSocket probe: upgrade with the given headers, a protocol ping/pong round trip,
 // optionally one text message and its first reply. Whatever happens (refusal, silence, a dead
-// port) it resolves within `timeoutMs` (+ a small grace) with what it saw; it never throws.
+// port) it resolves within `timeoutMs` (+ `graceMs` in the refusal mode, + a small margin) with
+// what it saw; it never throws. What it saw after the upgrade is kept apart by kind: text and
+// binary messages (data) and control frames (ping, pong, close), which carry none.
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import type { Exchange, Recorder } from '../record/recorder.js';
@@ -11,10 +13,16 @@ export interface WebSocketProbeOptions {
   url: string;
   /** Upgrade request headers, e.g. `{ 'X-Auth-Token': token }`. */
   headers?: Record<string, string>;
-  /** Bound on the whole probe: upgrade, ping/pong and the optional message. */
+  /** Bound on the upgrade, ping/pong and the optional message (in the refusal mode: on the upgrade). */
   timeoutMs: number;
-  /** Text sent after the pong; the first text message back is returned as `reply`. */
+  /** Text sent after the pong (in the refusal mode: at the upgrade); the first text message back is `reply`. */
   message?: string;
+  /**
+   * The refusal mode: after the upgrade the probe waits up to this long for the first text or
+   * binary message or the server's close, whichever comes first (a node may refuse a token after
+   * the upgrade by closing it); pings and pongs do not end the wait.
+   */
+  graceMs?: number;
   recorder?: Recorder;
   purpose?: string;
 }
@@ -28,10 +36,16 @@ export interface WebSocketProbeResult {
   pongMs?: number;
   /** First text message after `message` was sent. */
   reply?: string;
-  /** Messages the server sent at all (replies included): data a refused client must not get. */
+  /** Text and binary messages the server sent (replies included): data a refused client must not get. */
   serverMessages: number;
+  /** The first text or binary message: its kind and ms after the upgrade. */
+  firstMessage?: { binary: boolean; afterMs: number };
   /** Close code when the server closed the connection before the probe was done. */
   closedByServer?: number;
+  /** Ms after the upgrade when the server's close came. */
+  closedAfterMs?: number;
+  /** The refusal mode's grace, when it applied. */
+  graceMs?: number;
   /** One line: why the probe stopped short (timeout, network); absent when it completed. */
   error?: string;
   /** The upgrade exchange, when a recorder was given. */
@@ -39,7 +53,8 @@ export interface WebSocketProbeResult {
 }
 
 const REFUSAL_BODY_CAP = 4096;
-const GRACE_MS = 250;
+/** Past `timeoutMs`, for ws to give up the handshake itself after our timer (ours names the stage). */
+const HANDSHAKE_MARGIN_MS = 250;
 
 function oneLine(s: string): string {
   return s.replace(/\s+/g, ' ').trim().slice(0, 200);
@@ -54,14 +69,21 @@ function headersOf(res: IncomingMessage): Record<string, string> {
 export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbeResult> {
   return new Promise((resolve) => {
     const sentAt = Date.now();
-    const result: WebSocketProbeResult = { upgraded: false, serverMessages: 0 };
+    const refusalMode = o.graceMs !== undefined;
+    const result: WebSocketProbeResult = {
+      upgraded: false,
+      serverMessages: 0,
+      ...(refusalMode && { graceMs: o.graceMs }),
+    };
     let responseHeaders: Record<string, string> = {};
     let responseBody: string | undefined;
     let pingAt = 0;
+    let openAt = 0;
     let messageSent = false;
     let done = false;
 
     let ws: WebSocket;
+    let timer: NodeJS.Timeout;
     const finish = (error?: string) => {
       if (done) return;
       done = true;
@@ -86,7 +108,7 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       }
       resolve(result);
     };
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       const stage = !result.upgraded
         ? 'no upgrade answer'
         : result.pongMs === undefined
@@ -107,7 +129,7 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       ws = new WebSocket(o.url, {
         ...tlsConnectOptions(),
         headers: o.headers,
-        handshakeTimeout: o.timeoutMs + GRACE_MS,
+        handshakeTimeout: o.timeoutMs + HANDSHAKE_MARGIN_MS,
         followRedirects: false,
         perMessageDeflate: false,
         maxPayload: 1024 * 1024,
@@ -142,28 +164,41 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       result.status = res.statusCode;
       responseHeaders = headersOf(res);
     });
+    const sinceOpen = () => Math.round((performance.now() - openAt) * 1000) / 1000;
     ws.on('open', () => {
       result.upgraded = true;
-      pingAt = performance.now();
+      openAt = pingAt = performance.now();
       ws.ping();
+      if (!refusalMode) return;
+      // The wait for data or a close starts at the upgrade; an upgrade still open at its end is done.
+      clearTimeout(timer);
+      timer = setTimeout(() => finish(), o.graceMs);
+      if (o.message !== undefined) {
+        messageSent = true;
+        ws.send(o.message);
+      }
     });
     ws.on('pong', () => {
       if (result.pongMs !== undefined) return;
       result.pongMs = Math.round((performance.now() - pingAt) * 1000) / 1000;
+      if (refusalMode) return;
       if (o.message === undefined) return finish();
       messageSent = true;
       ws.send(o.message);
     });
     ws.on('message', (data, isBinary) => {
       result.serverMessages++;
-      if (messageSent && !isBinary && result.reply === undefined) {
-        result.reply = data.toString();
-        finish();
-      }
+      result.firstMessage ??= { binary: isBinary, afterMs: sinceOpen() };
+      if (messageSent && !isBinary && result.reply === undefined) result.reply = data.toString();
+      if (refusalMode || result.reply !== undefined) finish();
     });
     ws.on('close', (code) => {
       result.closedByServer = code;
-      finish(result.upgraded ? `closed by the server (code ${code}) before the probe was done` : undefined);
+      if (result.upgraded) result.closedAfterMs = sinceOpen();
+      // In the refusal mode a close is an answer, not a probe cut short.
+      finish(
+        result.upgraded && !refusalMode ? `closed by the server (code ${code}) before the probe was done` : undefined,
+      );
     });
     ws.on('error', (e) => finish(result.upgraded ? e.message : (causeOfFailure(e, whereOf(o.url))?.line ?? e.message)));
   });

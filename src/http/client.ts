@@ -2,7 +2,14 @@
 // is read (a 50 MB answer never lands in memory), no redirects followed (the suite judges what the
 // target answers, not where it points), and failures as one-line causes.
 // Playwright's request API buffers whole bodies and has no size cap, hence undici here.
-import { Agent, request, type Dispatcher } from 'undici';
+// Servers and load balancers close idle keep-alive connections on their own clock, often without a
+// Keep-Alive hint, so a request may leave on a pooled connection the server is closing: such a
+// request, failed before any byte of its answer, is sent once more on a new connection (the
+// contract requests are all reads) and its evidence says so. The rate-limit probes have their own
+// engine (load/engine/) and keep their own accounting.
+import { subscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
+import { Agent, Client, request, type Dispatcher } from 'undici';
 import { headerRecord } from './headers.js';
 import { causeOfFailure, knownCause, whereOf } from '../net/causes.js';
 import { currentTls, tlsConnectOptions } from '../tls/trust.js';
@@ -18,6 +25,8 @@ export class HttpFailure extends Error {
     message: string,
     /** Status and headers, when the answer began before the failure (e.g. an oversized body). */
     readonly partial?: { status: number; headers: Record<string, string> },
+    /** Set when this is the resend's failure (RESENT). */
+    public resent?: string,
   ) {
     super(message);
     this.name = 'HttpFailure';
@@ -29,9 +38,12 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Bound on one sending; a resend gets its own. */
   timeoutMs: number;
   maxBodyBytes?: number;
   signal?: AbortSignal;
+  /** Called before a resend (to take it from the run's budget); a throw stops the resend and propagates. */
+  beforeResend?: () => void;
 }
 
 export interface HttpResponse {
@@ -42,21 +54,90 @@ export interface HttpResponse {
   /** Date.now() when the request left and when the body was complete. */
   sentAt: number;
   receivedAt: number;
+  /** Set when the answer is the resend's: why the request was sent again (RESENT). */
+  resent?: string;
 }
 
+/** The evidence line of a resent request. */
+export const RESENT = 'connection closed by the server before answering; sent again on a new connection';
+
+/** What one sending saw of its connection. */
+export interface SendTrace {
+  /** The connection had carried an earlier request (known once the request's head was written). */
+  reused?: boolean;
+  /** A byte of the answer reached the HTTP parser. */
+  answerStarted: boolean;
+}
+
+/**
+ * The one resend: a network failure (not a timeout, an abort, an oversized body) on a connection
+ * that had carried an earlier request, before any byte of the answer. A new connection, or an
+ * answer begun, is the server's own doing: not sent again.
+ */
+export function resendable(kind: HttpFailureKind, trace: SendTrace): boolean {
+  return kind === 'network' && trace.reused === true && !trace.answerStarted;
+}
+
+// Which connection a request's head went out on. undici writes a request's head right after its
+// handler's onRequestStart, in the same call, and publishes the socket on this channel between:
+// the handler marks its trace as the one being written, the subscriber fills it in.
+const socketUses = new WeakMap<Socket, number>();
+let writing: SendTrace | undefined;
+subscribe('undici:client:sendHeaders', (message) => {
+  const { socket } = message as { socket: Socket };
+  const uses = socketUses.get(socket) ?? 0;
+  socketUses.set(socket, uses + 1);
+  if (writing) writing.reused = uses > 0;
+  writing = undefined;
+});
+
+const TRACE = Symbol('chainprobe send trace');
+type TracedOptions = Dispatcher.DispatchOptions & { [TRACE]?: SendTrace };
+
+/** Interceptor: the trace given in the options learns whether the connection was reused and whether the answer began. */
+const traceSends: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+  const trace = (opts as TracedOptions)[TRACE];
+  if (!trace) return dispatch(opts, handler);
+  const traced: Dispatcher.DispatchHandler & { onResponseStarted?(): void } = {
+    onRequestStart: (controller, context) => {
+      writing = trace;
+      // Aborted before its head was written: this trace must not take the next request's socket.
+      queueMicrotask(() => {
+        if (writing === trace) writing = undefined;
+      });
+      handler.onRequestStart?.(controller, context);
+    },
+    onResponseStarted: () => {
+      trace.answerStarted = true;
+      (handler as { onResponseStarted?(): void }).onResponseStarted?.();
+    },
+    onRequestUpgrade: (...a) => handler.onRequestUpgrade?.(...a),
+    onResponseStart: (...a) => handler.onResponseStart?.(...a),
+    onResponseData: (...a) => handler.onResponseData?.(...a),
+    onResponseEnd: (...a) => handler.onResponseEnd?.(...a),
+    onResponseError: (...a) => handler.onResponseError?.(...a),
+  };
+  return dispatch(opts, traced);
+};
+
 let shared: Agent | undefined;
+let sharedTraced: Dispatcher | undefined;
 let sharedTls: unknown;
 
 /** One keep-alive pool per process: the suite talks to few hosts, many times. Rebuilt when the trust changes. */
 function dispatcher(): Dispatcher {
   if (shared && sharedTls !== currentTls()) void closeHttp();
   sharedTls = currentTls();
-  return (shared ??= new Agent({
-    keepAliveTimeout: 4_000,
-    connections: 16,
-    pipelining: 1,
-    connect: tlsConnectOptions(),
-  }));
+  if (!shared) {
+    shared = new Agent({
+      keepAliveTimeout: 4_000,
+      connections: 16,
+      pipelining: 1,
+      connect: tlsConnectOptions(),
+    });
+    sharedTraced = shared.compose(traceSends);
+  }
+  return sharedTraced!;
 }
 
 function causeOf(e: unknown): string {
@@ -70,6 +151,26 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   // An address already known to be unreachable fails at once with the same line (no DNS wait, no handshake).
   const known = knownCause(whereOf(req.url));
   if (known) throw new HttpFailure('network', known.line);
+  const trace: SendTrace = { answerStarted: false };
+  try {
+    return await sendOnce(req, dispatcher(), trace);
+  } catch (e) {
+    if (!(e instanceof HttpFailure) || !resendable(e.kind, trace) || req.signal?.aborted) throw e;
+  }
+  req.beforeResend?.();
+  // A client of its own: one new connection, closed after the answer.
+  const fresh = new Client(new URL(req.url).origin, { pipelining: 1, connect: tlsConnectOptions() });
+  try {
+    return { ...(await sendOnce(req, fresh)), resent: RESENT };
+  } catch (e) {
+    if (e instanceof HttpFailure) e.resent = RESENT;
+    throw e;
+  } finally {
+    void fresh.destroy().catch(() => undefined);
+  }
+}
+
+async function sendOnce(req: HttpRequest, via: Dispatcher, trace?: SendTrace): Promise<HttpResponse> {
   const max = req.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), req.timeoutMs);
@@ -86,17 +187,19 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     return new HttpFailure('network', cause?.line ?? `network: ${causeOf(e)}`, partial);
   };
   try {
-    let res: Dispatcher.ResponseData;
+    let res: Dispatcher.ResponseData<unknown>;
     try {
-      res = await request(req.url, {
+      const opts: Parameters<typeof request>[1] & { [TRACE]?: SendTrace } = {
         method: req.method as Dispatcher.HttpMethod,
         headers: req.headers,
         body: req.body,
         signal: timer.signal,
-        dispatcher: dispatcher(),
+        dispatcher: via,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
-      });
+        ...(trace && { [TRACE]: trace }),
+      };
+      res = await request(req.url, opts);
     } catch (e) {
       throw failure(e);
     }
@@ -133,5 +236,6 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
 export async function closeHttp(): Promise<void> {
   const a = shared;
   shared = undefined;
+  sharedTraced = undefined;
   await a?.destroy();
 }

@@ -2,7 +2,8 @@
 // each address the target names, in parallel, bounded by the request timeout. No HTTP request is
 // sent, so no quota is spent. An address that cannot be reached is known from then on (the
 // clients fail at once with its line); a target none of whose addresses can be reached is not
-// tested at all: every selected rule gets `error` with the cause, in seconds, not after 60 tries.
+// tested at all: every selected rule that would have talked to one gets `error` with the cause, in
+// seconds, not after 60 tries (the rules of absent sections keep their `skipped`, run/pipeline.ts).
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { ResolvedTarget } from '../target-file/types.js';

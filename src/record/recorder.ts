@@ -18,6 +18,8 @@ export interface ExchangeInput {
   error?: string;
   /** What this exchange was for, e.g. `nft.event[bearer]`. */
   purpose?: string;
+  /** Why the request was sent a second time, when it was (this exchange is the second sending). */
+  resent?: string;
 }
 
 export interface Exchange {
@@ -35,6 +37,7 @@ export interface Exchange {
   receivedAt?: number;
   durationMs?: number;
   error?: string;
+  resent?: string;
 }
 
 function excerpt(s: string | undefined): string | undefined {
@@ -67,6 +70,7 @@ export class Recorder {
       receivedAt: x.receivedAt,
       durationMs: x.receivedAt === undefined ? undefined : Math.round((x.receivedAt - x.sentAt) * 1000) / 1000,
       error: x.error === undefined ? undefined : r.text(x.error),
+      ...(x.resent !== undefined && { resent: r.text(x.resent) }),
     };
     this.exchanges.push(ex);
     return ex;

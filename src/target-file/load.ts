@@ -6,7 +6,7 @@ import { createAjv, type ErrorObject, type ValidateFunction } from '../schemas/a
 import { dottedPath, pointerSegments } from '../schemas/paths.js';
 import { didYouMean, nearest } from '../suggest.js';
 import type { TargetFile } from '../types/generated/target.js';
-import { DEFAULT_HOURLY_LIMIT, NODE_KINDS, type NodeKind, type ResolvedTarget } from './types.js';
+import { DEFAULT_HOURLY_LIMIT, DEFAULT_WS_GRACE_MS, NODE_KINDS, type NodeKind, type ResolvedTarget } from './types.js';
 import { checkTlsSettings } from '../tls/trust.js';
 import { packagePath } from '../package.js';
 import { TargetError } from './error.js';
@@ -160,6 +160,7 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
       maxRequests: file.limits?.maxRequests ?? 1000,
       maxSeconds: file.limits?.maxSeconds ?? 300,
       timeoutMs: file.limits?.timeoutMs ?? 10000,
+      wsGraceMs: file.limits?.wsGraceMs ?? DEFAULT_WS_GRACE_MS,
     },
   };
   if (api) {

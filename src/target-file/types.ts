@@ -8,6 +8,8 @@ export interface ResolvedLimits {
   maxRequests: number;
   maxSeconds: number;
   timeoutMs: number;
+  /** After a WebSocket upgrade that should be refused: the wait for a message or the close (NAUTH-07). */
+  wsGraceMs: number;
 }
 
 export interface ResolvedNative {
@@ -107,6 +109,9 @@ export function nodesOf<K extends NodeKind>(target: ResolvedTarget, kind: K): Na
 }
 
 export const DEFAULT_HOURLY_LIMIT: Record<Customer, number> = { dedicated: 3600, shared: 2000 };
+
+/** limits.wsGraceMs when the target file does not set it. */
+export const DEFAULT_WS_GRACE_MS = 2000;
 
 /** Every credential value the target holds: the redactor's list. */
 export function secretsOf(target: ResolvedTarget): string[] {

@@ -184,7 +184,7 @@ describe('auth matrix tables', () => {
   const target = {
     name: 't',
     nodes: {},
-    limits: { maxRequests: 1, maxSeconds: 1, timeoutMs: 1 },
+    limits: { maxRequests: 1, maxSeconds: 1, timeoutMs: 1, wsGraceMs: 1 },
     api: {
       baseUrl: 'http://b',
       legacyBaseUrl: 'http://l',

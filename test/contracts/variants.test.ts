@@ -4,7 +4,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VARIANTS } from '../../reference/variants.js';
+import { WS_CLOSE_AFTER_UPGRADE_VARIANT } from '../../reference/nodes/websocket.js';
+import type { CheckResult } from '../../src/verdict.js';
 import { runAgainstReference } from './harness.js';
+
+/** For a variant whose behaviour the checks name, the check that shows it was met (not passed by). */
+const MET: Record<string, (c: CheckResult) => boolean> = {
+  [WS_CLOSE_AFTER_UPGRADE_VARIANT]: (c) =>
+    c.rule === 'NAUTH-07' &&
+    c.id === 'node.websocket[no-token]' &&
+    c.verdict === 'pass' &&
+    /closed by the server \(code 1008\)/.test(c.message),
+};
 
 describe('no open-behaviour variant gets a fail or an error from the auth and node checks', { concurrency: 2 }, () => {
   for (const variant of VARIANTS) {
@@ -23,6 +34,8 @@ describe('no open-behaviour variant gets a fail or an error from the auth and no
         run.checks.some((c) => c.rule === 'AUTH-08' && c.verdict === 'pass'),
         'no AUTH-08 check passed',
       );
+      const met = MET[variant.name];
+      if (met) assert.ok(run.checks.some(met), `no check met the variant: ${variant.name}`);
     });
   }
 });

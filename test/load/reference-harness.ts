@@ -76,7 +76,7 @@ export async function probeHorizon(
   const target: ResolvedTarget = {
     name: 'ref',
     nodes: { horizon },
-    limits: { maxRequests: o.maxRequests ?? 1000, maxSeconds: o.maxSeconds ?? 120, timeoutMs: 10_000 },
+    limits: { maxRequests: o.maxRequests ?? 1000, maxSeconds: o.maxSeconds ?? 120, timeoutMs: 10_000, wsGraceMs: 2000 },
   };
   const controller = new AbortController();
   let sentAtAbort: number | undefined;

@@ -1,5 +1,6 @@
 // The reusable WebSocket and gRPC-reflection clients never hang and never leak the token:
-// dead ports, silent servers, servers without reflection, and what the recorder keeps.
+// dead ports, silent servers, servers without reflection, and what the recorder keeps; in the
+// refusal mode, messages apart from control frames.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
@@ -10,6 +11,8 @@ import { probeWebSocket } from '../../src/clients/websocket.js';
 import { Recorder } from '../../src/record/recorder.js';
 import { Redactor } from '../../src/record/redact.js';
 import { startChainBNode } from '../../reference/nodes/chain-b.js';
+import { WS_CLOSE_AFTER_UPGRADE_VARIANT } from '../../reference/nodes/websocket.js';
+import { wsRefusal } from '../../contracts/ws-refusal.js';
 import { defaultOptions } from '../../reference/options.js';
 import { closedPort, type ClosedPort } from '../support/ports.js';
 import { SLOW_MACHINE_MS } from '../support/backstops.js';
@@ -154,5 +157,59 @@ describe('listServicesByReflection', () => {
     assert.equal(rec.exchanges.length, 1);
     assert.match(rec.exchanges[0]?.responseBody ?? '', /chainb\.node\.v1\.NodeService/);
     assert.ok(!JSON.stringify(rec.exchanges).includes(token));
+  });
+});
+
+describe('probeWebSocket, refusal mode (graceMs): what came after the upgrade, by kind', () => {
+  const variantOpts = defaultOptions({ variants: new Set([WS_CLOSE_AFTER_UPGRADE_VARIANT]) });
+  const faultyOpts = defaultOptions({ faults: new Set(['node-missing-token-accepted']) });
+  let variant: Awaited<ReturnType<typeof startChainBNode>>;
+  let faulty: Awaited<ReturnType<typeof startChainBNode>>;
+  before(async () => {
+    [variant, faulty] = await Promise.all([startChainBNode(variantOpts), startChainBNode(faultyOpts)]);
+  });
+  after(async () => {
+    await Promise.all([variant.close(), faulty.close()]);
+  });
+  const message = JSON.stringify({ jsonrpc: '2.0', method: 'status', params: [], id: 7 });
+  const refusalProbe = (url: string, headers: Record<string, string>, graceMs = 2000) =>
+    probeWebSocket({ url, headers, timeoutMs: 2000, graceMs, message });
+
+  test('a node that closes a wrong token 1008 after the upgrade: pong, close, no message, no data', async () => {
+    const r = await refusalProbe(variant.websocketUrl, { 'X-Auth-Token': `${token}x` });
+    assert.equal(r.error, undefined);
+    assert.deepEqual([r.upgraded, r.status, r.serverMessages, r.closedByServer], [true, 101, 0, 1008]);
+    assert.ok(r.closedAfterMs !== undefined && r.closedAfterMs < 2000, `closed after ${r.closedAfterMs} ms`);
+    assert.equal(wsRefusal(r).data, false);
+  });
+
+  test('the same node with the right token answers the request: a text message, data', async () => {
+    const r = await refusalProbe(variant.websocketUrl, { 'X-Auth-Token': token });
+    assert.equal(r.firstMessage?.binary, false);
+    assert.equal((JSON.parse(r.reply ?? '{}') as { id?: number }).id, 7);
+    assert.equal(r.closedByServer, undefined);
+    assert.equal(wsRefusal(r).data, true);
+  });
+
+  test('a node that takes no token answers the request sent at the upgrade: data', async () => {
+    const r = await refusalProbe(faulty.websocketUrl, {});
+    assert.equal(r.upgraded, true);
+    assert.ok(r.serverMessages >= 1);
+    assert.equal(wsRefusal(r).data, true);
+  });
+
+  test('an upgrade left open and silent ends at the grace without an error', async () => {
+    // The right token without a message: the node has nothing to answer, the connection stays open.
+    const t0 = performance.now();
+    const r = await probeWebSocket({
+      url: variant.websocketUrl,
+      headers: { 'X-Auth-Token': token },
+      timeoutMs: 2000,
+      graceMs: 200,
+    });
+    const took = performance.now() - t0;
+    assert.deepEqual([r.upgraded, r.serverMessages, r.closedByServer, r.error], [true, 0, undefined, undefined]);
+    assert.ok(took >= 195, `took ${took} ms`);
+    assert.match(wsRefusal(r).what, /through the 200 ms grace \(still open\)/);
   });
 });

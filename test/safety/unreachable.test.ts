@@ -105,3 +105,34 @@ test('one address unreachable (api.baseUrl): its checks error with one cause lin
     await ref.close();
   }
 });
+
+test('nothing reachable, some sections absent: the rules that would have talked to the host error, the rest stay skipped', async (t) => {
+  const held = await closedPort();
+  t.after(() => held.close());
+  const p = held.port;
+  const full = JSON.parse(readFileSync(targetAt(`http://127.0.0.1:${p}`, `127.0.0.1:${p}`, 'horizon-only'), 'utf8'));
+  const file = join(dir, 'horizon-only.json');
+  writeFileSync(file, JSON.stringify({ ...full, api: undefined, nodes: { horizon: full.nodes.horizon } }));
+  const out = join(dir, 'horizon-only');
+  const r = await runCli(['--target', file, '--out', out]);
+  t.diagnostic(`exit ${r.code} in ${Math.round(r.wallMs)} ms`);
+  assert.equal(r.code, 1, r.stderr.slice(-400));
+  const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+  const line = `cannot reach 127.0.0.1:${p} (connection refused)`;
+  // The horizon node's rules: its REST paths (NODE-07, the auth query of NAUTH-04, refusals of NAUTH-07) and the probes.
+  const talk = (rule: string) => rule.startsWith('RL-') || ['NODE-07', 'NAUTH-04', 'NAUTH-07'].includes(rule);
+  const wrong = results.checks.filter((c) =>
+    talk(c.rule)
+      ? c.verdict !== 'error' || !c.message.includes(line)
+      : c.verdict !== 'skipped' || !/^target (has no|has neither) /.test(c.message),
+  );
+  assert.deepEqual(
+    wrong.map((c) => `${c.verdict} ${c.rule}: ${c.message}`),
+    [],
+  );
+  assert.ok(results.checks.some((c) => c.rule === 'AUTH-08' && c.message === 'target has no api section'));
+  assert.ok(results.checks.some((c) => c.rule === 'NODE-02' && c.message === 'target has no nodes.chainB section'));
+  assert.equal(results.summary.error, results.checks.filter((c) => talk(c.rule)).length);
+  const summary = r.stdout.slice(r.stdout.indexOf('chainprobe 0.'));
+  assert.ok(summary.split('\n')[1]!.trim().startsWith(`${line}: `), summary);
+});

@@ -241,7 +241,7 @@ test('targets/example.json loads with every variable set and keeps the values it
   assert.equal(t.api?.native?.networks.length, 3);
   assert.equal(t.nodes.horizon?.hourlyLimit, 3600);
   assert.deepEqual(secretsOf(t).sort(), Object.values(SECRETS).sort());
-  assert.deepEqual(t.limits, { maxRequests: 1000, maxSeconds: 300, timeoutMs: 10000 });
+  assert.deepEqual(t.limits, { maxRequests: 1000, maxSeconds: 300, timeoutMs: 10000, wsGraceMs: 2000 });
 });
 
 test('defaults are filled as interfaces.md states', () => {
@@ -296,7 +296,7 @@ test('defaults are filled as interfaces.md states', () => {
     perSecondCap: 20,
     planAssumed: true,
   });
-  assert.deepEqual(t.limits, { maxRequests: 1000, maxSeconds: 300, timeoutMs: 10000 });
+  assert.deepEqual(t.limits, { maxRequests: 1000, maxSeconds: 300, timeoutMs: 10000, wsGraceMs: 2000 });
 });
 
 test('a horizon node without customer or hourlyLimit has an assumed plan (RL-09 then names the plan it sees)', () => {
@@ -317,7 +317,11 @@ test('hourlyLimit defaults by customer kind; a stated value wins', () => {
 
 test('an empty target is valid: every section is optional', () => {
   const t = resolveTarget({}, {}, 'empty');
-  assert.deepEqual(t, { name: 'empty', nodes: {}, limits: { maxRequests: 1000, maxSeconds: 300, timeoutMs: 10000 } });
+  assert.deepEqual(t, {
+    name: 'empty',
+    nodes: {},
+    limits: { maxRequests: 1000, maxSeconds: 300, timeoutMs: 10000, wsGraceMs: 2000 },
+  });
   assert.deepEqual(secretsOf(t), []);
 });
 

@@ -140,6 +140,10 @@ export interface Limits {
   maxRequests?: number;
   maxSeconds?: number;
   timeoutMs?: number;
+  /**
+   * After a WebSocket upgrade with no token or a wrong one, how long to wait for a text or binary message or the node's close (NAUTH-07: a close within it without a message is a refusal).
+   */
+  wsGraceMs?: number;
 }
 /**
  * How every client (HTTP, WebSocket, gRPC) verifies the target's certificates. Relative paths are read from the target file's folder. NODE_EXTRA_CA_CERTS is honoured as well, for gRPC too.
