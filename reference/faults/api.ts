@@ -62,6 +62,13 @@ const DEFS = [
       'API keys are compared on their first 12 characters only (a key that differs after the 12th is accepted)',
   },
   {
+    name: 'key-unanchored-match',
+    rule: 'AUTH-08',
+    family: 'auth',
+    description:
+      'API keys are matched by a pattern without its end anchor: the real key followed by anything is accepted',
+  },
+  {
     name: 'base-apikey-query-any-value',
     rule: 'AUTH-08',
     family: 'auth',
