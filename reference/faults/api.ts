@@ -162,6 +162,13 @@ const DEFS = [
     description: 'notifications are answered like calls, with a Response object carrying `id: null`',
   },
   {
+    name: 'batch-notification-answered',
+    rule: 'RPC-09',
+    family: 'native',
+    description:
+      'a notification inside a batch is answered like a call, with a Response object carrying `id: null` (a notification alone gets nothing)',
+  },
+  {
     name: 'empty-batch-array',
     rule: 'RPC-10',
     family: 'native',

@@ -104,7 +104,11 @@ export const RULES: readonly RuleDef[] = [
   r('RPC-06', 'std', 'Non-JSON body gets error -32700 with id null'),
   r('RPC-07', 'std', 'Request without method gets error -32600'),
   r('RPC-08', 'observe', 'Whether batches of valid requests are served, and how (answers, order, status)'),
-  r('RPC-09', 'std', 'A notification is answered with no Response object (HTTP status observed)'),
+  r(
+    'RPC-09',
+    'std',
+    'A notification gets no Response object, alone or inside a batch; a batch of only notifications gets nothing back (HTTP status observed)',
+  ),
   r('RPC-10', 'std', 'An empty batch gets one error object, not an array: -32600 with id null'),
   r(
     'RPC-11',

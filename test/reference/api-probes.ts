@@ -347,9 +347,16 @@ export const RULE_PROBES: Record<string, Probe> = {
     const j = (await f.rpc('mainnet', JSON.stringify({ jsonrpc: '2.0', id: 7, params: [] }))).json;
     return codeOf(j) === -32600 ? undefined : JSON.stringify(j);
   },
+  // A notification alone, beside a request in a batch, and a batch of only notifications.
   'RPC-09': async (f) => {
-    const a = await f.rpc('mainnet', JSON.stringify({ jsonrpc: '2.0', method: 'eth_blockNumber', params: [] }));
-    return a.text === '' ? undefined : `notification answered ${a.status} ${a.text}`;
+    const note = JSON.stringify({ jsonrpc: '2.0', method: 'eth_blockNumber', params: [] });
+    const a = await f.rpc('mainnet', note);
+    if (a.text !== '') return `notification answered ${a.status} ${a.text}`;
+    const mixed = (await f.rpc('mainnet', `[${rpcBody('eth_blockNumber', 9)},${note}]`)).json;
+    if (!Array.isArray(mixed) || mixed.length !== 1 || mixed[0]?.id !== 9)
+      return `[request, notification] answered ${JSON.stringify(mixed)}`;
+    const only = await f.rpc('mainnet', `[${note},${note}]`);
+    return only.text === '' ? undefined : `batch of notifications answered ${only.status} ${only.text}`;
   },
   'RPC-10': async (f) => {
     const j = (await f.rpc('mainnet', '[]')).json;
