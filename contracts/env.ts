@@ -31,6 +31,8 @@ export interface SuiteEnv {
   budgetFile?: string;
   tallyFile?: string;
   deadline: number;
+  /** The run's start (ms since epoch): every run sets its deadline limits.maxSeconds after it. */
+  startedAt: number;
   checksFile?: string;
   htmlDir?: string;
   workers: number;
@@ -60,12 +62,15 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
   const deadline = Number(env[ENV.deadline]);
   const workers = Number(env[ENV.workers]);
   const seed = Number(env[ENV.seed]);
+  const runSpan = target.limits.maxSeconds * 1000;
+  const end = Number.isFinite(deadline) && deadline > 0 ? deadline : Date.now() + runSpan;
   const out: SuiteEnv = {
     target,
     selected: only === 'all' || only === '' ? () => true : (rule) => ids.has(rule),
     budgetFile: env[ENV.budgetFile] || undefined,
     tallyFile: env[ENV.tallyFile] || undefined,
-    deadline: Number.isFinite(deadline) && deadline > 0 ? deadline : Date.now() + target.limits.maxSeconds * 1000,
+    deadline: end,
+    startedAt: end - runSpan,
     checksFile: env[ENV.checksFile] || undefined,
     htmlDir: env[ENV.htmlDir] || undefined,
     workers: Number.isInteger(workers) && workers > 0 ? workers : 2,

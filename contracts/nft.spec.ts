@@ -15,11 +15,14 @@ import { bodyShape, mediaType } from './shape.js';
 import { dataAccess, nftMissing, PATHS, type DataAccess } from './urls.js';
 import { judgeRarityWalk, otherModels, RarityPages } from './rarity-walk.js';
 import type { SampledItem } from './walk.js';
+import { judgeUnixTimes } from './unix-time.js';
 
 const spec = new Spec('nft');
 const target = suiteEnv().target;
 const access = dataAccess(target.api);
 const nft = target.api?.nft;
+/** The run's start: the latest plausible Unix time is a day after it (NFT-01, NFT-06). */
+const startedAt = suiteEnv().startedAt;
 
 const NO_DATA_CAUSE = 'an unknown id';
 const MALFORMED_CAUSE = 'a malformed id';
@@ -103,6 +106,7 @@ if (nft && typeof access !== 'string') {
             const event = envelope(check, ['NFT-01', 'NFT-02', 'RES-01'], id, res, 'data');
             if (event === undefined) return;
             check.schema(['NFT-01', 'NFT-04', 'RES-01'], id, SCHEMA.eventResponse, res.json, res.exchange, 'event');
+            check.apply(judgeUnixTimes('NFT-01', id, SCHEMA.eventResponse, res.json, startedAt, res.exchange, 'event'));
             check.extras(id, SCHEMA.eventResponse, res.json, res.exchange, 'event');
             const got = get(event, 'id');
             check.verdict(
@@ -197,6 +201,7 @@ if (nft && typeof access !== 'string') {
         const asset = envelope(check, ['NFT-06', 'NFT-07', 'RES-01'], id, res, 'asset');
         if (asset === undefined) return;
         check.schema(['NFT-06', 'NFT-07', 'RES-01'], id, SCHEMA.assetResponse, res.json, res.exchange, 'asset');
+        check.apply(judgeUnixTimes('NFT-06', id, SCHEMA.assetResponse, res.json, startedAt, res.exchange, 'asset'));
         check.extras(id, SCHEMA.assetResponse, res.json, res.exchange, 'asset');
         const got = { contract_address: get(asset, 'contract_address'), token_id: get(asset, 'token_id') };
         check.verdict(

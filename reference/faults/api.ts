@@ -200,6 +200,12 @@ const DEFS = [
     description: "the event's `transaction.block_number` is a string of digits",
   },
   {
+    name: 'event-timestamp-ms',
+    rule: 'NFT-01',
+    family: 'nft',
+    description: "the event's `timestamp` is Unix time in milliseconds (13 digits), still a string of digits",
+  },
+  {
     name: 'event-wrong-id',
     rule: 'NFT-02',
     family: 'nft',
@@ -222,6 +228,12 @@ const DEFS = [
     rule: 'NFT-06',
     family: 'nft',
     description: 'the asset answer carries the internal row number as `token_id`, not the on-chain token id',
+  },
+  {
+    name: 'asset-mint-date-ms',
+    rule: 'NFT-06',
+    family: 'nft',
+    description: "the asset's `mint_date` is Unix time in milliseconds (13 digits), still a string of digits",
   },
   {
     name: 'rarity-rank-number',

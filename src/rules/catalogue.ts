@@ -121,7 +121,11 @@ export const RULES: readonly RuleDef[] = [
     'Every Response object has jsonrpc "2.0", an id, exactly one of result and error, and errors an integer code and a string message',
   ),
 
-  r('NFT-01', 'must', 'Event endpoint answers {data: event} with every documented field and type'),
+  r(
+    'NFT-01',
+    'must',
+    'Event endpoint answers {data: event} with every documented field and type; its timestamp a plausible Unix time in seconds',
+  ),
   r('NFT-02', 'must', 'Event id equals the requested id'),
   r('NFT-03', 'observe', 'event_type values other than sale and transfer'),
   r(
@@ -137,7 +141,7 @@ export const RULES: readonly RuleDef[] = [
   r(
     'NFT-06',
     'must',
-    'Asset endpoint answers {asset} with every documented field and type for the requested contract and token',
+    'Asset endpoint answers {asset} with every documented field and type for the requested contract and token; its mint_date a plausible Unix time in seconds',
   ),
   r('NFT-07', 'must', 'Rarity entries have model, score and rank with their types (other models observed)'),
   r('NFT-08', 'must', 'Rarity list answers {data, meta.paging.next_page_token} with documented items'),

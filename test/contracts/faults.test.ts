@@ -21,6 +21,10 @@ const CONTRACT_FAULTS = FAULTS.filter((f) => CONTRACT_RULES.includes(f.rule));
 const EVIDENCE: Record<string, RegExp> = {
   'key-unanchored-match': /key \(one character appended\) as .*: got data/,
   'node-token-prefix-compare': /the token \((its last character cut|its first half)\) as .*with data/,
+  'event-timestamp-ms':
+    /^event: timestamp \d{13} is 20\d\d-\d\d-\d\dT[\d:]+Z if read as milliseconds; as seconds it is year \d+$/,
+  'asset-mint-date-ms':
+    /^asset: mint_date \d{13} is 20\d\d-\d\d-\d\dT[\d:]+Z if read as milliseconds; as seconds it is year \d+$/,
   'batch-notification-answered':
     /^batch of 1 request\(s\) and 1 notification\(s\): .*a notification was answered: a result \(id null\)/,
 };

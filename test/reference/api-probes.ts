@@ -33,6 +33,15 @@ export function fieldErrors(rec: unknown, spec: Record<string, Kind>, where: str
 }
 
 const first = (errs: string[]): string | undefined => errs[0];
+/** A Unix time in seconds the NFT rules take as plausible: 2009-01-03 up to a day from now (type is RES-01's). */
+const secondsProblem = (where: string, v: unknown): string[] => {
+  const n = Number(v);
+  return typeof v === 'string' &&
+    /^\d+$/.test(v) &&
+    !(n >= Date.UTC(2009, 0, 3) / 1000 && n <= Date.now() / 1000 + 86400)
+    ? [`${where}: ${v} is no Unix time in seconds`]
+    : [];
+};
 /** A JSON-RPC error's code as a number (a numeric string counts: its type is RPC-12's alone). */
 const codeOf = (j: any): number | undefined =>
   j?.error?.code === undefined || j.error.code === null ? undefined : Number(j.error.code);
@@ -393,6 +402,7 @@ export const RULE_PROBES: Record<string, Probe> = {
       const bad = first([
         ...fieldErrors(e, EVENT, 'event'),
         ...fieldErrors(e.transaction, { block_number: 'integer' }, 'transaction'),
+        ...secondsProblem('event.timestamp', e.timestamp),
       ]);
       if (bad) return bad;
     }
@@ -428,7 +438,7 @@ export const RULE_PROBES: Record<string, Probe> = {
   'NFT-06': async (f) => {
     for (const item of await firstItems(f, 3)) {
       const a = (await assetOf(f, item)).json?.asset;
-      const bad = first(fieldErrors(a, ASSET, 'asset'));
+      const bad = first([...fieldErrors(a, ASSET, 'asset'), ...secondsProblem('asset.mint_date', a?.mint_date)]);
       if (bad) return bad;
       if (a.token_id !== item.token_id || a.contract_address !== item.contract_address)
         return `asked ${item.token_id}, got ${a.token_id}`;
