@@ -19,7 +19,7 @@ export const ENV = {
   htmlDir: 'CHAINPROBE_HTML_DIR',
   /** Worker count (default 2). */
   workers: 'CHAINPROBE_WORKERS',
-  /** The run seed: which near-miss credentials the auth checks send (src/auth/near-miss.ts). */
+  /** The run seed: which near-miss credentials the auth checks send (src/auth/near-miss.ts), which list items NFT-11 samples. */
   seed: 'CHAINPROBE_SEED',
 } as const;
 

@@ -272,6 +272,13 @@ const DEFS = [
     description: 'the last page carries a token that leads to the last page again',
   },
   {
+    name: 'asset-lookup-by-token-id',
+    rule: 'NFT-11',
+    family: 'nft',
+    description:
+      'the asset endpoint finds assets in a cache keyed by token id alone: where two contracts share a token id, it answers the asset of the other contract',
+  },
+  {
     name: 'asset-rarity-disagrees',
     rule: 'NFT-11',
     family: 'nft',

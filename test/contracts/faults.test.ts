@@ -25,6 +25,8 @@ const EVIDENCE: Record<string, RegExp> = {
     /^event: timestamp \d{13} is 20\d\d-\d\d-\d\dT[\d:]+Z if read as milliseconds; as seconds it is year \d+$/,
   'asset-mint-date-ms':
     /^asset: mint_date \d{13} is 20\d\d-\d\d-\d\dT[\d:]+Z if read as milliseconds; as seconds it is year \d+$/,
+  'asset-lookup-by-token-id':
+    /^the (first|last) item of page \d+, 0x[0-9a-f]{40}\/\d+: rarity differs: .* \(the asset endpoint answered 0x[0-9a-f]{40}\/\d+\)$/,
   'batch-notification-answered':
     /^batch of 1 request\(s\) and 1 notification\(s\): .*a notification was answered: a result \(id null\)/,
 };

@@ -477,10 +477,13 @@ export const RULE_PROBES: Record<string, Probe> = {
     const gap = ranks.findIndex((r, i) => r !== i + 1);
     return gap < 0 ? undefined : `rank ${gap + 1} missing`;
   },
+  // Every item of the main collection: a fault may touch only some (a lookup keyed by token id alone).
   'NFT-11': async (f) => {
     const c = (await collection(f)).json.collection;
-    for (const item of await firstItems(f, 3)) {
-      const a = (await assetOf(f, item)).json?.asset;
+    const items = (await walkRarity(f, f.s.nft.collectionId, MAIN_PAGE, 20)).items;
+    const assets = await Promise.all(items.map(async (item) => (await assetOf(f, item)).json?.asset));
+    for (const [i, item] of items.entries()) {
+      const a = assets[i];
       if (JSON.stringify(a?.rarity) !== JSON.stringify(item.rarity))
         return `rarity ${JSON.stringify(item.rarity)} vs ${JSON.stringify(a?.rarity)}`;
       if (!c.contracts.some((k: { address: string }) => k.address === item.contract_address))
