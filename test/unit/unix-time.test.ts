@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EARLIEST_UNIX_SECONDS, judgeUnixTimes, unixSecondsProblem } from '../../contracts/unix-time.js';
-import { annotatedValues, SCHEMA } from '../../src/schemas/validate.js';
+import { annotatedValues, SCHEMA, type SchemaName } from '../../src/schemas/validate.js';
 
 const RUN_START = Date.UTC(2025, 10, 24, 12, 0, 0);
 const RUN_START_S = RUN_START / 1000;
@@ -74,16 +74,11 @@ describe('the fields the schemas mark x-unix-seconds', () => {
     assert.deepEqual(annotatedValues(SCHEMA.eventResponse, 'x-unix-seconds', { data: {} }), []);
   });
 
+  const judge = (rule: string, id: string, name: SchemaName, value: unknown, what: string) =>
+    judgeUnixTimes(rule, id, name, value, RUN_START, undefined, what);
+
   it('judged as one check on the rule asked for: a fail names the value and its date, a pass the dates read', () => {
-    const ms = judgeUnixTimes(
-      'NFT-06',
-      'nft.asset',
-      SCHEMA.assetResponse,
-      { asset: { mint_date: '1700000000000' } },
-      RUN_START,
-      undefined,
-      'asset',
-    );
+    const ms = judge('NFT-06', 'nft.asset', SCHEMA.assetResponse, { asset: { mint_date: '1700000000000' } }, 'asset');
     assert.deepEqual(
       ms.map((j) => [j.verdict, j.rule, j.id, j.message]),
       [
@@ -100,22 +95,11 @@ describe('the fields the schemas mark x-unix-seconds', () => {
       expected: 'Unix time in seconds, 2009-01-03T00:00:00Z .. 2025-11-25T12:00:00Z',
       actual: '1700000000000',
     });
-    const ok = judgeUnixTimes(
-      'NFT-01',
-      'nft.event[e]',
-      SCHEMA.eventResponse,
-      { data: { timestamp: '1700000000' } },
-      RUN_START,
-      undefined,
-      'event',
-    );
+    const ok = judge('NFT-01', 'nft.event[e]', SCHEMA.eventResponse, { data: { timestamp: '1700000000' } }, 'event');
     assert.deepEqual(
       ok.map((j) => [j.verdict, j.message]),
       [['pass', 'event: timestamp 1700000000 is 2023-11-14T22:13:20Z, a plausible Unix time in seconds']],
     );
-    assert.deepEqual(
-      judgeUnixTimes('NFT-01', 'e', SCHEMA.eventResponse, { data: { timestamp: 17 } }, RUN_START, undefined, 'event'),
-      [],
-    );
+    assert.deepEqual(judge('NFT-01', 'e', SCHEMA.eventResponse, { data: { timestamp: 17 } }, 'event'), []);
   });
 });
