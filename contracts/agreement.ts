@@ -19,6 +19,19 @@ export function sameRarity(a: unknown, b: unknown): boolean {
 /** Why an item is cross-checked: a page edge, or the n-th of the seeded sample. */
 export type CrossCheckReason = { edge: 'first' | 'last' } | { sample: number };
 
+export interface CrossCheckItem {
+  item: SampledItem;
+  why: CrossCheckReason;
+}
+
+/** What NFT-11 reads, in order: the first and last item of every page, then the seeded sample (walk order). */
+export function crossCheckPlan(edges: readonly SampledItem[], sample: readonly SampledItem[]): CrossCheckItem[] {
+  return [
+    ...edges.map((item): CrossCheckItem => ({ item, why: { edge: item.index === 0 ? 'first' : 'last' } })),
+    ...sample.map((item, k): CrossCheckItem => ({ item, why: { sample: k + 1 } })),
+  ];
+}
+
 /** The check id part of a cross-checked item, stable from run to run: `p2-first`, `sample-3`. */
 export function crossCheckSlot(item: SampledItem, why: CrossCheckReason): string {
   return 'edge' in why ? `p${item.page}-${why.edge}` : `sample-${why.sample}`;

@@ -14,9 +14,8 @@ import { Spec } from './fixtures.js';
 import { bodyShape, mediaType } from './shape.js';
 import { dataAccess, nftMissing, PATHS, type DataAccess } from './urls.js';
 import { judgeRarityWalk, otherModels, RarityPages } from './rarity-walk.js';
-import type { SampledItem } from './walk.js';
 import { judgeUnixTimes } from './unix-time.js';
-import { agreementProblems, crossCheckSlot, describeItem, type CrossCheckReason } from './agreement.js';
+import { agreementProblems, crossCheckPlan, crossCheckSlot, describeItem, type CrossCheckItem } from './agreement.js';
 import { CROSS_CHECK_CONCURRENCY, settleAll, valueOf } from './in-flight.js';
 
 const spec = new Spec('nft');
@@ -306,14 +305,7 @@ async function walkRarity(
   check.apply(judgeRarityWalk(pages, { id, pageTokenParam: n.pageTokenParam }));
   // NFT-11: the page edges and the seeded sample agree with the asset endpoint and the collection's contracts.
   if (pages.walk.pages === 0 || !check.wants('NFT-11')) return;
-  const edges = pages.walk.edges.map((item) => ({
-    item,
-    why: { edge: item.index === 0 ? 'first' : 'last' } as CrossCheckReason,
-  }));
-  const sampled = pages.walk
-    .sampleInWalkOrder()
-    .map((item, k) => ({ item, why: { sample: k + 1 } as CrossCheckReason }));
-  await crossCheck(api, check, a, n, collectionId, [...edges, ...sampled]);
+  await crossCheck(api, check, a, n, collectionId, crossCheckPlan(pages.walk.edges, pages.walk.sampleInWalkOrder()));
 }
 
 async function crossCheck(
@@ -322,7 +314,7 @@ async function crossCheck(
   a: DataAccess,
   n: ResolvedNft,
   collectionId: string,
-  items: readonly { item: SampledItem; why: CrossCheckReason }[],
+  items: readonly CrossCheckItem[],
 ): Promise<void> {
   const cid = `nft.agree[${collectionId}]`;
   if (items.length === 0)

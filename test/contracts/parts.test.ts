@@ -21,6 +21,7 @@ import {
 import type { Non2xx } from '../../contracts/protocol.js';
 import { redactFreeText } from '../../contracts/reporter.js';
 import { bodyShape, shapeOf } from '../../contracts/shape.js';
+import { crossCheckPlan, crossCheckSlot } from '../../contracts/agreement.js';
 import { RarityWalk } from '../../contracts/walk.js';
 import type { ResolvedTarget } from '../../src/target-file/types.js';
 
@@ -137,6 +138,12 @@ describe('rarity walk bookkeeping', () => {
       ),
     );
     assert.ok(others.size >= 4, `another seed draws another sample (${others.size} distinct of 5)`);
+    assert.deepEqual(
+      crossCheckPlan(w.edges, sample)
+        .map((x) => crossCheckSlot(x.item, x.why))
+        .slice(7),
+      ['p4-last', 'p5-first', 'sample-1', 'sample-2', 'sample-3', 'sample-4', 'sample-5'],
+    );
     assert.equal(walkWith(1, 0).sample.length, 0);
     assert.equal(walkWith(1, 100).sample.length, 41 - 9, 'every item that is no page edge, and no more');
   });
