@@ -113,7 +113,7 @@ export const START = defineCommand({
       type: 'string',
       integer: [0, 9_999_999_999],
       value: '<N>',
-      help: 'send the same near-miss credentials as the run whose results.json has "seed": N (default: a new seed per run)',
+      help: 'send the same near-miss credentials and cross-check the same NFT items as the run whose results.json has "seed": N (default: a new seed per run)',
     },
   },
   examples: [

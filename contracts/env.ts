@@ -19,7 +19,7 @@ export const ENV = {
   htmlDir: 'CHAINPROBE_HTML_DIR',
   /** Worker count (default 2). */
   workers: 'CHAINPROBE_WORKERS',
-  /** The run seed: which near-miss credentials the auth checks send (src/auth/near-miss.ts). */
+  /** The run seed: which near-miss credentials the auth checks send (src/auth/near-miss.ts), which list items NFT-11 samples. */
   seed: 'CHAINPROBE_SEED',
   /** `1`: each test hands its recorded exchanges to the reporter too (a HAR is being written). */
   exchanges: 'CHAINPROBE_EXCHANGES',
@@ -33,6 +33,8 @@ export interface SuiteEnv {
   budgetFile?: string;
   tallyFile?: string;
   deadline: number;
+  /** The run's start (ms since epoch): every run sets its deadline limits.maxSeconds after it. */
+  startedAt: number;
   checksFile?: string;
   htmlDir?: string;
   workers: number;
@@ -64,12 +66,15 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
   const deadline = Number(env[ENV.deadline]);
   const workers = Number(env[ENV.workers]);
   const seed = Number(env[ENV.seed]);
+  const runSpan = target.limits.maxSeconds * 1000;
+  const end = Number.isFinite(deadline) && deadline > 0 ? deadline : Date.now() + runSpan;
   const out: SuiteEnv = {
     target,
     selected: only === 'all' || only === '' ? () => true : (rule) => ids.has(rule),
     budgetFile: env[ENV.budgetFile] || undefined,
     tallyFile: env[ENV.tallyFile] || undefined,
-    deadline: Number.isFinite(deadline) && deadline > 0 ? deadline : Date.now() + target.limits.maxSeconds * 1000,
+    deadline: end,
+    startedAt: end - runSpan,
     checksFile: env[ENV.checksFile] || undefined,
     htmlDir: env[ENV.htmlDir] || undefined,
     workers: Number.isInteger(workers) && workers > 0 ? workers : 2,

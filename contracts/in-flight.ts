@@ -1,9 +1,12 @@
-// A few requests in flight at once, answers kept in plan order: the wrong-credential checks send
-// dozens of small requests whose round trips, not their work, set the pace. Judging happens after,
+// A few requests in flight at once, answers kept in plan order: the wrong-credential checks and
+// NFT-11's cross-check send dozens of small requests whose round trips, not their work, set the pace. Judging happens after,
 // in plan order, so reports list the checks the same way every run.
 
 /** Wrong-credential requests in flight at once (never on a rate-limited node: see NodeRow). */
 export const AUTH_CONCURRENCY = 4;
+
+/** NFT-11's asset reads in flight at once: independent reads, few enough not to strain a target. */
+export const CROSS_CHECK_CONCURRENCY = 4;
 
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 

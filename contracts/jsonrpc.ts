@@ -145,10 +145,14 @@ export function batchServed(a: RpcAnswer): boolean | undefined {
   return unavailable(a) ? undefined : Array.isArray(a.json);
 }
 
-/** RPC-08: what the node did with a batch of valid requests, as a message and an observation. */
+/**
+ * RPC-08: what the node did with a batch of valid requests, as a message and an observation.
+ * `servedAt`: the size of a smaller batch the node did serve, so a refusal reads as a size limit.
+ */
 export function describeBatch(
   a: RpcAnswer,
   sentIds: readonly (string | number)[],
+  servedAt?: number,
 ): { message: string; observation: Record<string, unknown> } {
   const n = sentIds.length;
   const j = a.json;
@@ -163,8 +167,9 @@ export function describeBatch(
         : isObject(j)
           ? `a single ${describeReply(j)}, not an array`
           : brief(j);
+    const verdict = servedAt ? `not served at this size, though a batch of ${servedAt} was` : 'batches not served';
     return {
-      message: `batch of ${n} valid requests: ${a.status}, ${what}: batches not served`,
+      message: `batch of ${n} valid requests: ${a.status}, ${what}: ${verdict}`,
       observation: { status: a.status, served: false, answers: 0, order: 'none' },
     };
   }
@@ -210,5 +215,108 @@ export function judgeInvalidBatch(a: RpcAnswer, elements: number, served: boolea
   return {
     verdict: 'fail',
     message: `element [${i}]: ${p}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''} (${a.status})`,
+  };
+}
+
+/** How an answer that is not JSON, or JSON that holds no Response object, reads in a message. */
+function noResponseBody(a: RpcAnswer): string {
+  if (a.body.trim() === '') return `${a.status}, empty body`;
+  return `${a.status}, ${a.json === undefined ? `${a.body.length} bytes, not JSON` : brief(a.json)}`;
+}
+
+/** A refusal of the batch as a whole: one error object, as a node without batches (or over its size limit) sends. */
+function wholeBatchRefused(what: string, j: unknown, a: RpcAnswer): RpcJudgement {
+  return {
+    verdict: 'observed',
+    message: `${what}: answered a single ${describeReply(j)} (${a.status}), not an array: the batch was refused whole (RPC-08), so no notification in it was answered`,
+  };
+}
+
+/**
+ * RPC-09 inside a batch of requests (`requestIds`) and `notifications` notifications: Response
+ * objects for the requests only. Any other Response object (id null, an id not sent, a second one
+ * for a request) answers a notification. One error object for the whole batch is a refusal of the
+ * batch (RPC-08), and a request left without its answer is RPC-08's to observe: neither fails here.
+ */
+export function judgeMixedBatch(
+  a: RpcAnswer,
+  requestIds: readonly (string | number)[],
+  notifications: number,
+): RpcJudgement {
+  const off = unavailable(a);
+  if (off) return off;
+  const what = `batch of ${requestIds.length} request(s) and ${notifications} notification(s)`;
+  const j = a.json;
+  if (Array.isArray(j)) {
+    const open = [...requestIds];
+    const extra = j.filter((r) => {
+      const k = isObject(r) ? open.findIndex((id) => id === r.id) : -1;
+      if (k < 0) return true;
+      open.splice(k, 1);
+      return false;
+    });
+    if (extra.length)
+      return {
+        verdict: 'fail',
+        message: `${what}: ${extra.length} Response object(s) beyond the requests' own, so a notification was answered: ${describeReply(extra[0])}${extra.length > 1 ? ` (+${extra.length - 1} more)` : ''} (${a.status}, an array of ${j.length})`,
+      };
+    const missing = open.length ? `; no answer for id ${open.map(brief).join(', ')} (RPC-08)` : '';
+    return {
+      verdict: 'pass',
+      message: `${what}: Response objects for the requests only (${a.status}, an array of ${j.length})${missing}`,
+    };
+  }
+  if (isObject(j)) {
+    if (isObject(j.error)) return wholeBatchRefused(what, j, a);
+    if (requestIds.some((id) => id === j.id))
+      return {
+        verdict: 'pass',
+        message: `${what}: one Response object, the request's (${a.status}), though not in an array (RPC-08)`,
+      };
+    return {
+      verdict: 'fail',
+      message: `${what}: answered with ${describeReply(j)}, which answers no request of the batch: a notification was answered (${a.status})`,
+    };
+  }
+  return {
+    verdict: 'pass',
+    message: `${what}: no Response object for a notification (${noResponseBody(a)}; none for the requests either: RPC-08)`,
+  };
+}
+
+/**
+ * RPC-09: a batch of only notifications gets no array at all, nor any Response object (JSON-RPC
+ * 2.0 section 6: nothing to send, so nothing is sent). A node that does not serve batches (`served`
+ * false, from RPC-08's batch) may refuse it with one error object: observed.
+ */
+export function judgeNotificationBatch(a: RpcAnswer, notifications: number, served: boolean | undefined): RpcJudgement {
+  const off = unavailable(a);
+  if (off) return off;
+  const what = `batch of ${notifications} notifications`;
+  if (a.body.trim() === '') return { verdict: 'pass', message: `${what}: nothing came back (${a.status}, empty body)` };
+  const j = a.json;
+  if (Array.isArray(j))
+    return {
+      verdict: 'fail',
+      message:
+        j.length === 0
+          ? `${what}: answered [] (${a.status}), where nothing at all belongs`
+          : `${what}: answered an array of ${j.length} (first: ${describeReply(j[0])}) (${a.status}), where nothing at all belongs`,
+    };
+  if (isObject(j)) {
+    if (isObject(j.error) && served === false) return wholeBatchRefused(what, j, a);
+    if (isObject(j.error) && served === undefined)
+      return {
+        verdict: 'error',
+        message: `${what}: answered a single ${describeReply(j)} (${a.status}), and whether batches are served could not be seen`,
+      };
+    return {
+      verdict: 'fail',
+      message: `${what}: answered ${describeReply(j)} (${a.status}), where nothing at all belongs${served ? ', though batches are served' : ''}`,
+    };
+  }
+  return {
+    verdict: 'pass',
+    message: `${what}: no Response object, though the body is not empty (${noResponseBody(a)})`,
   };
 }

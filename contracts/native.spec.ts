@@ -1,6 +1,6 @@
 // Native JSON-RPC (RPC-01..12): the envelope and the block-number result, every configured
-// network, id echo, the standard error codes, notifications, the empty batch and a batch of
-// non-requests, (observed) batches of valid requests, and RPC-12 on every answer read.
+// network, id echo, the standard error codes, notifications (alone and inside batches), the empty
+// batch and a batch of non-requests, (observed) batches of valid requests, and RPC-12 on every answer read.
 import { RULES } from '../src/rules/catalogue.js';
 import type { ResolvedNative } from '../src/target-file/types.js';
 import { SCHEMA } from '../src/schemas/validate.js';
@@ -14,7 +14,9 @@ import {
   errorCodeOf,
   judgeEmptyBatch,
   judgeInvalidBatch,
+  judgeMixedBatch,
   judgeNotification,
+  judgeNotificationBatch,
   judgeResponseObjects,
   type RpcJudgement,
 } from './jsonrpc.js';
@@ -312,36 +314,77 @@ if (native && typeof access !== 'string') {
     });
   });
 
-  // RPC-11's escape (a node without batches) is read off RPC-08's batch, so both go together.
-  spec.contract(`batches on ${first}`, ['RPC-08', 'RPC-11', 'RPC-12'], async ({ api, check }) => {
-    const batchId = `native.batch[${first}]`;
-    let served: boolean | undefined;
-    await check.guard('RPC-08', batchId, async () => {
-      const ids = [81, 82];
-      const body = JSON.stringify(ids.map((rid) => JSON.parse(rpcBody(native.blockNumberMethod, rid)) as unknown));
-      const res = await post(api, check, access, native, first, body, batchId, 'a batch request');
-      served = batchServed(res);
-      const { message, observation } = describeBatch(res, ids);
-      if (served === undefined) check.error('RPC-08', batchId, message, ev(res.exchange));
-      else
-        check.observe(
-          'RPC-08',
-          batchId,
-          message,
-          { ...observation, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) },
-          res.exchange,
+  // RPC-09's and RPC-11's escapes (a node without batches) are read off RPC-08's batch of 2, so they go together.
+  spec.contract(
+    `batches on ${first}`,
+    ['RPC-08', 'RPC-09', 'RPC-11', 'RPC-12'],
+    async ({ api, check }) => {
+      const call = (rid: number) => JSON.parse(rpcBody(native.blockNumberMethod, rid)) as unknown;
+      const batchOf = (ids: readonly number[]) => JSON.stringify(ids.map(call));
+      /** RPC-08 on a batch of valid requests; whether an array came back (undefined: could not tell). */
+      const validBatch = async (id: string, ids: readonly number[], servedAt?: number) => {
+        let served: boolean | undefined;
+        await check.guard('RPC-08', id, async () => {
+          const res = await post(api, check, access, native, first, batchOf(ids), id, 'a batch request');
+          served = batchServed(res);
+          const { message, observation } = describeBatch(res, ids, servedAt);
+          if (served === undefined) check.error('RPC-08', id, message, ev(res.exchange));
+          else
+            check.observe(
+              'RPC-08',
+              id,
+              message,
+              { ...observation, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) },
+              res.exchange,
+            );
+        });
+        return served;
+      };
+      const served = await validBatch(`native.batch[${first}]`, [81, 82]);
+      // A larger batch: a size limit (one error for the whole batch) is the node's choice, observed.
+      if (check.wants('RPC-08'))
+        await validBatch(
+          `native.batch-of-10[${first}]`,
+          Array.from({ length: 10 }, (_v, i) => 101 + i),
+          served ? 2 : undefined,
         );
-    });
-    const invalidId = `native.invalid-batch[${first}]`;
-    await check.guard('RPC-11', invalidId, async () => {
-      const res = await post(api, check, access, native, first, '[1,2]', invalidId, JSONRPC_ERROR_CAUSE);
-      record(check, 'RPC-11', invalidId, judgeInvalidBatch(res, 2, served), res, {
-        status: res.status,
-        bodyShape: bodyShape(res.body),
-        batchesServed: served ?? 'unknown',
+      // Notifications inside batches: a known method and an unknown one, as in the single case.
+      const notification = (method: string) => ({ jsonrpc: '2.0', method, params: [] });
+      const notifications = [notification(native.blockNumberMethod), notification('chainprobe_noSuchMethod')];
+      const mixedId = `native.batch-notification[${first}]`;
+      if (check.wants('RPC-09'))
+        await check.guard('RPC-09', mixedId, async () => {
+          const body = JSON.stringify([call(91), notifications[0]]);
+          const res = await post(api, check, access, native, first, body, mixedId, 'a batch with a notification');
+          record(check, 'RPC-09', mixedId, judgeMixedBatch(res, [91], 1), res, {
+            status: res.status,
+            bodyShape: bodyShape(res.body),
+            batchesServed: served ?? 'unknown',
+          });
+        });
+      const onlyId = `native.batch-notifications-only[${first}]`;
+      if (check.wants('RPC-09'))
+        await check.guard('RPC-09', onlyId, async () => {
+          const body = JSON.stringify(notifications);
+          const res = await post(api, check, access, native, first, body, onlyId, 'a batch of notifications');
+          record(check, 'RPC-09', onlyId, judgeNotificationBatch(res, notifications.length, served), res, {
+            status: res.status,
+            bodyShape: bodyShape(res.body),
+            batchesServed: served ?? 'unknown',
+          });
+        });
+      const invalidId = `native.invalid-batch[${first}]`;
+      await check.guard('RPC-11', invalidId, async () => {
+        const res = await post(api, check, access, native, first, '[1,2]', invalidId, JSONRPC_ERROR_CAUSE);
+        record(check, 'RPC-11', invalidId, judgeInvalidBatch(res, 2, served), res, {
+          status: res.status,
+          bodyShape: bodyShape(res.body),
+          batchesServed: served ?? 'unknown',
+        });
       });
-    });
-  });
+    },
+    { requests: 6 },
+  );
 }
 
 spec.coverRest(

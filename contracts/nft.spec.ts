@@ -14,12 +14,16 @@ import { Spec } from './fixtures.js';
 import { bodyShape, mediaType } from './shape.js';
 import { dataAccess, nftMissing, PATHS, type DataAccess } from './urls.js';
 import { judgeRarityWalk, otherModels, RarityPages } from './rarity-walk.js';
-import type { SampledItem } from './walk.js';
+import { judgeUnixTimes } from './unix-time.js';
+import { agreementProblems, crossCheckPlan, crossCheckSlot, describeItem, type CrossCheckItem } from './agreement.js';
+import { CROSS_CHECK_CONCURRENCY, settleAll, valueOf } from './in-flight.js';
 
 const spec = new Spec('nft');
 const target = suiteEnv().target;
 const access = dataAccess(target.api);
 const nft = target.api?.nft;
+/** The run's start: the latest plausible Unix time is a day after it (NFT-01, NFT-06). */
+const startedAt = suiteEnv().startedAt;
 
 const NO_DATA_CAUSE = 'an unknown id';
 const MALFORMED_CAUSE = 'a malformed id';
@@ -41,17 +45,6 @@ function envelope(check: Checks, rules: string[], id: string, res: CallResult, k
       ev(res.exchange, { expected: `2xx with {${key}: ...}`, actual: res.ok ? bodyShape(res.body) : res.status }),
     );
   return undefined;
-}
-
-function sameRarity(a: unknown, b: unknown): boolean {
-  const norm = (v: unknown) =>
-    Array.isArray(v)
-      ? v
-          .map((r) => JSON.stringify([get(r, 'model'), get(r, 'score'), get(r, 'rank')]))
-          .sort()
-          .join('|')
-      : 'none';
-  return norm(a) === norm(b);
 }
 
 function noData(
@@ -103,6 +96,7 @@ if (nft && typeof access !== 'string') {
             const event = envelope(check, ['NFT-01', 'NFT-02', 'RES-01'], id, res, 'data');
             if (event === undefined) return;
             check.schema(['NFT-01', 'NFT-04', 'RES-01'], id, SCHEMA.eventResponse, res.json, res.exchange, 'event');
+            check.apply(judgeUnixTimes('NFT-01', id, SCHEMA.eventResponse, res.json, startedAt, res.exchange, 'event'));
             check.extras(id, SCHEMA.eventResponse, res.json, res.exchange, 'event');
             const got = get(event, 'id');
             check.verdict(
@@ -183,8 +177,9 @@ if (nft && typeof access !== 'string') {
       async ({ api, check }) => {
         await walkRarity(api, check, a, n, collectionId);
       },
-      // The walk is bounded by maxPages; its own per-request timeouts do the rest.
-      { requests: n.maxPages + 2 + 3 },
+      // The walk is bounded by maxPages; its own per-request timeouts do the rest. The cross-check
+      // (NFT-11) reads the collection, two page edges per page and the sample, a few at a time.
+      { requests: n.maxPages + 2 + Math.ceil((2 * n.maxPages + n.crossCheck) / CROSS_CHECK_CONCURRENCY) },
     );
   }
 
@@ -197,6 +192,7 @@ if (nft && typeof access !== 'string') {
         const asset = envelope(check, ['NFT-06', 'NFT-07', 'RES-01'], id, res, 'asset');
         if (asset === undefined) return;
         check.schema(['NFT-06', 'NFT-07', 'RES-01'], id, SCHEMA.assetResponse, res.json, res.exchange, 'asset');
+        check.apply(judgeUnixTimes('NFT-06', id, SCHEMA.assetResponse, res.json, startedAt, res.exchange, 'asset'));
         check.extras(id, SCHEMA.assetResponse, res.json, res.exchange, 'asset');
         const got = { contract_address: get(asset, 'contract_address'), token_id: get(asset, 'token_id') };
         check.verdict(
@@ -291,7 +287,11 @@ async function walkRarity(
 ): Promise<void> {
   const base = a.base + PATHS.rarity(n, collectionId);
   const id = `nft.rarity[${collectionId}]`;
-  const pages = new RarityPages(n.maxPages, check.wants('RES-02'));
+  const pages = new RarityPages(n.maxPages, check.wants('RES-02'), {
+    sample: n.crossCheck,
+    seed: suiteEnv().seed,
+    edges: check.wants('NFT-11'),
+  });
   try {
     while (pages.wantsMore()) {
       const token = pages.nextToken;
@@ -303,9 +303,9 @@ async function walkRarity(
     pages.cutShort(e.message, e.exchanges);
   }
   check.apply(judgeRarityWalk(pages, { id, pageTokenParam: n.pageTokenParam }));
-  // NFT-11: sampled items agree with the asset endpoint and the collection's contracts.
+  // NFT-11: the page edges and the seeded sample agree with the asset endpoint and the collection's contracts.
   if (pages.walk.pages === 0 || !check.wants('NFT-11')) return;
-  await crossCheck(api, check, a, n, collectionId, pages.walk.sample);
+  await crossCheck(api, check, a, n, collectionId, crossCheckPlan(pages.walk.edges, pages.walk.sampleInWalkOrder()));
 }
 
 async function crossCheck(
@@ -314,10 +314,10 @@ async function crossCheck(
   a: DataAccess,
   n: ResolvedNft,
   collectionId: string,
-  sample: readonly SampledItem[],
+  items: readonly CrossCheckItem[],
 ): Promise<void> {
   const cid = `nft.agree[${collectionId}]`;
-  if (sample.length === 0)
+  if (items.length === 0)
     return check.error('NFT-11', cid, 'the walk met no item with contract_address and token_id to compare');
   let contracts: string[] | undefined;
   await check.guard('NFT-11', `${cid}.collection`, async () => {
@@ -330,32 +330,43 @@ async function crossCheck(
         `the collection answered ${res.status} without contracts to compare with`,
         ev(res.exchange),
       );
-    contracts = list.map((c) => String(get(c, 'address')).toLowerCase());
+    contracts = list.map((c) => String(get(c, 'address')));
   });
-  for (const item of sample) {
-    const id = `${cid}[${item.contract_address}/${item.token_id}]`;
+  const idOf = (x: (typeof items)[number]) => `${cid}[${crossCheckSlot(x.item, x.why)}]`;
+  // Independent reads, a few in flight at once; each one is counted by the run's budget.
+  const answers = await settleAll(
+    items.map((x) => () => fetch(api, a, PATHS.asset(n, x.item.contract_address, x.item.token_id), idOf(x))),
+    CROSS_CHECK_CONCURRENCY,
+  );
+  for (const [i, x] of items.entries()) {
+    const { item } = x;
+    const id = idOf(x);
+    const what = describeItem(item, x.why);
     await check.guard('NFT-11', id, async () => {
-      const res = await fetch(api, a, PATHS.asset(n, item.contract_address, item.token_id), id);
+      const res = valueOf(answers[i]!);
       const asset = get(res.json, 'asset');
+      const listed = { id: item.id, contract_address: item.contract_address, token_id: item.token_id };
       if (!res.ok || !isObject(asset))
         return check.fail(
           'NFT-11',
           id,
-          `the listed asset ${item.contract_address}/${item.token_id} is not served by the asset endpoint (${res.status})`,
-          ev(res.exchange, { expected: '2xx with {asset}', actual: res.status }),
+          `${what}: listed, but the asset endpoint answered ${res.status} without {asset}`,
+          ev(res.exchange, { item: listed, expected: '2xx with {asset}', actual: res.status }),
         );
-      const problems: string[] = [];
-      if (!sameRarity(item.rarity, asset.rarity))
-        problems.push(`rarity differs: list ${JSON.stringify(item.rarity)}, asset ${JSON.stringify(asset.rarity)}`);
-      if (contracts && !contracts.includes(item.contract_address.toLowerCase()))
-        problems.push(`contract ${item.contract_address} is not among the collection's contracts`);
+      const problems = agreementProblems(item, asset, contracts);
+      const answered = { contract_address: asset.contract_address, token_id: asset.token_id, rarity: asset.rarity };
       check.verdict(
         !problems.length,
         'NFT-11',
         id,
-        'list item, asset and collection agree',
-        problems.join('; '),
-        ev(res.exchange, { expected: { rarity: item.rarity }, actual: { rarity: asset.rarity }, path: 'asset.rarity' }),
+        `${what}: list item, asset and collection agree`,
+        `${what}: ${problems.join('; ')}`,
+        ev(res.exchange, {
+          item: listed,
+          expected: { ...listed, rarity: item.rarity },
+          actual: answered,
+          path: 'asset.rarity',
+        }),
       );
     });
   }

@@ -8,7 +8,7 @@ import { extraFields, SCHEMA, validate } from '../src/schemas/validate.js';
 import type { Evidence } from '../src/verdict.js';
 import { ev, type Judgement } from './checks.js';
 import { get } from './json.js';
-import { RarityWalk } from './walk.js';
+import { RarityWalk, type WalkSampling } from './walk.js';
 
 /** The parts of one page's answer the walk reads. */
 export interface RarityPage {
@@ -39,7 +39,7 @@ export function otherModels(rarity: unknown): string[] {
 }
 
 export class RarityPages {
-  readonly walk = new RarityWalk();
+  readonly walk: RarityWalk;
   readonly tallies = new Map<string, Tally>(SCHEMA_RULES.map((r) => [r, { count: 0 }]));
   /** Extra fields by resource, when asked for (`extras`). */
   readonly extras: Record<string, Set<string>> | undefined;
@@ -59,8 +59,10 @@ export class RarityPages {
   constructor(
     readonly maxPages: number,
     extras: boolean,
+    sampling: WalkSampling = {},
   ) {
     this.extras = extras ? {} : undefined;
+    this.walk = new RarityWalk(sampling);
   }
 
   /**

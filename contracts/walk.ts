@@ -1,6 +1,7 @@
 // The state of a rarity-list walk (NFT-09, NFT-10, NFT-11), fed one page at a time. It keeps only
-// what the rules need - item ids, a count per rank, tokens seen, a few sampled items - never the
-// pages, so a walk over 100,000 assets stays small.
+// what the rules need - item ids, a count per rank, tokens seen, the items NFT-11 cross-checks -
+// never the pages, so a walk over 100,000 assets stays small (the page edges, when kept, grow with
+// the pages the walk may read: api.nft.maxPages bounds them).
 import { isObject } from './json.js';
 
 export interface SampledItem {
@@ -8,11 +9,22 @@ export interface SampledItem {
   contract_address: string;
   token_id: string;
   rarity: unknown;
+  /** Where the walk met it: page (from 1) and index on the page. */
+  page: number;
+  index: number;
 }
 
 /** Largest rank the gap analysis tracks (a count per rank): 4 bytes each, 40 MB at most. */
 const MAX_TRACKED_RANK = 10_000_000;
-export const SAMPLE_SIZE = 3;
+
+export interface WalkSampling {
+  /** Size of the seeded sample (items that are no page edge). */
+  sample?: number;
+  /** The run seed: another seed draws another sample. */
+  seed?: number;
+  /** Keep the first and last item of every page. */
+  edges?: boolean;
+}
 
 /** The rank an item is listed under: its open_rarity entry, else its first rarity entry. */
 export function rankOf(item: unknown): number | undefined {
@@ -45,7 +57,10 @@ export class RarityWalk {
   firstDuplicate?: Where & { id: string };
   orderViolations = 0;
   firstOrderViolation?: Where & { previous: number; rank: number };
+  /** The seeded sample, bottom-k by a seeded hash (unordered: see sampleInWalkOrder). */
   readonly sample: SampledItem[] = [];
+  /** The first and last item of every page (when kept), in walk order. */
+  readonly edges: SampledItem[] = [];
 
   private readonly ids = new Set<string>();
   private readonly tokens = new Set<string>();
@@ -54,6 +69,17 @@ export class RarityWalk {
   private rankOverflow = false;
   private previousRank: number | undefined;
   private readonly sampleKeys: number[] = [];
+  /** Position of the largest key in the full sample: the one a lower key replaces. */
+  private worst = -1;
+  private readonly sampleSize: number;
+  private readonly seed: number;
+  private readonly keepEdges: boolean;
+
+  constructor(o: WalkSampling = {}) {
+    this.sampleSize = o.sample ?? 12;
+    this.seed = o.seed ?? 0;
+    this.keepEdges = o.edges ?? false;
+  }
 
   /** Records a page token; false when it was seen before (the walk loops). */
   acceptToken(token: string): boolean {
@@ -65,10 +91,17 @@ export class RarityWalk {
   addPage(items: readonly unknown[]): void {
     this.pages++;
     this.emptyPagesInRow = items.length === 0 ? this.emptyPagesInRow + 1 : 0;
-    items.forEach((item, index) => this.addItem(item, { page: this.pages, index }));
+    items.forEach((item, index) =>
+      this.addItem(item, { page: this.pages, index }, index === 0 || index === items.length - 1),
+    );
   }
 
-  private addItem(item: unknown, where: Where): void {
+  /** The seeded sample in walk order. */
+  sampleInWalkOrder(): SampledItem[] {
+    return [...this.sample].sort((a, b) => a.page - b.page || a.index - b.index);
+  }
+
+  private addItem(item: unknown, where: Where, edge: boolean): void {
     this.items++;
     const id = isObject(item) && typeof item.id === 'string' ? item.id : undefined;
     const duplicate = id !== undefined && this.ids.has(id);
@@ -87,7 +120,7 @@ export class RarityWalk {
       // A repeated item must not pass for a tie that would explain a missing rank.
       if (!duplicate) this.countRank(rank);
     }
-    if (!duplicate) this.offerSample(item);
+    if (!duplicate) this.offerSample(item, where, edge);
   }
 
   private countRank(rank: number): void {
@@ -107,29 +140,42 @@ export class RarityWalk {
   }
 
   /**
-   * Bottom-k sampling: the items whose id hashes lowest. Every item has the same chance, memory
-   * stays at k items, and the same collection gives the same sample on every run.
+   * A page edge is kept as such (when edges are kept); any other item may join the sample.
+   * Bottom-k sampling: the items whose seeded hash is lowest. Every item has the same chance,
+   * memory stays at k items, and one seed on one collection gives the same sample on every run.
    */
-  private offerSample(item: unknown): void {
+  private offerSample(item: unknown, where: Where, edge: boolean): void {
     if (!isObject(item) || typeof item.contract_address !== 'string' || typeof item.token_id !== 'string') return;
     const s: SampledItem = {
       id: String(item.id),
       contract_address: item.contract_address,
       token_id: item.token_id,
       rarity: item.rarity,
+      ...where,
     };
-    const key = fnv1a(`${s.id}|${s.contract_address}|${s.token_id}`);
-    if (this.sample.length < SAMPLE_SIZE) {
-      this.sample.push(s);
-      this.sampleKeys.push(key);
+    if (edge && this.keepEdges) {
+      this.edges.push(s);
       return;
     }
-    let worst = 0;
-    for (let i = 1; i < SAMPLE_SIZE; i++) if (this.sampleKeys[i]! > this.sampleKeys[worst]!) worst = i;
-    if (key < this.sampleKeys[worst]!) {
-      this.sample[worst] = s;
-      this.sampleKeys[worst] = key;
+    if (this.sampleSize === 0) return;
+    const key = fnv1a(`${this.seed}|${s.id}|${s.contract_address}|${s.token_id}`);
+    if (this.sample.length < this.sampleSize) {
+      this.sample.push(s);
+      this.sampleKeys.push(key);
+      if (this.sample.length === this.sampleSize) this.worst = this.worstKey();
+      return;
     }
+    if (key < this.sampleKeys[this.worst]!) {
+      this.sample[this.worst] = s;
+      this.sampleKeys[this.worst] = key;
+      this.worst = this.worstKey();
+    }
+  }
+
+  private worstKey(): number {
+    let worst = 0;
+    for (let i = 1; i < this.sampleKeys.length; i++) if (this.sampleKeys[i]! > this.sampleKeys[worst]!) worst = i;
+    return worst;
   }
 
   /**

@@ -99,9 +99,11 @@ export function presentedCredential(a: AuthRequest, opts: Pick<ReferenceOptions,
 const PREFIX_COMPARED = 12;
 
 function keyMatches(presented: string, expected: string, opts: Pick<ReferenceOptions, 'faults'>): boolean {
-  return apiFault(opts, 'key-prefix-compare')
-    ? presented.slice(0, PREFIX_COMPARED) === expected.slice(0, PREFIX_COMPARED)
-    : presented === expected;
+  if (apiFault(opts, 'key-prefix-compare'))
+    return presented.slice(0, PREFIX_COMPARED) === expected.slice(0, PREFIX_COMPARED);
+  // Fault key-unanchored-match: `^<key>` without `$`, so whatever follows the key is ignored.
+  if (apiFault(opts, 'key-unanchored-match')) return presented.startsWith(expected);
+  return presented === expected;
 }
 
 const refuse = (status: number, code: string, message: string): AuthDecision => ({ ok: false, status, code, message });

@@ -15,6 +15,8 @@ export const RPC_ERRORS = {
 } as const;
 
 export const MAX_BATCH = 100;
+/** The batch size limit of the `batch-limit-5` variant. */
+export const SMALL_MAX_BATCH = 5;
 
 export interface RpcEnv {
   network: NativeNetwork;
@@ -70,8 +72,11 @@ function answerOne(req: unknown, env: RpcEnv, inBatch: boolean): object | undefi
     return reply;
   }
   const hasId = Object.hasOwn(req, 'id');
-  // Fault notification-answered: a request without id is answered like a call, with id null.
-  const silent = !hasId && !apiFault(env.opts, 'notification-answered');
+  // Faults notification-answered (everywhere) and batch-notification-answered (inside a batch):
+  // a request without id is answered like a call, with id null.
+  const answered =
+    apiFault(env.opts, 'notification-answered') || (inBatch && apiFault(env.opts, 'batch-notification-answered'));
+  const silent = !hasId && !answered;
   const idValid = !hasId || isValidId(req.id);
   const id: Id = hasId && idValid ? (req.id as Id) : null;
   if (req.jsonrpc !== '2.0') return errorReply(RPC_ERRORS.invalidRequest, id, env, 'jsonrpc must be "2.0"');
@@ -119,8 +124,9 @@ export function answerRpc(body: string, env: RpcEnv): RpcAnswer {
   }
   if (apiVariant(env.opts, 'batches-not-served'))
     return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, 'batch requests are not supported') };
-  if (parsed.length > MAX_BATCH)
-    return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, `batch over ${MAX_BATCH} requests`) };
+  const max = apiVariant(env.opts, 'batch-limit-5') ? SMALL_MAX_BATCH : MAX_BATCH;
+  if (parsed.length > max)
+    return { kind: 'json', body: errorReply(RPC_ERRORS.invalidRequest, null, env, `batch over ${max} requests`) };
   const replies = parsed.map((r) => answerOne(r, env, true)).filter((r): r is object => r !== undefined);
   return replies.length ? { kind: 'json', body: replies } : { kind: 'none' };
 }

@@ -39,6 +39,11 @@ const DEFS = [
       'batches are not served: a non-empty array gets one -32600 error object (default: one answer per request)',
   },
   {
+    name: 'batch-limit-5',
+    rule: 'RPC-08',
+    description: 'a batch of more than 5 requests gets one -32600 error object (default: up to 100 are served)',
+  },
+  {
     name: 'notification-200-empty',
     rule: 'RPC-09',
     description: 'a notification (or a batch of only notifications) gets 200 with an empty body (default: 204)',

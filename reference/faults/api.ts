@@ -62,6 +62,13 @@ const DEFS = [
       'API keys are compared on their first 12 characters only (a key that differs after the 12th is accepted)',
   },
   {
+    name: 'key-unanchored-match',
+    rule: 'AUTH-08',
+    family: 'auth',
+    description:
+      'API keys are matched by a pattern without its end anchor: the real key followed by anything is accepted',
+  },
+  {
     name: 'base-apikey-query-any-value',
     rule: 'AUTH-08',
     family: 'auth',
@@ -155,6 +162,13 @@ const DEFS = [
     description: 'notifications are answered like calls, with a Response object carrying `id: null`',
   },
   {
+    name: 'batch-notification-answered',
+    rule: 'RPC-09',
+    family: 'native',
+    description:
+      'a notification inside a batch is answered like a call, with a Response object carrying `id: null` (a notification alone gets nothing)',
+  },
+  {
     name: 'empty-batch-array',
     rule: 'RPC-10',
     family: 'native',
@@ -186,6 +200,12 @@ const DEFS = [
     description: "the event's `transaction.block_number` is a string of digits",
   },
   {
+    name: 'event-timestamp-ms',
+    rule: 'NFT-01',
+    family: 'nft',
+    description: "the event's `timestamp` is Unix time in milliseconds (13 digits), still a string of digits",
+  },
+  {
     name: 'event-wrong-id',
     rule: 'NFT-02',
     family: 'nft',
@@ -208,6 +228,12 @@ const DEFS = [
     rule: 'NFT-06',
     family: 'nft',
     description: 'the asset answer carries the internal row number as `token_id`, not the on-chain token id',
+  },
+  {
+    name: 'asset-mint-date-ms',
+    rule: 'NFT-06',
+    family: 'nft',
+    description: "the asset's `mint_date` is Unix time in milliseconds (13 digits), still a string of digits",
   },
   {
     name: 'rarity-rank-number',
@@ -244,6 +270,13 @@ const DEFS = [
     rule: 'NFT-10',
     family: 'nft',
     description: 'the last page carries a token that leads to the last page again',
+  },
+  {
+    name: 'asset-lookup-by-token-id',
+    rule: 'NFT-11',
+    family: 'nft',
+    description:
+      'the asset endpoint finds assets in a cache keyed by token id alone: where two contracts share a token id, it answers the asset of the other contract',
   },
   {
     name: 'asset-rarity-disagrees',

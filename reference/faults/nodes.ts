@@ -53,6 +53,13 @@ export const NODE_FAULTS: readonly FaultDef[] = [
       'Node tokens are compared ignoring letter case (REST paths, WebSocket, gRPC and the horizon node): the token in upper case is accepted.',
   },
   {
+    name: 'node-token-prefix-compare',
+    rule: 'NAUTH-07',
+    family: 'nodes',
+    description:
+      'Node tokens are compared over the length of the offered value only (a strncmp with the wrong length): any prefix of the real token is accepted',
+  },
+  {
     name: 'blockrest-empty-token-accepted',
     rule: 'NAUTH-07',
     family: 'nodes',

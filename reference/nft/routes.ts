@@ -4,7 +4,7 @@ import { apiFault } from '../faults/api.js';
 import { apiVariant } from '../api/variants.js';
 import type { ApiContext, Route } from '../api/context.js';
 import { UUID_RE } from './derive.js';
-import { assetIndexOf, NFT_NETWORK, NFT_PROTOCOL, type Collection } from './dataset.js';
+import { assetIndexOf, NFT_NETWORK, NFT_PROTOCOL, type Collection, type Dataset } from './dataset.js';
 import { decodePageToken, encodePageToken, pageSizeOf, rarityPage } from './paging.js';
 import { assetView, collectionView, eventView, listItemView, storedEventId } from './views.js';
 
@@ -51,6 +51,18 @@ async function collection(ctx: ApiContext): Promise<void> {
   return ctx.reply.json(200, { collection: collectionView(c, ctx.opts) });
 }
 
+/** Fault asset-lookup-by-token-id: one cache over every collection, keyed by token id, the last collection winning. */
+const byTokenId = new WeakMap<Dataset, Map<string, [Collection, number]>>();
+function tokenIdIndex(ds: Dataset): Map<string, [Collection, number]> {
+  let index = byTokenId.get(ds);
+  if (!index) {
+    index = new Map();
+    for (const c of ds.collections) for (let i = 0; i < c.size; i++) index.set(String(c.firstTokenId + i), [c, i]);
+    byTokenId.set(ds, index);
+  }
+  return index;
+}
+
 async function asset(ctx: ApiContext): Promise<void> {
   if (!(await servesNft(ctx))) return;
   const address = ctx.query.get('contract_address');
@@ -60,8 +72,10 @@ async function asset(ctx: ApiContext): Promise<void> {
   if (!ADDRESS_RE.test(address))
     return ctx.reply.error(400, 'invalid_parameter', 'contract_address must be a 0x-prefixed 20-byte hex address');
   if (!/^\d{1,78}$/.test(tokenId)) return ctx.reply.error(400, 'invalid_parameter', 'token_id must be decimal digits');
-  const c = ctx.dataset.collectionByContract(address);
-  const i = c ? assetIndexOf(c, tokenId) : undefined;
+  let c = ctx.dataset.collectionByContract(address);
+  let i = c ? assetIndexOf(c, tokenId) : undefined;
+  if (c && i !== undefined && apiFault(ctx.opts, 'asset-lookup-by-token-id'))
+    [c, i] = tokenIdIndex(ctx.dataset).get(tokenId) ?? [c, i];
   if (!c || i === undefined) return ctx.reply.error(404, 'not_found', 'asset not found');
   return ctx.reply.json(200, { asset: assetView(c, i, ctx.opts) });
 }

@@ -58,6 +58,8 @@ export interface TokenPolicy {
   missingAccepted?: boolean;
   /** Fault `node-token-case-insensitive`: tokens are compared ignoring letter case. */
   caseInsensitive?: boolean;
+  /** Fault `node-token-prefix-compare`: a non-empty prefix of the token passes for it. */
+  prefixAccepted?: boolean;
   /** Fault `blockrest-empty-token-accepted`: an empty value in these forms means "no auth configured". */
   emptyAccepted?: ReadonlySet<NodeTokenForm>;
   /** Fault `chainb-bearer-any-value`: these forms are only checked for presence. */
@@ -67,10 +69,11 @@ export interface TokenPolicy {
 /** The token faults every node shares (the horizon node's and gRPC's too): one auth layer. */
 export function sharedTokenFaults(
   opts: Pick<ReferenceOptions, 'faults'>,
-): Pick<TokenPolicy, 'missingAccepted' | 'caseInsensitive'> {
+): Pick<TokenPolicy, 'missingAccepted' | 'caseInsensitive' | 'prefixAccepted'> {
   return {
     missingAccepted: opts.faults.has('node-missing-token-accepted'),
     caseInsensitive: opts.faults.has('node-token-case-insensitive'),
+    prefixAccepted: opts.faults.has('node-token-prefix-compare'),
   };
 }
 
@@ -81,7 +84,10 @@ export function decideToken(presented: readonly PresentedToken[], policy: TokenP
   // An empty value counts as no token.
   const read = presented.filter((p) => p.value !== '' && policy.accepted.has(p.form));
   const good = read.find(
-    (p) => policy.anyValue?.has(p.form) || tokenEquals(p.value, policy.expected, policy.caseInsensitive),
+    (p) =>
+      policy.anyValue?.has(p.form) ||
+      tokenEquals(p.value, policy.expected, policy.caseInsensitive) ||
+      (policy.prefixAccepted && policy.expected.startsWith(p.value)),
   );
   if (good) return { ok: true, form: good.form };
   if (read.length > 0) return { ok: false, reason: 'wrong' };

@@ -1,8 +1,8 @@
 // Credentials that almost work: values derived from the real key or token that a correct service
-// must refuse (AUTH-08, NAUTH-07), the way real bugs let them through (a prefix compare, a
-// case-insensitive compare, an off-by-one cut). One function makes them all, deterministic per
-// (run seed, real value), so the seed printed in the report repeats a run. They are secrets too:
-// `withNearMisses` gives the redactor every value a run can send.
+// must refuse (AUTH-08, NAUTH-07), the way real bugs let them through (a prefix compare either
+// way round, a case-insensitive compare, a compare of the first few characters). One function
+// makes them all, deterministic per (run seed, real value), so the seed printed in the report
+// repeats a run. They are secrets too: `withNearMisses` gives the redactor every value a run can send.
 import { seededRandom } from '../random.js';
 
 export const NEAR_MISS_KINDS = [
@@ -11,6 +11,7 @@ export const NEAR_MISS_KINDS = [
   'last-changed',
   'case-changed',
   'char-cut',
+  'first-half',
   'char-added',
   'other-generation',
   'unknown',
@@ -35,6 +36,7 @@ export const NEAR_MISS_EXPECT: Record<NearMissKind, 'refuse' | 'observe'> = {
   'last-changed': 'refuse',
   'case-changed': 'refuse',
   'char-cut': 'refuse',
+  'first-half': 'refuse',
   'char-added': 'refuse',
   'other-generation': 'observe',
   unknown: 'refuse',
@@ -46,8 +48,9 @@ export const NEAR_MISS_LABEL: Record<NearMissKind, string> = {
   'middle-changed': 'middle character changed',
   'last-changed': 'last character changed',
   'case-changed': 'letter case changed',
-  'char-cut': 'one character cut',
-  'char-added': 'one character added',
+  'char-cut': 'its last character cut',
+  'first-half': 'its first half',
+  'char-added': 'one character appended',
   'other-generation': "the other generation's key",
   unknown: 'unknown, same shape',
   whitespace: 'surrounded by whitespace',
@@ -85,6 +88,12 @@ function otherChar(c: string, real: string, rnd: () => number): string {
 
 const between = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * Math.max(1, hi - lo));
 
+/**
+ * The shortest first half sent. A shorter one is too common a string to redact everywhere it
+ * appears in a report, and the cut form already catches a compare of the offered value as a prefix.
+ */
+export const MIN_HALF = 8;
+
 function swapCase(s: string): string {
   return [...s].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
 }
@@ -99,20 +108,18 @@ export function nearMisses(real: string, seed: number, other?: string): NearMiss
   if (n === 0) return [];
   const rnd = seededRandom((seed ^ hash(real)) >>> 0);
   const at = (i: number, c: string) => real.slice(0, i) + c + real.slice(i + 1);
-  // The middle third, and the tail half: where a prefix compare stops looking.
   const middle = between(rnd, Math.floor(n / 3), Math.ceil((2 * n) / 3));
-  const cut = between(rnd, Math.floor(n / 2), n);
-  const added = between(rnd, Math.floor(n / 2), n + 1);
+  const half = real.slice(0, Math.floor(n / 2));
+  // The cut, the half and the appended character sit where they are, whatever the seed: a compare
+  // of one value as a prefix of the other (either way round) lets them through on every run.
   const candidates: [NearMissKind, string | undefined][] = [
     ['first-changed', at(0, otherChar(real[0]!, real, rnd))],
     ['middle-changed', at(middle, otherChar(real[middle]!, real, rnd))],
     ['last-changed', at(n - 1, otherChar(real[n - 1]!, real, rnd))],
     ['case-changed', swapCase(real)],
-    ['char-cut', n > 1 ? real.slice(0, cut) + real.slice(cut + 1) : undefined],
-    [
-      'char-added',
-      real.slice(0, added) + otherChar(real[Math.min(added, n - 1)] ?? 'a', real, rnd) + real.slice(added),
-    ],
+    ['char-cut', real.slice(0, -1)],
+    ['first-half', half.length >= MIN_HALF ? half : undefined],
+    ['char-added', real + otherChar(real[n - 1]!, real, rnd)],
     ['other-generation', other],
     ['unknown', unknownLike(real, rnd)],
     ['whitespace', ` ${real} `],

@@ -103,5 +103,5 @@ export function wrongCredentialSlot(w: WrongCredential): string {
 
 /** How many requests the wrong credentials of one form cost at most (for test time-outs). */
 export function wrongCredentialCount(form: FormId, full: boolean): number {
-  return full ? 9 + 1 + (AUTH_FORMS[form].transport === 'query' ? 2 : 0) : 2;
+  return full ? NEAR_MISS_KINDS.length + 1 + (AUTH_FORMS[form].transport === 'query' ? 2 : 0) : 2;
 }

@@ -104,7 +104,11 @@ export const RULES: readonly RuleDef[] = [
   r('RPC-06', 'std', 'Non-JSON body gets error -32700 with id null'),
   r('RPC-07', 'std', 'Request without method gets error -32600'),
   r('RPC-08', 'observe', 'Whether batches of valid requests are served, and how (answers, order, status)'),
-  r('RPC-09', 'std', 'A notification is answered with no Response object (HTTP status observed)'),
+  r(
+    'RPC-09',
+    'std',
+    'A notification gets no Response object, alone or inside a batch; a batch of only notifications gets nothing back (HTTP status observed)',
+  ),
   r('RPC-10', 'std', 'An empty batch gets one error object, not an array: -32600 with id null'),
   r(
     'RPC-11',
@@ -117,7 +121,11 @@ export const RULES: readonly RuleDef[] = [
     'Every Response object has jsonrpc "2.0", an id, exactly one of result and error, and errors an integer code and a string message',
   ),
 
-  r('NFT-01', 'must', 'Event endpoint answers {data: event} with every documented field and type'),
+  r(
+    'NFT-01',
+    'must',
+    'Event endpoint answers {data: event} with every documented field and type; its timestamp a plausible Unix time in seconds',
+  ),
   r('NFT-02', 'must', 'Event id equals the requested id'),
   r('NFT-03', 'observe', 'event_type values other than sale and transfer'),
   r(
@@ -133,7 +141,7 @@ export const RULES: readonly RuleDef[] = [
   r(
     'NFT-06',
     'must',
-    'Asset endpoint answers {asset} with every documented field and type for the requested contract and token',
+    'Asset endpoint answers {asset} with every documented field and type for the requested contract and token; its mint_date a plausible Unix time in seconds',
   ),
   r('NFT-07', 'must', 'Rarity entries have model, score and rank with their types (other models observed)'),
   r('NFT-08', 'must', 'Rarity list answers {data, meta.paging.next_page_token} with documented items'),

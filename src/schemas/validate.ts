@@ -90,6 +90,13 @@ type Json = SchemaNode;
 const isObject = isSchemaNode;
 
 /**
+ * Annotations that mark a field for a check beside the schema, one whose bound is not fixed
+ * (`x-unix-seconds`: a Unix time in seconds, plausible for the run's date). annotatedValues finds them.
+ */
+export const VALUE_ANNOTATIONS = ['x-unix-seconds'] as const;
+export type ValueAnnotation = (typeof VALUE_ANNOTATIONS)[number];
+
+/**
  * The strict view of one schema: every object schema that is not a branch of allOf/anyOf/oneOf
  * gets `unevaluatedProperties: false` (which sees properties evaluated through $ref), and $ids
  * move under STRICT_BASE.
@@ -130,7 +137,7 @@ let loaded: Loaded | undefined;
 function load(): Loaded {
   if (loaded) return loaded;
   const ajv = createAjv({ verbose: true });
-  ajv.addVocabulary(['x-source', 'x-rules', 'x-expected', 'x-secret']);
+  ajv.addVocabulary(['x-source', 'x-rules', 'x-expected', 'x-secret', ...VALUE_ANNOTATIONS]);
   const byId = new Map<string, Json>();
   for (const file of readdirSync(SCHEMA_DIR)
     .filter((f) => f.endsWith('.schema.json'))
@@ -207,6 +214,36 @@ export function annotationsOf(name: SchemaName, path = ''): SchemaAnnotations {
   const segs = [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]!);
   const { along: _along, ...own } = annotationsAt(name, segs);
   return own;
+}
+
+/** A value at a field whose schema carries a value annotation, with the field's dotted path. */
+export interface AnnotatedValue {
+  path: string;
+  value: unknown;
+}
+
+/**
+ * Every value inside `value` whose field the schema marks with `annotation: true`, found by
+ * walking the value along the schema (through $ref, allOf and array items), in document order.
+ */
+export function annotatedValues(name: SchemaName, annotation: ValueAnnotation, value: unknown): AnnotatedValue[] {
+  const root = resolveRef(idOf(name), SCHEMA_BASE);
+  if (!root) throw new Error(`unknown schema name "${name}"`);
+  const out: AnnotatedValue[] = [];
+  const visit = (at: At, v: unknown, segs: string[]): void => {
+    if (layers(at).some((l) => l.node[annotation] === true)) out.push({ path: dottedPath(segs), value: v });
+    const entries: [string, unknown][] = Array.isArray(v)
+      ? v.map((x, i) => [String(i), x])
+      : isObject(v)
+        ? Object.entries(v)
+        : [];
+    for (const [seg, x] of entries) {
+      const next = child(at, seg);
+      if (next) visit(next, x, [...segs, seg]);
+    }
+  };
+  visit(root, value, []);
+  return out;
 }
 
 function problemsOf(errors: ErrorObject[], root: unknown, name: string): SchemaProblem[] {

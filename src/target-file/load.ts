@@ -184,6 +184,7 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
         collectionId: api.nft.collectionId,
         pageTokenParam: api.nft.pageTokenParam ?? 'page_token',
         maxPages: api.nft.maxPages ?? 500,
+        crossCheck: api.nft.crossCheck ?? 12,
       },
     };
   }

@@ -27,6 +27,8 @@ export interface ResolvedNft {
   collectionId?: string;
   pageTokenParam: string;
   maxPages: number;
+  /** NFT-11: seeded sample size, besides the first and last item of every page. */
+  crossCheck: number;
 }
 
 export interface ResolvedApi {

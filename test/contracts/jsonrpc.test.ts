@@ -10,7 +10,9 @@ import {
   errorCodeOf,
   judgeEmptyBatch,
   judgeInvalidBatch,
+  judgeMixedBatch,
   judgeNotification,
+  judgeNotificationBatch,
   judgeResponseObjects,
   responseObjectProblems,
   type RpcAnswer,
@@ -134,6 +136,104 @@ describe('RPC-09: notifications', () => {
   });
 });
 
+describe('RPC-09: notifications inside batches', () => {
+  const ok = (id: unknown) => ({ jsonrpc: '2.0', id, result: '0x10' });
+  it('passes Response objects for the requests only, in any order, and says which request went unanswered', () => {
+    assert.deepEqual(judgeMixedBatch(json([ok(91)]), [91], 1), {
+      verdict: 'pass',
+      message:
+        'batch of 1 request(s) and 1 notification(s): Response objects for the requests only (200, an array of 1)',
+    });
+    assert.equal(judgeMixedBatch(json([ok(92), ok(91)]), [91, 92], 2).verdict, 'pass');
+    assert.deepEqual(judgeMixedBatch(json([ok(92)]), [91, 92], 1), {
+      verdict: 'pass',
+      message:
+        'batch of 2 request(s) and 1 notification(s): Response objects for the requests only (200, an array of 1); no answer for id 91 (RPC-08)',
+    });
+  });
+  const MIXED_FAILS: [RpcAnswer, string][] = [
+    [
+      json([ok(91), ok(null)]),
+      "batch of 1 request(s) and 1 notification(s): 1 Response object(s) beyond the requests' own, so a notification was answered: a result (id null) (200, an array of 2)",
+    ],
+    [
+      json([ok(91), err(-32601)]),
+      "batch of 1 request(s) and 1 notification(s): 1 Response object(s) beyond the requests' own, so a notification was answered: error -32601 (200, an array of 2)",
+    ],
+    [
+      json([ok(91), ok(91)]),
+      "batch of 1 request(s) and 1 notification(s): 1 Response object(s) beyond the requests' own, so a notification was answered: a result (id 91) (200, an array of 2)",
+    ],
+    [
+      json([ok(91), { jsonrpc: '2.0', result: '0x10' }, {}]),
+      "batch of 1 request(s) and 1 notification(s): 2 Response object(s) beyond the requests' own, so a notification was answered: a result (id absent) (+1 more) (200, an array of 3)",
+    ],
+    [
+      json(ok(null)),
+      'batch of 1 request(s) and 1 notification(s): answered with a result (id null), which answers no request of the batch: a notification was answered (200)',
+    ],
+  ];
+  for (const [a, message] of MIXED_FAILS)
+    it(message, () => assert.deepEqual(judgeMixedBatch(a, [91], 1), { verdict: 'fail', message }));
+
+  it('a batch refused whole (no batches, or over a size limit) is observed, never failed', () => {
+    assert.deepEqual(judgeMixedBatch(json(err(-32600)), [91], 1), {
+      verdict: 'observed',
+      message:
+        'batch of 1 request(s) and 1 notification(s): answered a single error -32600 (200), not an array: the batch was refused whole (RPC-08), so no notification in it was answered',
+    });
+    assert.equal(judgeMixedBatch(json(err(-32600), 400), [91], 1).verdict, 'observed');
+  });
+  it('no Response object at all, or the request alone outside an array, is no answer to the notification', () => {
+    assert.deepEqual(judgeMixedBatch(answer(204, ''), [91], 1), {
+      verdict: 'pass',
+      message:
+        'batch of 1 request(s) and 1 notification(s): no Response object for a notification (204, empty body; none for the requests either: RPC-08)',
+    });
+    assert.equal(judgeMixedBatch(json(ok(91)), [91], 1).verdict, 'pass');
+    assert.equal(judgeMixedBatch(answer(503, ''), [91], 1).verdict, 'error');
+  });
+
+  it('a batch of only notifications: nothing at all, whatever the status', () => {
+    for (const status of [200, 202, 204])
+      assert.deepEqual(judgeNotificationBatch(answer(status, ''), 2, true), {
+        verdict: 'pass',
+        message: `batch of 2 notifications: nothing came back (${status}, empty body)`,
+      });
+    assert.equal(judgeNotificationBatch(answer(200, 'null'), 2, true).verdict, 'pass');
+  });
+  const ONLY_FAILS: [RpcAnswer, boolean | undefined, string][] = [
+    [json([]), true, 'batch of 2 notifications: answered [] (200), where nothing at all belongs'],
+    [
+      json([ok(null), err(-32601)]),
+      true,
+      'batch of 2 notifications: answered an array of 2 (first: a result (id null)) (200), where nothing at all belongs',
+    ],
+    [
+      json({}),
+      true,
+      'batch of 2 notifications: answered {} (200), where nothing at all belongs, though batches are served',
+    ],
+    [
+      json(err(-32600)),
+      true,
+      'batch of 2 notifications: answered error -32600 (200), where nothing at all belongs, though batches are served',
+    ],
+    [
+      json(ok(null)),
+      false,
+      'batch of 2 notifications: answered a result (id null) (200), where nothing at all belongs',
+    ],
+  ];
+  for (const [a, served, message] of ONLY_FAILS)
+    it(message, () => assert.deepEqual(judgeNotificationBatch(a, 2, served), { verdict: 'fail', message }));
+  it('one error object where batches are not served is observed; where that could not be seen, an error', () => {
+    assert.equal(judgeNotificationBatch(json(err(-32600)), 2, false).verdict, 'observed');
+    assert.equal(judgeNotificationBatch(json(err(-32600)), 2, undefined).verdict, 'error');
+    assert.equal(judgeNotificationBatch(answer(429, ''), 2, true).verdict, 'error');
+  });
+});
+
 describe('RPC-10: the empty batch', () => {
   it('passes one -32600 error object with id null, whatever the status', () => {
     assert.equal(judgeEmptyBatch(json(err(-32600))).verdict, 'pass');
@@ -168,6 +268,10 @@ describe('RPC-08 and RPC-11: batches', () => {
     assert.equal(
       describeBatch(refused, [81, 82]).message,
       'batch of 2 valid requests: 200, a single error -32600, not an array: batches not served',
+    );
+    assert.equal(
+      describeBatch(refused, [101, 102, 103], 2).message,
+      'batch of 3 valid requests: 200, a single error -32600, not an array: not served at this size, though a batch of 2 was',
     );
     assert.equal(batchServed(answer(503, '')), undefined);
   });
@@ -223,12 +327,22 @@ describe('against the reference', () => {
     });
   });
 
-  it('a reference that serves no batches: RPC-11 observed, never failed', async () => {
+  it('a reference that serves no batches: RPC-11 and RPC-09 inside batches observed, never failed', async () => {
     assert.deepEqual(await verdicts(['batches-not-served']), {
+      'RPC-08': ['observed'],
+      'RPC-09': ['pass', 'observed'],
+      'RPC-10': ['pass'],
+      'RPC-11': ['observed'],
+      'RPC-12': ['pass'],
+    });
+  });
+
+  it('a reference with a batch limit of 5: the batch of 10 is observed refused, nothing fails', async () => {
+    assert.deepEqual(await verdicts(['batch-limit-5']), {
       'RPC-08': ['observed'],
       'RPC-09': ['pass'],
       'RPC-10': ['pass'],
-      'RPC-11': ['observed'],
+      'RPC-11': ['pass'],
       'RPC-12': ['pass'],
     });
   });

@@ -21,6 +21,7 @@ import {
 import type { Non2xx } from '../../contracts/protocol.js';
 import { redactFreeText } from '../../contracts/reporter.js';
 import { bodyShape, shapeOf } from '../../contracts/shape.js';
+import { crossCheckPlan, crossCheckSlot } from '../../contracts/agreement.js';
 import { RarityWalk } from '../../contracts/walk.js';
 import type { ResolvedTarget } from '../../src/target-file/types.js';
 
@@ -81,14 +82,70 @@ describe('rarity walk bookkeeping', () => {
     assert.equal(n.unranked, 0);
   });
 
-  it('a 100,000-asset walk: each asset counted once, no gap, a 3-item sample', () => {
+  it('a 100,000-asset walk: each asset counted once, no gap, a 12-item sample', () => {
     const w = new RarityWalk();
     for (let p = 0; p < 1000; p++)
       w.addPage(Array.from({ length: 100 }, (_, i) => item(`id-${p * 100 + i}`, p * 100 + i + 1)));
     assert.equal(w.items, 100_000);
     assert.equal(w.distinctIds, 100_000);
     assert.deepEqual(w.missingRanks(), { count: 0, first: undefined });
-    assert.equal(w.sample.length, 3);
+    assert.equal(w.sample.length, 12);
+    assert.equal(w.edges.length, 0, 'page edges are kept only when asked for');
+  });
+
+  it('NFT-11 items: the first and last of every page, and a seeded sample of the others', () => {
+    const walkWith = (seed: number, sample = 5) => {
+      const w = new RarityWalk({ sample, seed, edges: true });
+      for (let p = 0; p < 4; p++)
+        w.addPage(Array.from({ length: 10 }, (_, i) => item(`id-${p * 10 + i}`, p * 10 + i + 1)));
+      w.addPage([item('id-40', 41)]);
+      return w;
+    };
+    const w = walkWith(1);
+    assert.deepEqual(
+      w.edges.map((e) => `${e.page}:${e.index}:${e.id}`),
+      [
+        '1:0:id-0',
+        '1:9:id-9',
+        '2:0:id-10',
+        '2:9:id-19',
+        '3:0:id-20',
+        '3:9:id-29',
+        '4:0:id-30',
+        '4:9:id-39',
+        '5:0:id-40',
+      ],
+    );
+    const sample = w.sampleInWalkOrder();
+    assert.equal(sample.length, 5);
+    assert.ok(
+      sample.every((s) => s.index > 0 && s.index < 9),
+      'a page edge is not drawn again',
+    );
+    assert.deepEqual(
+      sample,
+      [...sample].sort((a, b) => a.page - b.page || a.index - b.index),
+      'in walk order',
+    );
+    assert.deepEqual(walkWith(1).sampleInWalkOrder(), sample, 'one seed, one sample');
+    const others = new Set(
+      [2, 3, 4, 5, 6].map((seed) =>
+        JSON.stringify(
+          walkWith(seed)
+            .sampleInWalkOrder()
+            .map((s) => s.id),
+        ),
+      ),
+    );
+    assert.ok(others.size >= 4, `another seed draws another sample (${others.size} distinct of 5)`);
+    assert.deepEqual(
+      crossCheckPlan(w.edges, sample)
+        .map((x) => crossCheckSlot(x.item, x.why))
+        .slice(7),
+      ['p4-last', 'p5-first', 'sample-1', 'sample-2', 'sample-3', 'sample-4', 'sample-5'],
+    );
+    assert.equal(walkWith(1, 0).sample.length, 0);
+    assert.equal(walkWith(1, 100).sample.length, 41 - 9, 'every item that is no page edge, and no more');
   });
 });
 
@@ -197,6 +254,7 @@ describe('auth matrix tables', () => {
         collectionId: 'c',
         pageTokenParam: 'page_token',
         maxPages: 5,
+        crossCheck: 12,
       },
     },
   } satisfies ResolvedTarget;

@@ -1,6 +1,8 @@
 // Every open-behaviour variant of the reference breaks no rule: with it switched on, the auth and
 // node families (whose wrong-credential checks follow the forms each target is seen to accept)
-// report no fail and no error. One test per variant, each against its own reference.
+// report no fail and no error. One test per variant, each against its own reference. The variants
+// of batches and notifications are run through the native family too, whose batch checks read
+// what the target does with batches before they judge notifications inside one.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VARIANTS } from '../../reference/variants.js';
@@ -36,6 +38,38 @@ describe('no open-behaviour variant gets a fail or an error from the auth and no
       );
       const met = MET[variant.name];
       if (met) assert.ok(run.checks.some(met), `no check met the variant: ${variant.name}`);
+    });
+  }
+});
+
+const BATCH_VARIANTS = ['batches-not-served', 'batch-limit-5', 'notification-200-empty'];
+
+describe('the native checks fail no way of serving (or refusing) batches', { concurrency: 2 }, () => {
+  for (const name of ['conformant reference', ...BATCH_VARIANTS]) {
+    it(name, async () => {
+      const variants = BATCH_VARIANTS.includes(name) ? [name] : [];
+      assert.ok(
+        variants.every((v) => VARIANTS.some((x) => x.name === v)),
+        name,
+      );
+      const run = await runAgainstReference({
+        reference: { variants: new Set(variants) },
+        only: 'native',
+        contracts: { workers: 1 },
+      });
+      const bad = run.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+      assert.deepEqual(
+        bad.map((c) => `${c.verdict} ${c.rule} ${c.id}: ${c.message}`),
+        [],
+      );
+      // The notifications inside batches were judged: answered nothing, or refused with the batch.
+      const inBatch = run.checks.filter((c) => c.rule === 'RPC-09' && c.id.includes('batch'));
+      assert.equal(inBatch.length, 2, inBatch.map((c) => c.id).join());
+      const refused = name === 'batches-not-served';
+      assert.deepEqual(
+        inBatch.map((c) => c.verdict),
+        refused ? ['observed', 'observed'] : ['pass', 'pass'],
+      );
     });
   }
 });

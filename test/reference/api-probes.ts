@@ -33,6 +33,15 @@ export function fieldErrors(rec: unknown, spec: Record<string, Kind>, where: str
 }
 
 const first = (errs: string[]): string | undefined => errs[0];
+/** A Unix time in seconds the NFT rules take as plausible: 2009-01-03 up to a day from now (type is RES-01's). */
+const secondsProblem = (where: string, v: unknown): string[] => {
+  const n = Number(v);
+  return typeof v === 'string' &&
+    /^\d+$/.test(v) &&
+    !(n >= Date.UTC(2009, 0, 3) / 1000 && n <= Date.now() / 1000 + 86400)
+    ? [`${where}: ${v} is no Unix time in seconds`]
+    : [];
+};
 /** A JSON-RPC error's code as a number (a numeric string counts: its type is RPC-12's alone). */
 const codeOf = (j: any): number | undefined =>
   j?.error?.code === undefined || j.error.code === null ? undefined : Number(j.error.code);
@@ -347,9 +356,16 @@ export const RULE_PROBES: Record<string, Probe> = {
     const j = (await f.rpc('mainnet', JSON.stringify({ jsonrpc: '2.0', id: 7, params: [] }))).json;
     return codeOf(j) === -32600 ? undefined : JSON.stringify(j);
   },
+  // A notification alone, beside a request in a batch, and a batch of only notifications.
   'RPC-09': async (f) => {
-    const a = await f.rpc('mainnet', JSON.stringify({ jsonrpc: '2.0', method: 'eth_blockNumber', params: [] }));
-    return a.text === '' ? undefined : `notification answered ${a.status} ${a.text}`;
+    const note = JSON.stringify({ jsonrpc: '2.0', method: 'eth_blockNumber', params: [] });
+    const a = await f.rpc('mainnet', note);
+    if (a.text !== '') return `notification answered ${a.status} ${a.text}`;
+    const mixed = (await f.rpc('mainnet', `[${rpcBody('eth_blockNumber', 9)},${note}]`)).json;
+    if (!Array.isArray(mixed) || mixed.length !== 1 || mixed[0]?.id !== 9)
+      return `[request, notification] answered ${JSON.stringify(mixed)}`;
+    const only = await f.rpc('mainnet', `[${note},${note}]`);
+    return only.text === '' ? undefined : `batch of notifications answered ${only.status} ${only.text}`;
   },
   'RPC-10': async (f) => {
     const j = (await f.rpc('mainnet', '[]')).json;
@@ -386,6 +402,7 @@ export const RULE_PROBES: Record<string, Probe> = {
       const bad = first([
         ...fieldErrors(e, EVENT, 'event'),
         ...fieldErrors(e.transaction, { block_number: 'integer' }, 'transaction'),
+        ...secondsProblem('event.timestamp', e.timestamp),
       ]);
       if (bad) return bad;
     }
@@ -421,7 +438,7 @@ export const RULE_PROBES: Record<string, Probe> = {
   'NFT-06': async (f) => {
     for (const item of await firstItems(f, 3)) {
       const a = (await assetOf(f, item)).json?.asset;
-      const bad = first(fieldErrors(a, ASSET, 'asset'));
+      const bad = first([...fieldErrors(a, ASSET, 'asset'), ...secondsProblem('asset.mint_date', a?.mint_date)]);
       if (bad) return bad;
       if (a.token_id !== item.token_id || a.contract_address !== item.contract_address)
         return `asked ${item.token_id}, got ${a.token_id}`;
@@ -460,10 +477,13 @@ export const RULE_PROBES: Record<string, Probe> = {
     const gap = ranks.findIndex((r, i) => r !== i + 1);
     return gap < 0 ? undefined : `rank ${gap + 1} missing`;
   },
+  // Every item of the main collection: a fault may touch only some (a lookup keyed by token id alone).
   'NFT-11': async (f) => {
     const c = (await collection(f)).json.collection;
-    for (const item of await firstItems(f, 3)) {
-      const a = (await assetOf(f, item)).json?.asset;
+    const items = (await walkRarity(f, f.s.nft.collectionId, MAIN_PAGE, 20)).items;
+    const assets = await Promise.all(items.map(async (item) => (await assetOf(f, item)).json?.asset));
+    for (const [i, item] of items.entries()) {
+      const a = assets[i];
       if (JSON.stringify(a?.rarity) !== JSON.stringify(item.rarity))
         return `rarity ${JSON.stringify(item.rarity)} vs ${JSON.stringify(a?.rarity)}`;
       if (!c.contracts.some((k: { address: string }) => k.address === item.contract_address))

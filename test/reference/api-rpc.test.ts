@@ -193,6 +193,18 @@ describe('native JSON-RPC', () => {
     }
   });
 
+  test('variant batch-limit-5: 5 requests are served, 6 get one -32600 error object', async () => {
+    const g = await startFixture({ variants: new Set(['batch-limit-5']) });
+    try {
+      const batch = (n: number) => `[${Array.from({ length: n }, (_v, i) => rpcBody('eth_chainId', i)).join(',')}]`;
+      assert.equal((await g.rpc('mainnet', batch(5))).json.length, 5);
+      const j = (await g.rpc('mainnet', batch(6))).json;
+      assert.deepEqual([Array.isArray(j), j.error?.code, j.id], [false, -32600, null]);
+    } finally {
+      await g.close();
+    }
+  });
+
   /** What each JSON-RPC fault changes, shown on the answer it changes. */
   const RPC_FAULT_ANSWERS: {
     fault: string;
@@ -203,6 +215,20 @@ describe('native JSON-RPC', () => {
       fault: 'notification-answered',
       body: JSON.stringify({ jsonrpc: '2.0', method: 'eth_chainId' }),
       expect: (a) => assert.deepEqual(a.json, { jsonrpc: '2.0', id: null, result: '0x1' }),
+    },
+    {
+      fault: 'batch-notification-answered',
+      body: JSON.stringify([JSON.parse(rpcBody('eth_chainId', 4)), { jsonrpc: '2.0', method: 'eth_chainId' }]),
+      expect: (a) =>
+        assert.deepEqual(a.json, [
+          { jsonrpc: '2.0', id: 4, result: '0x1' },
+          { jsonrpc: '2.0', id: null, result: '0x1' },
+        ]),
+    },
+    {
+      fault: 'batch-notification-answered',
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'eth_chainId' }),
+      expect: (a) => assert.deepEqual([a.status, a.text], [204, '']),
     },
     { fault: 'empty-batch-array', body: '[]', expect: (a) => assert.deepEqual(a.json, []) },
     {
@@ -220,7 +246,7 @@ describe('native JSON-RPC', () => {
     },
   ];
   for (const c of RPC_FAULT_ANSWERS) {
-    test(`fault ${c.fault}`, async () => {
+    test(`fault ${c.fault}: ${c.body.slice(0, 40)}`, async () => {
       const g = await startFixture({ faults: new Set([c.fault]) });
       try {
         c.expect(await g.rpc('mainnet', c.body));

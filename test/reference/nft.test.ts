@@ -4,7 +4,7 @@
 // switchable by variant.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { datasetOf } from '../../reference/nft/dataset.js';
+import { assetIndexOf, datasetOf } from '../../reference/nft/dataset.js';
 import { assetView } from '../../reference/nft/views.js';
 import { ULID_RE, ulidOfUuid, uuidOfUlid } from '../../reference/nft/derive.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../reference/nft/paging.js';
@@ -177,6 +177,33 @@ describe('NFT endpoints', () => {
       (await f.nft(`/asset?contract_address=${c.contract.address}&token_id=${c.firstTokenId + c.size}`)).status,
       404,
     );
+  });
+
+  test('fault asset-lookup-by-token-id: where contracts share a token id, a page edge gets the other asset; rank 1 does not', async () => {
+    const ds = datasetOf(f.opts.seed);
+    const main = ds.main;
+    const shared = (tokenId: number) =>
+      ds.collections.some((c) => c !== main && assetIndexOf(c, String(tokenId)) !== undefined);
+    const tokenAtRank = (rank: number) => main.firstTokenId + main.rarity().byRank[rank - 1]!;
+    // The suite cross-checks the first and last item of each page of 50 (NFT-11); rank 1 is the asset the other checks read.
+    const edges = Array.from({ length: Math.ceil(main.size / DEFAULT_PAGE_SIZE) }, (_, p) => [
+      p * DEFAULT_PAGE_SIZE + 1,
+      Math.min(main.size, (p + 1) * DEFAULT_PAGE_SIZE),
+    ]).flat();
+    const hit = edges.filter((rank) => shared(tokenAtRank(rank)));
+    assert.ok(hit.length > 0 && hit.length < edges.length, `page edges on a shared token id: ranks ${hit.join(', ')}`);
+    assert.equal(shared(tokenAtRank(1)), false);
+    const g = await startFixture({ faults: new Set(['asset-lookup-by-token-id']) });
+    try {
+      const ask = async (rank: number) =>
+        (await g.nft(`/asset?contract_address=${main.contract.address}&token_id=${tokenAtRank(rank)}`)).json.asset;
+      const wrong = await ask(hit[0]!);
+      assert.equal(wrong.token_id, String(tokenAtRank(hit[0]!)));
+      assert.notEqual(wrong.contract_address, main.contract.address);
+      assert.equal((await ask(1)).contract_address, main.contract.address);
+    } finally {
+      await g.close();
+    }
   });
 
   // Limit 1 on the small collection keeps the page count (and the test) short.

@@ -169,6 +169,23 @@ const CASES: FaultCase[] = [
     faulty: { blockRest: 200, appRest: 200, ws: true, grpc: true, otherTokenStillRefused: 403 },
   },
   {
+    fault: 'node-token-prefix-compare',
+    observe: async (env) => {
+      const cut = (t: string) => t.slice(0, -1);
+      const b = cut(env.opts.credentials.chainBToken);
+      const block = env.opts.credentials.blockRestToken;
+      return {
+        blockRest: (await blockIn(env, 'x-auth-token', cut(block))).status,
+        appRest: (await see(`${env.chainB.endpoint}/app_rest/node_info?auth=${b}`)).status,
+        ws: (await ws(env, { 'X-Auth-Token': b })).upgraded,
+        grpc: Array.isArray(await reflect(env, { 'x-auth-token': b })),
+        longerStillRefused: (await blockIn(env, 'x-auth-token', `${block}0`)).status,
+      };
+    },
+    conformant: { blockRest: 403, appRest: 403, ws: false, grpc: false, longerStillRefused: 403 },
+    faulty: { blockRest: 200, appRest: 200, ws: true, grpc: true, longerStillRefused: 403 },
+  },
+  {
     fault: 'blockrest-empty-token-accepted',
     observe: async (env) =>
       Promise.all(

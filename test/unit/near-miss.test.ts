@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  MIN_HALF,
+  NEAR_MISS_EXPECT,
   NEAR_MISS_KINDS,
   nearMisses,
   rotatingKind,
@@ -46,16 +48,39 @@ test('each kind is the near miss its name says (many seeds)', () => {
     const [mid] = diffs(REAL, k.get('middle-changed')!);
     assert.ok(mid! >= REAL.length / 3 - 1 && mid! <= (2 * REAL.length) / 3, `middle index ${mid}`);
     assert.equal(k.get('case-changed'), REAL.toUpperCase());
-    assert.ok(oneInserted(k.get('char-cut')!, REAL), 'cut');
+    // The truncated and extended forms do not move with the seed (only the appended character does).
+    assert.equal(k.get('char-cut'), REAL.slice(0, -1));
+    assert.equal(k.get('first-half'), REAL.slice(0, REAL.length / 2));
     assert.ok(oneInserted(REAL, k.get('char-added')!), 'added');
-    // The cut and the addition land past the middle: where a prefix compare stops looking.
-    assert.equal(k.get('char-cut')!.slice(0, REAL.length / 2), REAL.slice(0, REAL.length / 2));
+    assert.ok(k.get('char-added')!.startsWith(REAL), 'appended');
     assert.equal(k.get('other-generation'), OTHER);
     assert.equal(k.get('whitespace'), ` ${REAL} `);
     const unknown = k.get('unknown')!;
     assert.equal(unknown.length, REAL.length);
     assert.equal(unknown.replace(/[0-9a-z]/g, 'x'), REAL.replace(/[0-9a-z]/g, 'x'), 'same shape: punctuation kept');
   }
+});
+
+test('a compare of one value as a prefix of the other, either way round, meets a near miss it must refuse on every seed', () => {
+  for (const real of [REAL, OTHER, '5c1e9b7d3f2a5c1e', 'ab']) {
+    for (let seed = 0; seed < 50; seed++) {
+      const refused = nearMisses(real, seed).filter((m) => NEAR_MISS_EXPECT[m.kind] === 'refuse');
+      assert.ok(
+        refused.some((m) => real.startsWith(m.value)),
+        `${real} seed ${seed}: no proper prefix`,
+      );
+      assert.ok(
+        refused.some((m) => m.value.startsWith(real)),
+        `${real} seed ${seed}: no extension`,
+      );
+    }
+  }
+});
+
+test('the first half is sent only when it is long enough to redact safely', () => {
+  assert.equal(byKind(REAL, 1).get('first-half'), REAL.slice(0, 14));
+  assert.equal(byKind('x'.repeat(2 * MIN_HALF), 1).get('first-half'), 'x'.repeat(MIN_HALF));
+  assert.equal(byKind('y'.repeat(2 * MIN_HALF - 1), 1).has('first-half'), false);
 });
 
 test('changed characters keep the alphabet: a hex token stays hex, an upper-case letter stays upper-case', () => {

@@ -278,6 +278,7 @@ test('defaults are filled as interfaces.md states', () => {
     collectionId: undefined,
     pageTokenParam: 'page_token',
     maxPages: 500,
+    crossCheck: 12,
   });
   assert.equal(t.nodes.blockRest?.height, 1);
   assert.deepEqual(t.nodes.chainB, {

@@ -29,7 +29,7 @@ export interface Asset {
    */
   name: DocumentedString;
   /**
-   * Unix time in seconds, digits in a string.
+   * Unix time in seconds, digits in a string. x-unix-seconds: the suite also judges the value plausible, from 2009-01-03 to a day after the run's start (NFT-01, NFT-06).
    */
   mint_date: DecimalDigits;
   /**

@@ -71,6 +71,10 @@ export interface NftSection {
   collectionId?: string;
   pageTokenParam?: string;
   maxPages?: number;
+  /**
+   * NFT-11: how many rarity-list items, drawn with the run seed, are fetched from the asset endpoint and compared, besides the first and last item of every page. One request each.
+   */
+  crossCheck?: number;
 }
 /**
  * Dedicated node endpoints (service-interface.md: Dedicated node endpoints, Node access, Limits).
