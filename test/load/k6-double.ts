@@ -1,15 +1,19 @@
-// A test double of k6 for the k6 adapter: `sleep` blocks by moving a virtual clock, and
-// `asyncRequest` asks a simulated horizon node, settling on a later macrotask and moving the clock
-// to the answer's completion when the script waits for it, as k6's event loop would.
+// A test double of k6 for the k6 adapter: `sleep` blocks by moving a virtual clock (no answer is
+// delivered meanwhile), and `asyncRequest` asks a simulated horizon node, whose answer settles on
+// the virtual event loop once the clock has reached its completion, as k6's event loop would: a
+// script that awaits an answer still on its way waits (the clock moves on to it), and counts so.
 import type { K6Api, K6Response } from '../../load/k6/adapter.js';
 import type { SimHorizon } from './sim-horizon.js';
+import { VirtualLoop } from './virtual-loop.js';
 
 export const FAKE_EPOCH = 1_767_225_600_000;
 
 export class FakeK6 implements K6Api {
-  private clock = FAKE_EPOCH;
+  readonly loop = new VirtualLoop(FAKE_EPOCH);
   readonly urls: string[] = [];
   sleeps = 0;
+  /** Virtual ms spent in sleep(). */
+  sleptMs = 0;
 
   constructor(
     private readonly sim: SimHorizon,
@@ -17,34 +21,30 @@ export class FakeK6 implements K6Api {
   ) {}
 
   now(): number {
-    return this.clock;
+    return this.loop.clock;
   }
 
   sleep(seconds: number): void {
     this.sleeps++;
-    this.clock += seconds * 1000;
+    this.sleptMs += seconds * 1000;
+    this.loop.clock += seconds * 1000;
   }
 
   asyncRequest(method: string, url: string): Promise<K6Response> {
     this.urls.push(url);
-    const sentAt = this.clock - FAKE_EPOCH;
+    const sentAt = this.loop.clock - FAKE_EPOCH;
     const authorized =
       new URL(url).searchParams.get('auth') === this.token && new URL(url).pathname.endsWith('/fee_stats');
     const a = authorized
       ? this.sim.request(sentAt, method)
       : { status: 401, headers: {}, decidedAt: sentAt, doneAt: sentAt + 1 };
-    return new Promise((resolve) =>
-      setImmediate(() => {
-        this.clock = Math.max(this.clock, FAKE_EPOCH + a.doneAt);
-        resolve({
-          status: a.status,
-          headers: a.headers,
-          body: method === 'HEAD' ? null : '{"last_ledger":"1"}',
-          error: '',
-          timings: { blocked: 0, connecting: 0, tls_handshaking: 0, duration: a.doneAt - sentAt },
-        });
-      }),
-    );
+    return this.loop.at(FAKE_EPOCH + a.doneAt, () => ({
+      status: a.status,
+      headers: a.headers,
+      body: method === 'HEAD' ? null : '{"last_ledger":"1"}',
+      error: '',
+      timings: { blocked: 0, connecting: 0, tls_handshaking: 0, duration: a.doneAt - sentAt },
+    }));
   }
 }
 
