@@ -17,6 +17,7 @@ import { suiteEnv, type SuiteEnv } from './env.js';
 import { CHECKS_ATTACHMENT, ruleTag, type TestAttachment } from './protocol.js';
 import { Samples } from './samples.js';
 import { reportChecks } from './steps.js';
+import { startTiming } from './timing.js';
 
 interface WorkerFixtures {
   suite: SuiteEnv;
@@ -67,12 +68,13 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
   samples: [async ({ suite }, use) => use(new Samples(suite.target)), { scope: 'worker' }],
   contract: [
     async ({ suite, budget, redactor, samples }, use, testInfo) => {
+      const timing = startTiming();
       const recorder = new Recorder(redactor);
       const api = new ApiClient(recorder, budget, suite.target.limits.timeoutMs);
       const check = new Checks(redactor, suite.selected);
       await use({ target: suite.target, recorder, api, check, samples });
       // However the test ended, its checks so far and the non-2xx answers it met go to the reporter.
-      const body: TestAttachment = { checks: check.results, non2xx: api.non2xx };
+      const body: TestAttachment = { checks: check.results, non2xx: api.non2xx, timing: timing(recorder.exchanges) };
       await testInfo.attach(CHECKS_ATTACHMENT, { body: JSON.stringify(body), contentType: 'application/json' });
     },
     { box: true },

@@ -116,12 +116,27 @@ export default class ChainprobeReporter implements Reporter {
   onTestEnd(test: TestCase, result: TestResult): void {
     const lines: ChecksLine[] = [];
     const checks: CheckResult[] = [];
+    let timing: TestAttachment['timing'];
     for (const a of result.attachments) {
       if (a.name !== CHECKS_ATTACHMENT || !a.body) continue;
       const got = JSON.parse(a.body.toString('utf8')) as TestAttachment;
       checks.push(...got.checks);
+      timing = got.timing;
       for (const item of got.non2xx) lines.push({ kind: 'non2xx', item });
     }
+    lines.push({
+      kind: 'test',
+      test: {
+        family: familyOf(test),
+        title: test.title,
+        workerIndex: result.workerIndex,
+        parallelIndex: result.parallelIndex,
+        status: result.status,
+        startTime: result.startTime.getTime(),
+        durationMs: result.duration,
+        ...timing,
+      },
+    });
     for (const check of checks) lines.push({ kind: 'check', check });
     // A test that failed only on its checks' verdicts (steps.ts) ran to its end: nothing to add.
     const failedOnVerdicts = result.annotations.some((a) => a.type === VERDICT_FAILURES_ANNOTATION);
@@ -161,7 +176,8 @@ export default class ChainprobeReporter implements Reporter {
   }
 
   onEnd(result: FullResult): void {
-    this.write([{ kind: 'end', status: result.status }]);
+    const cpu = process.cpuUsage();
+    this.write([{ kind: 'end', status: result.status, runnerCpuMs: Math.round((cpu.user + cpu.system) / 1000) }]);
   }
 
   // ---- collection

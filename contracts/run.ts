@@ -18,7 +18,7 @@ import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js'
 import { secretsOf } from '../src/target-file/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { Gap } from '../src/coverage.js';
-import type { ContractsOutcome, RunContext } from '../src/stages.js';
+import type { ContractsOutcome, RunContext, TestTrace } from '../src/stages.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
 import { PLAYWRIGHT_DIR } from '../reports/write.js';
 
@@ -65,6 +65,8 @@ export function grepFor(selected: readonly string[]): string | undefined {
 
 interface Collected {
   checks: CheckResult[];
+  tests: TestTrace[];
+  runnerCpuMs?: number;
   non2xx: Non2xx[];
   fatal: string[];
   /** The runner reached its end (a failing test then exits 1 without anything being wrong). */
@@ -72,7 +74,7 @@ interface Collected {
 }
 
 function readChecksFile(file: string): Collected {
-  const out: Collected = { checks: [], non2xx: [], fatal: [], ended: false };
+  const out: Collected = { checks: [], tests: [], non2xx: [], fatal: [], ended: false };
   if (!existsSync(file)) return out;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -85,7 +87,11 @@ function readChecksFile(file: string): Collected {
     if (parsed.kind === 'check') out.checks.push(parsed.check);
     else if (parsed.kind === 'non2xx') out.non2xx.push(parsed.item);
     else if (parsed.kind === 'fatal') out.fatal.push(parsed.message);
-    else if (parsed.kind === 'end') out.ended = true;
+    else if (parsed.kind === 'test') out.tests.push(parsed.test);
+    else if (parsed.kind === 'end') {
+      out.ended = true;
+      out.runnerCpuMs = parsed.runnerCpuMs;
+    }
   }
   return out;
 }
@@ -145,6 +151,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   if (grep) args.push('--grep', grep);
   if (opts.maxFailures !== undefined) args.push('--max-failures', String(opts.maxFailures));
 
+  const spawnedAt = Date.now();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: childEnv({
@@ -214,6 +221,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
     child.on('error', () => res(null));
     child.on('close', (code) => res(code));
   });
+  const closedAt = Date.now();
   clearTimeout(deadlineTimer);
   if (killTimer) clearTimeout(killTimer);
   ctx.signal.removeEventListener('abort', onAbort);
@@ -252,5 +260,6 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const gaps: Gap[] = [{ rules: (id) => selected.includes(id), reason: reasonOf }];
 
   const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? `${PLAYWRIGHT_DIR}/index.html` : undefined;
-  return { checks, gaps, seed, ...(report ? { playwrightReport: report } : {}) };
+  const trace = { spawnedAt, closedAt, runnerCpuMs: collected.runnerCpuMs, tests: collected.tests };
+  return { checks, gaps, seed, trace, ...(report ? { playwrightReport: report } : {}) };
 }

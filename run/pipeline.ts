@@ -12,7 +12,7 @@ import { secretsOf } from '../src/target-file/load.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
-import type { ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
+import type { ContractTrace, ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
 import { runContracts } from '../contracts/run.js';
 import { runProbes } from '../load/run.js';
 import { clearReports, writeReports } from '../reports/write.js';
@@ -45,6 +45,8 @@ export interface RunOutcome {
   baseline?: BaselineDiff;
   files: string[];
   interrupted: boolean;
+  /** Where the contract run's time went, when contracts ran. */
+  contractTrace?: ContractTrace;
 }
 
 /** The cause line when a check that went to `where` could not connect (refused, DNS, TLS: none heals within a run). */
@@ -94,6 +96,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   let timeline: TimelineEntry[] = [];
   let limiter: ResultsFile['limiter'] = null;
   let playwrightReport: string | undefined;
+  let contractTrace: ContractTrace | undefined;
 
   try {
     await clearReports(ctx.outDir);
@@ -109,6 +112,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
         checks.push(...outcome.checks);
         gaps.push(...outcome.gaps);
         playwrightReport = outcome.playwrightReport;
+        contractTrace = outcome.trace;
       } catch (e) {
         gaps.push(stageFailed('contracts', e, redactor));
       }
@@ -154,7 +158,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       history: history.runs,
     });
     history.keep();
-    return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
+    return { results, exitCode: exitCodeOf(results), baseline, files, interrupted, contractTrace };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     rmSync(workDir, { recursive: true, force: true });
