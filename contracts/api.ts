@@ -3,6 +3,7 @@
 // body is read with a size cap, and the exchange is recorded (redacted) by the test's Recorder.
 // Non-2xx answers are summarised for ERR-01. A request that could not be made throws CouldNotTest
 // with the recorded exchange, so the check reports `error` with the cause, never `fail`.
+import { existsSync } from 'node:fs';
 import { applyForm, type FormId } from '../src/auth/forms.js';
 import { BudgetExceeded, type Budget } from '../src/budget.js';
 import { HttpFailure, httpRequest } from '../src/http/client.js';
@@ -62,6 +63,29 @@ function originOf(url: string): string {
   }
 }
 
+/**
+ * The rate-limited node, as the contract checks share it with the probes: in a full run its
+ * requests wait until the probes are done with it (`gate`, a file run/pipeline.ts writes then), and
+ * a 429 with a short Retry-After is waited out and the request sent again: the bucket the probes
+ * leave is empty, and quota comes back one request per emission interval. A 429 says "not now",
+ * nothing about the request.
+ */
+export interface RateLimitedNode {
+  /** host[:port] of the node. */
+  host: string;
+  gate?: string;
+  deadline: number;
+  /** Called after waiting for the gate: time before is no check's. */
+  onTurn?: () => void;
+}
+
+/** How often, and for at most how long each, a rate-limited node's 429 is waited out. */
+const QUOTA_WAITS = 4;
+const QUOTA_WAIT_MAX_S = 5;
+const RATE_LIMITED = 429;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 export class ApiClient {
   readonly non2xx: Non2xx[] = [];
 
@@ -70,7 +94,38 @@ export class ApiClient {
     private readonly budget: Budget,
     private readonly timeoutMs: number,
     private readonly maxBodyBytes?: number,
+    private readonly rateLimited?: RateLimitedNode,
   ) {}
+
+  /** Waits until the probes are done with the rate-limited node (no gate: at once). */
+  private async turn(): Promise<void> {
+    const node = this.rateLimited;
+    if (!node?.gate || existsSync(node.gate)) return;
+    while (!existsSync(node.gate) && Date.now() < node.deadline) await sleep(20);
+    node.onTurn?.();
+  }
+
+  async call(spec: CallSpec): Promise<CallResult> {
+    const limited = this.rateLimited !== undefined && originOf(spec.url) === this.rateLimited.host;
+    if (!limited) return this.callOnce(spec, true);
+    await this.turn();
+    for (let tries = 0; ; tries++) {
+      const res = await this.callOnce(spec, false);
+      const retryAfterS = Number(res.headers['retry-after']);
+      const waitMs = retryAfterS * 1000 + 50;
+      const waits =
+        res.status === RATE_LIMITED &&
+        tries < QUOTA_WAITS &&
+        Number.isInteger(retryAfterS) &&
+        retryAfterS <= QUOTA_WAIT_MAX_S &&
+        Date.now() + waitMs < this.rateLimited!.deadline;
+      if (!waits) {
+        if (!res.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, res.exchange, res.body);
+        return res;
+      }
+      await sleep(waitMs);
+    }
+  }
 
   /** Takes one request from the run's budget (WebSocket and gRPC clients call this too). */
   take(): void {
@@ -82,7 +137,7 @@ export class ApiClient {
     }
   }
 
-  async call(spec: CallSpec): Promise<CallResult> {
+  private async callOnce(spec: CallSpec, note: boolean): Promise<CallResult> {
     let url = spec.url;
     let headers = { ...(spec.headers ?? {}) };
     if (spec.auth) ({ url, headers } = applyForm(spec.auth.form, spec.auth.secret, url, headers));
@@ -125,7 +180,7 @@ export class ApiClient {
         exchange,
         ok: is2xx(res.status),
       };
-      if (!result.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, exchange, res.body);
+      if (!result.ok && note) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, exchange, res.body);
       return result;
     } catch (e) {
       if (!(e instanceof HttpFailure)) throw e;

@@ -21,6 +21,8 @@ export const ENV = {
   workers: 'CHAINPROBE_WORKERS',
   /** The run seed: which near-miss credentials the auth checks send (src/auth/near-miss.ts). */
   seed: 'CHAINPROBE_SEED',
+  /** A file that appears when the probes are done with the horizon node; its checks wait for it (absent: no wait). */
+  horizonGate: 'CHAINPROBE_HORIZON_GATE',
 } as const;
 
 export class SuiteEnvError extends Error {}
@@ -36,6 +38,7 @@ export interface SuiteEnv {
   workers: number;
   /** 0 when the variable is absent (a Playwright run outside `npm start`): still one seed for all. */
   seed: number;
+  horizonGate?: string;
 }
 
 let cached: SuiteEnv | undefined;
@@ -70,6 +73,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     htmlDir: env[ENV.htmlDir] || undefined,
     workers: Number.isInteger(workers) && workers > 0 ? workers : 2,
     seed: env[ENV.seed] && Number.isInteger(seed) ? seed : 0,
+    horizonGate: env[ENV.horizonGate] || undefined,
   };
   if (env === process.env) cached = out;
   return out;

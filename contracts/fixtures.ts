@@ -70,8 +70,20 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
     async ({ suite, budget, redactor, samples }, use, testInfo) => {
       const timing = startTiming();
       const recorder = new Recorder(redactor);
-      const api = new ApiClient(recorder, budget, suite.target.limits.timeoutMs);
       const check = new Checks(redactor, suite.selected);
+      const horizon = suite.target.nodes.horizon;
+      const api = new ApiClient(
+        recorder,
+        budget,
+        suite.target.limits.timeoutMs,
+        undefined,
+        horizon && {
+          host: new URL(horizon.endpoint).host,
+          gate: suite.horizonGate,
+          deadline: suite.deadline,
+          onTurn: () => check.startWork(),
+        },
+      );
       await use({ target: suite.target, recorder, api, check, samples });
       // However the test ended, its checks so far and the non-2xx answers it met go to the reporter.
       const body: TestAttachment = { checks: check.results, non2xx: api.non2xx, timing: timing(recorder.exchanges) };

@@ -41,6 +41,11 @@ export interface ContractsOptions {
    * caller that needs one failure only: Playwright starts a new worker after each failed test.
    */
   maxFailures?: number;
+  /**
+   * A file that appears once the probes are done with the horizon node: its contract checks wait
+   * for it (a full run with contracts and probes side by side, run/pipeline.ts).
+   */
+  horizonGate?: string;
 }
 
 function playwrightCli(): string {
@@ -164,6 +169,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       [ENV.workers]: String(opts.workers ?? 2),
       ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
       [ENV.seed]: String(seed),
+      ...(opts.horizonGate ? { [ENV.horizonGate]: opts.horizonGate } : {}),
       ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,4 @@
-// One run of chainprobe: resolve the target, run the selected stages (contracts, then probes)
+// One run of chainprobe: resolve the target, run the selected stages (contracts and probes side by side)
 // under one budget and one abort signal, roll the checks up and write the reports.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,11 @@ import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../reports/b
 import { exportCauses, groupCauses, parseCause, whereOf } from '../src/net/causes.js';
 import { preflight } from '../src/net/preflight.js';
 import { tlsRecord, useTls } from '../src/tls/trust.js';
+
+/** results.json `order`: how the contract checks and the probes shared the run. */
+export const SIDE_BY_SIDE =
+  'contracts and probes side by side; the probes alone on the horizon node, its contract checks after them';
+const ONE_AFTER_ANOTHER = 'contracts, then probes';
 
 export interface RunOptions {
   target: ResolvedTarget;
@@ -97,6 +102,9 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   let limiter: ResultsFile['limiter'] = null;
   let playwrightReport: string | undefined;
   let contractTrace: ContractTrace | undefined;
+  /** When each stage ran, and in which order (results.json `stages` and `order`). */
+  const stages: { stage: string; startedAt: string; finishedAt: string }[] = [];
+  let order = ONE_AFTER_ANOTHER;
 
   try {
     await clearReports(ctx.outDir);
@@ -106,34 +114,61 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     const nothingReachable = pre.addresses.length > 0 && pre.causes.length === pre.addresses.length;
     if (nothingReachable)
       gaps.push({ rules: () => true, reason: [...new Set(pre.causes.map((c) => c.line))].join('; ') });
-    else if (RULES.some((r) => stageOf(r.id) === 'contracts' && ctx.selected(r.id)) && !ctx.signal.aborted) {
+    const wants = (stage: 'contracts' | 'probes') =>
+      RULES.some((r) => stageOf(r.id) === stage && ctx.selected(r.id)) && !ctx.signal.aborted;
+    // Each stage's checks and gaps are kept apart and joined in stage order, however the stages overlapped.
+    const byStage = {
+      contracts: { checks: [] as CheckResult[], gaps: [] as Gap[] },
+      probes: { checks: [] as CheckResult[], gaps: [] as Gap[] },
+    };
+    const timed = async (stage: 'contracts' | 'probes', run: () => Promise<void>) => {
+      const from = new Date();
       try {
-        const outcome = await runContracts(ctx);
-        checks.push(...outcome.checks);
-        gaps.push(...outcome.gaps);
+        await run();
+      } catch (e) {
+        byStage[stage].gaps.push(stageFailed(stage, e, redactor));
+      }
+      stages.push({ stage, startedAt: from.toISOString(), finishedAt: new Date().toISOString() });
+    };
+    const contracts = (horizonGate?: string) =>
+      timed('contracts', async () => {
+        const outcome = await runContracts(ctx, { horizonGate });
+        byStage.contracts.checks.push(...outcome.checks);
+        byStage.contracts.gaps.push(...outcome.gaps);
         playwrightReport = outcome.playwrightReport;
         contractTrace = outcome.trace;
-      } catch (e) {
-        gaps.push(stageFailed('contracts', e, redactor));
-      }
-    }
-    // A horizon node the contracts could not reach at all is not probed: its rules get that cause.
-    const horizonWhere = opts.target.nodes.horizon && whereOf(opts.target.nodes.horizon.endpoint);
-    const horizonCause =
-      horizonWhere && (pre.causes.find((c) => c.where === horizonWhere)?.line ?? unreachable(checks, horizonWhere));
-    if (nothingReachable) {
-      // every selected rule already has its cause
-    } else if (horizonCause) gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
-    else if (RULES.some((r) => stageOf(r.id) === 'probes' && ctx.selected(r.id)) && !ctx.signal.aborted) {
-      try {
+      });
+    const probes = () =>
+      timed('probes', async () => {
         const outcome = await runProbes(ctx);
-        checks.push(...outcome.checks);
+        byStage.probes.checks.push(...outcome.checks);
         timeline = outcome.timeline;
         limiter = outcome.limiter;
-      } catch (e) {
-        gaps.push(stageFailed('probes', e, redactor));
-      }
+      });
+    // A horizon node no address of which answered is not probed: its rules get that cause.
+    const horizonWhere = opts.target.nodes.horizon && whereOf(opts.target.nodes.horizon.endpoint);
+    const preflightHorizonCause = horizonWhere && pre.causes.find((c) => c.where === horizonWhere)?.line;
+    if (nothingReachable) {
+      // every selected rule already has its cause
+    } else if (wants('contracts') && wants('probes') && horizonWhere && !preflightHorizonCause) {
+      // Side by side: the probes have the horizon node to themselves, the contract checks of the
+      // other hosts run meanwhile, and those of the horizon node wait until the probes are done.
+      const gate = join(workDir, 'horizon.gate');
+      order = SIDE_BY_SIDE;
+      await Promise.all([contracts(gate), probes().finally(() => writeFileSync(gate, ''))]);
+    } else {
+      if (wants('contracts')) await contracts();
+      // A horizon node the contracts could not reach at all is not probed either.
+      const horizonCause =
+        horizonWhere && (preflightHorizonCause ?? unreachable(byStage.contracts.checks, horizonWhere));
+      if (horizonCause) byStage.probes.gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
+      else if (wants('probes')) await probes();
     }
+    for (const part of [byStage.contracts, byStage.probes]) {
+      checks.push(...part.checks);
+      gaps.push(...part.gaps);
+    }
+    stages.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.stage.localeCompare(b.stage));
     const interrupted = ctx.signal.aborted;
     if (interrupted) gaps.push(INTERRUPTED);
     // Every selected rule gets a verdict: those without a check get the first reason that covers them.
@@ -145,7 +180,15 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       finishedAt: new Date(),
       checks,
       limiter,
-      extra: { selection: opts.selection.text, interrupted, seed, ...causesAndTls(checks, opts.target), ...opts.extra },
+      extra: {
+        selection: opts.selection.text,
+        interrupted,
+        seed,
+        ...(stages.length > 1 && { order }),
+        ...(stages.length && { stages }),
+        ...causesAndTls(checks, opts.target),
+        ...opts.extra,
+      },
     });
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);

@@ -1,5 +1,5 @@
 // The stages of a run and what they hand each other. The pipeline (run/pipeline.ts) composes them:
-// resolve target -> contracts (contracts/run.ts) -> probes (load/run.ts) -> reports.
+// resolve target -> contracts (contracts/run.ts) and probes (load/run.ts), side by side -> reports.
 import type { ResolvedTarget } from './target-file/types.js';
 import type { CheckResult } from './verdict.js';
 import type { LimiterEstimates } from './results.js';
