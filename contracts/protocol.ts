@@ -49,6 +49,7 @@ export type ChecksLine =
   /** The runner finished (its exit status is then only whether some test failed). */
   | { kind: 'end'; status: string; runnerCpuMs?: number };
 
+/** A family's progress, counted in rules: a rule is done when every test that checks it has ended. */
 export interface ProgressLine {
   family: string;
   done: number;

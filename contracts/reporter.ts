@@ -78,8 +78,8 @@ function familyOf(test: TestCase): string {
 export default class ChainprobeReporter implements Reporter {
   private readonly redactor: Redactor;
   private readonly checksFile: string | undefined;
-  private readonly totals = new Map<string, number>();
-  private readonly done = new Map<string, number>();
+  /** Per family, the tests still running for each rule it checks: a rule is done when none is left. */
+  private readonly open = new Map<string, Map<string, number>>();
 
   constructor() {
     const env = suiteEnv();
@@ -94,11 +94,10 @@ export default class ChainprobeReporter implements Reporter {
 
   onBegin(_config: FullConfig, suite: Suite): void {
     for (const test of suite.allTests()) {
-      const family = familyOf(test);
-      this.totals.set(family, (this.totals.get(family) ?? 0) + 1);
-      this.done.set(family, 0);
+      const rules = this.open.get(familyOf(test)) ?? this.open.set(familyOf(test), new Map()).get(familyOf(test))!;
+      for (const rule of this.rulesOf(test)) rules.set(rule, (rules.get(rule) ?? 0) + 1);
     }
-    for (const family of this.totals.keys()) this.progress(family);
+    for (const family of this.open.keys()) this.progress(family);
   }
 
   onStepBegin(_test: TestCase, _result: TestResult, step: TestStep): void {
@@ -163,9 +162,13 @@ export default class ChainprobeReporter implements Reporter {
     }
     this.redactResult(result);
     this.write(lines);
-    const family = familyOf(test);
-    this.done.set(family, (this.done.get(family) ?? 0) + 1);
-    this.progress(family);
+    const rules = this.open.get(familyOf(test));
+    for (const rule of this.rulesOf(test)) rules?.set(rule, (rules.get(rule) ?? 1) - 1);
+    this.progress(familyOf(test));
+  }
+
+  private rulesOf(test: TestCase): string[] {
+    return rulesOfTags(test.tags).filter((rule) => suiteEnv().selected(rule));
   }
 
   onError(error: TestError): void {
@@ -195,7 +198,8 @@ export default class ChainprobeReporter implements Reporter {
   }
 
   private progress(family: string): void {
-    const line: ProgressLine = { family, done: this.done.get(family) ?? 0, total: this.totals.get(family) ?? 0 };
+    const open = [...(this.open.get(family)?.values() ?? [])];
+    const line: ProgressLine = { family, done: open.filter((n) => n <= 0).length, total: open.length };
     process.stdout.write(`${PROGRESS_PREFIX}${JSON.stringify(line)}\n`);
   }
 

@@ -20,7 +20,7 @@ import type { CheckResult } from '../src/verdict.js';
 import type { Gap } from '../src/coverage.js';
 import type { ContractsOutcome, RunContext, TestTrace } from '../src/stages.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
-import { PLAYWRIGHT_DIR } from '../reports/write.js';
+import { PLAYWRIGHT_DIR } from '../src/out-files.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CONFIG = join(ROOT, 'contracts', 'playwright.config.ts');

@@ -4,7 +4,7 @@
 // report agrees with chainprobe's verdicts. Steps are written when the test body ends: a check is
 // a synchronous statement, and its evidence is already complete by then.
 import type { Location, TestInfo } from '@playwright/test';
-import { failureText } from '../reports/text.js';
+import { failureText } from '../src/check-text.js';
 import type { CheckResult, Verdict } from '../src/verdict.js';
 import { VERDICT_FAILURES_ANNOTATION } from './protocol.js';
 

@@ -3,6 +3,7 @@
 // an abort or once the budget is spent: those stop the running phase with a StopProbe.
 import type { Exchange, ExchangeInput } from '../src/record/recorder.js';
 import type { Engine, EngineResponse, ProbeMethod } from './engine/types.js';
+import { parseRateLimitHeaders, type Sample } from './sample.js';
 import {
   gapSinceForwarded,
   headerlessRefusal,
@@ -13,6 +14,8 @@ import {
 
 /** Why a phase stopped early: the run's budget, an abort, or a node that gave no usable answer. */
 export type StopReason = 'budget' | 'interrupted' | 'network' | 'refused';
+
+export { parseRateLimitHeaders, RL_HEADERS, type RateLimitHeaders, type RlField, type Sample } from './sample.js';
 
 export class StopProbe extends Error {
   constructor(
@@ -42,57 +45,7 @@ export interface SessionEnv {
   progress: (phase: string, expectedRemainingMs: number | undefined, requestsSent: number) => void;
 }
 
-/** Header names are matched in lower case (a Go server sends `X-Ratelimit-Limit`). */
-export const RL_HEADERS = {
-  limit: 'x-ratelimit-limit',
-  remaining: 'x-ratelimit-remaining',
-  reset: 'x-ratelimit-reset',
-  retryAfter: 'retry-after',
-} as const;
-
-export type RlField = keyof typeof RL_HEADERS;
-
-export interface RateLimitHeaders {
-  /** Parsed when the value is a non-negative integer. */
-  limit?: number;
-  remaining?: number;
-  reset?: number;
-  retryAfter?: number;
-  /** The raw values, present or not. */
-  raw: Partial<Record<RlField, string>>;
-}
-
 const noop = (): void => undefined;
-
-const NON_NEGATIVE_INTEGER = /^\d{1,15}$/;
-
-export function parseRateLimitHeaders(headers: Record<string, string>): RateLimitHeaders {
-  const out: RateLimitHeaders = { raw: {} };
-  for (const field of Object.keys(RL_HEADERS) as RlField[]) {
-    const v = headers[RL_HEADERS[field]];
-    if (v === undefined) continue;
-    out.raw[field] = v;
-    const t = v.trim();
-    if (NON_NEGATIVE_INTEGER.test(t)) out[field] = Number(t);
-  }
-  return out;
-}
-
-export interface Sample {
-  /** Order of sending (answers may come back in another order). */
-  seq: number;
-  phase: string;
-  purpose: string;
-  method: ProbeMethod;
-  /** Engine ms; scheduledAt is when the plan wanted it to leave. */
-  scheduledAt: number;
-  sentAt: number;
-  receivedAt: number;
-  status?: number;
-  rl: RateLimitHeaders;
-  error?: string;
-  exchange: Exchange;
-}
 
 /** How a request is paced: `spaced` keeps the proxy's learned least gap after the previous send (the default); `burst` does not. */
 export type Pacing = 'spaced' | 'burst';

@@ -6,6 +6,7 @@
 // Everything is read back from the checks' `evidence.authProbe` (src/auth/surface.ts).
 import { AUTH_FORMS } from '../src/auth/forms.js';
 import { authProbeOf, type AuthProbe, type SurfaceForm } from '../src/auth/surface.js';
+import { WRONG_KIND_LABEL, type WrongKind } from '../src/auth/wrong-credentials.js';
 import { curlOf, type Exchange } from '../src/record/recorder.js';
 import type { ResultsFile } from '../src/results.js';
 import type { CheckResult } from '../src/verdict.js';
@@ -93,8 +94,11 @@ function rightText(cell: Cell, form: SurfaceForm): string {
   return cell.right.documented ? 'accepted (documented)' : 'accepted (observed)';
 }
 
+/** A wrong credential's kind in plain words (the kind's id stays in the data attributes). */
+const kindText = (p: AuthProbe) => WRONG_KIND_LABEL[p.probe as WrongKind] ?? p.probe;
+
 function cellHtml(cell: Cell | undefined, form: SurfaceForm, anchors: Map<CheckResult, string>): string {
-  if (!cell) return '<td class="as-empty">-</td>';
+  if (!cell) return `<td class="as-empty" data-label="${esc(COLUMN_LABEL[form] ?? form)}">-</td>`;
   const mustRefuse = cell.wrong.filter((w) => w.probe.expect !== 'observe');
   const breaches = mustRefuse.filter((w) => isBreach(w.probe));
   const openData = cell.wrong.filter((w) => w.probe.expect === 'observe' && w.probe.data);
@@ -108,11 +112,12 @@ function cellHtml(cell: Cell | undefined, form: SurfaceForm, anchors: Map<CheckR
     );
   }
   if (breaches.length)
-    parts.push(breaches.map((b) => `<a href="#${anchors.get(b.check)}">${esc(b.probe.probe)}</a>`).join(' '));
+    parts.push(breaches.map((b) => `<a href="#${anchors.get(b.check)}">${esc(kindText(b.probe))}</a>`).join('; '));
   if (openData.length)
-    parts.push(`<span class="muted">open, got data: ${openData.map((o) => esc(o.probe.probe)).join(', ')}</span>`);
+    parts.push(`<span class="muted">open, got data: ${openData.map((o) => esc(kindText(o.probe))).join('; ')}</span>`);
   const state = breaches.length ? 'fail' : cell.right && !cell.right.data && form !== 'none' ? 'refused' : 'ok';
-  return `<td class="as-${state}" data-auth-cell="${esc(form)}" data-auth-state="${state}">${parts.join('<br>')}</td>`;
+  const label = esc(COLUMN_LABEL[form] ?? form);
+  return `<td class="as-${state}" data-auth-cell="${esc(form)}" data-auth-state="${state}" data-label="${label}">${parts.join('<br>')}</td>`;
 }
 
 function evidenceHtml(c: CheckResult, anchor: string): string {
@@ -141,6 +146,9 @@ const STYLE = `<style>
 #auth-surface td,#auth-surface th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;font-size:12px}
 #auth-surface td.as-fail{background:#fde2e1}#auth-surface td.as-refused{background:#fff4d6}#auth-surface td.as-ok{background:#eef8ee}
 #auth-surface .auth-evidence pre{white-space:pre-wrap;font-size:12px}
+@media (max-width:640px){#auth-surface table,#auth-surface tbody,#auth-surface tr,#auth-surface td,#auth-surface tbody th{display:block}
+#auth-surface thead{display:none}#auth-surface tr{margin:0 0 8px}#auth-surface td.as-empty{display:none}
+#auth-surface td::before{content:attr(data-label);display:block;font-weight:bold}}
 </style>`;
 
 /** How to read the table, after the request count. */
@@ -164,7 +172,8 @@ export function authSurfaceSection(results: ResultsFile): string {
     seed === undefined
       ? ''
       : `; near-miss seed ${esc(seed)} (<code>npm start -- --seed ${esc(seed)}</code> sends the same near misses)`;
-  const head = `<tr><th>endpoint / node path</th>${s.columns.map((f) => `<th>${esc(COLUMN_LABEL[f] ?? f)}</th>`).join('')}</tr>`;
+  // On a phone each row becomes a block of its cells, each cell titled by its column (data-label).
+  const head = `<thead><tr><th>endpoint / node path</th>${s.columns.map((f) => `<th>${esc(COLUMN_LABEL[f] ?? f)}</th>`).join('')}</tr></thead>`;
   const body = s.rows
     .map(
       (row) =>
@@ -174,8 +183,8 @@ export function authSurfaceSection(results: ResultsFile): string {
   return `<section id="auth-surface" data-auth-requests="${s.requests}">${STYLE}
 <h2>Auth surface</h2>
 <p class="meta">${s.requests} requests spent by the auth checks${seedNote}. ${HOW_TO_READ}</p>
-<div class="scroll"><table class="auth-surface">${head}
-${body}</table></div>
+<div class="scroll"><table class="auth-surface">${head}<tbody>
+${body}</tbody></table></div>
 ${anchors.size ? `<h3>Wrong credentials that got data</h3>\n${[...anchors].map(([c, a]) => evidenceHtml(c, a)).join('\n')}` : ''}
 </section>`;
 }

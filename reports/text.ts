@@ -1,8 +1,7 @@
 // Making target-supplied text safe for the report files. Everything a target sends (bodies,
 // headers, messages built from them) may contain markup or control characters; the writers pass
 // every piece of text through here before it lands in HTML or XML.
-import { curlOf } from '../src/record/recorder.js';
-import type { CheckResult } from '../src/verdict.js';
+export { failureText, show } from '../src/check-text.js';
 
 // XML 1.0 allows tab, LF, CR and the ranges below; a lone surrogate or a C0 control would make the
 // JUnit file unparseable for CI, and is meaningless in HTML too.
@@ -23,23 +22,6 @@ export function esc(value: unknown): string {
 export function oneLine(s: string, max = 500): string {
   const line = s.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-/** Human-readable form of an evidence value: strings as they are, the rest as indented JSON. */
-export function show(value: unknown, maxChars = 8000): string {
-  let text: string;
-  if (typeof value === 'string') text = value;
-  else if (value === undefined) text = 'undefined';
-  else {
-    try {
-      text = JSON.stringify(value, null, 2) ?? String(value);
-    } catch {
-      text = String(value);
-    }
-  }
-  return text.length > maxChars
-    ? `${text.slice(0, maxChars)}\n…(${text.length - maxChars} more chars; see results.json)`
-    : text;
 }
 
 /** Compact JSON for a table cell. */
@@ -74,17 +56,4 @@ export function formatDuration(ms: number): string {
 /** For terminal lines: no control characters (a target's field name must not move the cursor). */
 export function printable(s: string): string {
   return oneLine(s, 300).replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
-}
-
-/** A failing check as plain text: its message, expected and actual, where, why, and a curl line. */
-export function failureText(c: CheckResult): string {
-  const ev = c.evidence ?? {};
-  const parts = [c.message];
-  if ('expected' in ev) parts.push(`expected: ${show(ev.expected, 2000)}`);
-  if ('actual' in ev) parts.push(`actual: ${show(ev.actual, 2000)}`);
-  if (ev.path !== undefined) parts.push(`path: ${ev.path}`);
-  if (ev.cause !== undefined) parts.push(`cause: ${ev.cause}`);
-  const first = Array.isArray(ev.exchanges) ? ev.exchanges[0] : undefined;
-  if (first) parts.push(`reproduce: ${curlOf(first)}`);
-  return parts.join('\n');
 }

@@ -10,6 +10,7 @@ import type { CheckResult } from '../src/verdict.js';
 import type { BaselineDiff } from './baseline.js';
 import { renderHtmlParts } from './html.js';
 import { renderJunit } from './junit.js';
+import { PLAYWRIGHT_DIR, REPORT_FILES } from '../src/out-files.js';
 
 export interface ReportInputs {
   results: ResultsFile;
@@ -28,16 +29,7 @@ export interface ReportInputs {
   fullChecks?: () => AsyncIterable<CheckResult>;
 }
 
-export const REPORT_FILES = {
-  results: 'results.json',
-  junit: 'junit.xml',
-  html: 'index.html',
-  timeline: 'timeline.json',
-  baseline: 'baseline-diff.json',
-} as const;
-
-/** Playwright's own HTML report, written by the contracts stage (contracts/run.ts). */
-export const PLAYWRIGHT_DIR = 'playwright';
+export { PLAYWRIGHT_DIR, REPORT_FILES };
 
 /**
  * Removes what a run writes into outDir, before it starts: a run cut short (Ctrl-C kills the

@@ -28,7 +28,7 @@ function statusOf(e: Exclude<ProgressEvent, { stage: 'info' }>, st: StageState, 
     const pct = e.total > 0 ? Math.floor((e.done / e.total) * 100) : 0;
     const elapsed = now - st.startedAt;
     const eta = e.done > 0 && e.done < e.total && elapsed > 0 ? (elapsed / e.done) * (e.total - e.done) : undefined;
-    return `contracts · ${e.family ?? 'all'} · ${e.done}/${e.total} checks (${pct}%)${eta === undefined ? '' : ` · ~${formatDuration(eta)} left`}`;
+    return `contracts · ${e.family ?? 'all'} · ${e.done} of ${e.total} rules (${pct}%)${eta === undefined ? '' : ` · ~${formatDuration(eta)} left`}`;
   }
   const left =
     e.expectedRemainingMs === undefined ? '' : ` · ~${formatDuration(Math.max(0, e.expectedRemainingMs))} left`;

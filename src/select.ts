@@ -9,7 +9,7 @@ import {
   SECTIONS,
   type Family,
 } from './rules/catalogue.js';
-import { didYouMean } from './cli/suggest.js';
+import { didYouMean } from './suggest.js';
 
 /** Selector words naming several families (or another word for one). */
 const ALIASES: Record<string, readonly Family[]> = {

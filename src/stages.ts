@@ -32,6 +32,7 @@ export interface RunContext {
 }
 
 export type ProgressEvent =
+  /** `done` of `total` rules of the family have all their checks judged. */
   | { stage: 'contracts'; family?: string; done: number; total: number }
   | { stage: 'probes'; phase: string; expectedRemainingMs?: number; requestsSent: number }
   | { stage: 'info'; message: string };

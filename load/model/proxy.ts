@@ -4,7 +4,7 @@
 // enforce the per-second cap strictly, as a least spacing between forwarded requests (nginx
 // `limit_req rate=20r/s` without burst refuses anything under 50 ms after the last forwarded one):
 // its refusals teach the probes the spacing to keep, with a margin.
-import type { Sample } from '../session.js';
+import type { Sample } from '../sample.js';
 
 const is2xx = (s: Sample) => s.status !== undefined && s.status >= 200 && s.status < 300;
 

@@ -15,6 +15,14 @@ import {
 
 export type WrongKind = NearMissKind | 'empty' | 'dup-wrong-first' | 'dup-right-first';
 
+/** Each kind of wrong credential in plain words, for the report and the checks' messages. */
+export const WRONG_KIND_LABEL: Record<WrongKind, string> = {
+  ...NEAR_MISS_LABEL,
+  empty: 'an empty value',
+  'dup-wrong-first': 'twice: a wrong value first, then the right one',
+  'dup-right-first': 'twice: the right value first, then a wrong one',
+};
+
 export interface WrongCredential {
   kind: WrongKind;
   /** refuse: data is a fail. observe: the description leaves it open; the answer is recorded. */
@@ -58,7 +66,7 @@ export function wrongCredentials(
       values: [m.value],
       label: NEAR_MISS_LABEL[m.kind],
     })),
-    { kind: 'empty', expect: 'refuse', values: [''], label: 'an empty value' },
+    { kind: 'empty', expect: 'refuse', values: [''], label: WRONG_KIND_LABEL.empty },
   ];
   if (query && wrong) {
     // Which of two values wins is the target's choice, and the description is silent on it: a
@@ -68,13 +76,13 @@ export function wrongCredentials(
       kind: 'dup-wrong-first',
       expect: 'observe',
       values: [wrong, real],
-      label: 'twice: a wrong value first, then the right one',
+      label: WRONG_KIND_LABEL['dup-wrong-first'],
     });
     all.push({
       kind: 'dup-right-first',
       expect: 'observe',
       values: [real, wrong],
-      label: 'twice: the right value first, then a wrong one',
+      label: WRONG_KIND_LABEL['dup-right-first'],
     });
   }
   if (plan.full) return all;

@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { createAjv, type ErrorObject, type ValidateFunction } from '../schemas/ajv.js';
 import { dottedPath, pointerSegments } from '../schemas/paths.js';
-import { didYouMean, nearest } from '../cli/suggest.js';
+import { didYouMean, nearest } from '../suggest.js';
 import type { TargetFile } from '../types/generated/target.js';
 import { DEFAULT_HOURLY_LIMIT, NODE_KINDS, type NodeKind, type ResolvedTarget } from './types.js';
 import { checkTlsSettings } from '../tls/trust.js';

@@ -2,7 +2,7 @@
 // suite reports `fail` on the rule the fault breaks. One test per fault, each against its own
 // reference, running only the fault's own rule (`--only <rule>`): the claim is that the rule's own
 // checks catch it, without help from the other tests of its family. That is the narrower, stronger
-// claim, and half the work. The self-check (scripts/selfcheck.ts) runs each fault with its whole
+// claim, and half the work. The self-check (cli/selfcheck.ts) runs each fault with its whole
 // family selected, as a user would, and test/selfcheck covers that way.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

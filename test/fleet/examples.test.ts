@@ -46,8 +46,7 @@ function npmCommand(run: string): { script: string; args: string[] } {
   const args = (m[3] ?? '').match(/(?:\$\{\{[^}]*\}\}|\S)+/g) ?? [];
   for (const a of args.filter((x) => x.startsWith('--')))
     assert.ok(FLAGS[script]?.includes(a), `npm ${script} takes ${a}`);
-  for (const file of ['scripts/cli.ts', 'scripts/merge.ts'])
-    assert.ok(existsSync(new URL(`../../${file}`, import.meta.url)));
+  for (const file of ['cli/start.ts', 'cli/merge.ts']) assert.ok(existsSync(new URL(`../../${file}`, import.meta.url)));
   return { script, args };
 }
 

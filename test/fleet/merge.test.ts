@@ -85,7 +85,7 @@ test('npm run merge: files and folders, duplicates named on stdout, one report w
   const out = join(dir, 'merged');
   const run = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts'), join(dir, 'again.json'), '--out', out],
+    ['--import', 'tsx', 'cli/merge.ts', join(dir, 'artifacts'), join(dir, 'again.json'), '--out', out],
     { cwd: ROOT, encoding: 'utf8' },
   );
   assert.equal(run.status, 1, `a failing check in a merged run fails the merge: ${run.stderr}`);
@@ -101,7 +101,7 @@ test('npm run merge: files and folders, duplicates named on stdout, one report w
 
   const bad = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'scripts/merge.ts', join(dir, 'artifacts/job-b/other.json')],
+    ['--import', 'tsx', 'cli/merge.ts', join(dir, 'artifacts/job-b/other.json')],
     { cwd: ROOT, encoding: 'utf8' },
   );
   assert.equal(bad.status, 2);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { resolveTarget } from '../../src/target-file/load.js';
 import { nodesOf } from '../../src/target-file/types.js';
-import { parseReferenceArgs } from '../../scripts/reference.js';
+import { parseReferenceArgs } from '../../cli/reference.js';
 import { ROOT } from '../safety/support/cli.js';
 
 test(
@@ -19,17 +19,7 @@ test(
     const file = join(mkdtempSync(join(tmpdir(), 'chainprobe-fleet-ref-')), 'fleet.json');
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'scripts/reference.ts',
-        '--target-out',
-        file,
-        '--horizon-nodes',
-        '3',
-        '--block-rest-nodes',
-        '2',
-      ],
+      ['--import', 'tsx', 'cli/reference.ts', '--target-out', file, '--horizon-nodes', '3', '--block-rest-nodes', '2'],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     try {

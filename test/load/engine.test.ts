@@ -38,7 +38,7 @@ const engineFor = (extra: Partial<ConstructorParameters<typeof NodeEngine>[0]> =
   new NodeEngine({ endpoint, token: 'tok-en/with?chars', timeoutMs: 2000, ...extra });
 
 for (const rate of [20, 50]) {
-  // How late requests leave is the benchmark's figure (scripts/bench/pacing.ts): with other work on
+  // How late requests leave is the benchmark's figure (tools/bench/pacing.ts): with other work on
   // the CPU no bound on it holds. Here: every request on its absolute slot or after it, never early.
   test(`pacing on an absolute schedule at ${rate} req/s: no request leaves before its slot; lateness is reported`, async (t) => {
     const engine = engineFor();

@@ -96,7 +96,7 @@ function assertCleanFullRun(r: ProbeRun, expectedT: number, within: number) {
   assert.ok(!JSON.stringify(r.outcome).includes(TOKEN), 'the token appears in the probe outcome');
 }
 
-// How long a run takes is the benchmark's figure (scripts/bench/probes.ts): tests judge verdicts.
+// How long a run takes is the benchmark's figure (tools/bench/probes.ts): tests judge verdicts.
 test('dedicated 3600/h, burst 100: every RL rule judged, none fails, T within 2% of 1 s, at most Limit + 40 requests', async () => {
   const r = await runOf('dedicated');
   assertCleanFullRun(r, 1000, 0.02);

@@ -83,6 +83,9 @@ test('the section: a failing cell links to the redacted evidence with a curl lin
   });
   const html = authSurfaceSection(results);
   assert.match(html, /data-auth-requests="9"/);
+  // Cells name a wrong credential in plain words, never by its internal kind.
+  assert.doesNotMatch(html, />case-changed</);
+  assert.match(html, />letter case changed</);
   assert.match(html, /--seed 1234/);
   const failing = /<td class="as-fail" data-auth-cell="bearer"[^>]*>(.*?)<\/td>/.exec(html);
   assert.ok(failing, 'the Bearer cell fails');
@@ -95,9 +98,12 @@ test('the section: a failing cell links to the redacted evidence with a curl lin
   assert.match(evidence, /block_number/);
   assert.match(
     html,
-    /data-auth-cell="apikey-query" data-auth-state="ok">accepted \(observed\)<br><span class="muted">open, got data: whitespace/,
+    /data-auth-cell="apikey-query" data-auth-state="ok" data-label="apiKey=">accepted \(observed\)<br><span class="muted">open, got data: surrounded by whitespace/,
   );
-  assert.match(html, /data-auth-cell="auth-query" data-auth-state="refused">refused with the right credential/);
+  assert.match(
+    html,
+    /data-auth-cell="auth-query" data-auth-state="refused" data-label="auth=">refused with the right credential/,
+  );
   assert.ok(!html.includes(KEY) && !html.includes(KEY.toUpperCase()), 'a credential value in the section');
   assert.equal(
     authSurfaceSection(

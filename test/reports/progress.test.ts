@@ -21,7 +21,7 @@ test('TTY: one status line redrawn in place, with family, counts and expected re
     writes.every((w) => w.startsWith('\r\x1b[2K') && !w.includes('\n')),
     'no new lines while running',
   );
-  assert.equal(writes.at(-1), '\r\x1b[2Kchainprobe contracts · auth · 20/40 checks (50%) · ~4.0 s left');
+  assert.equal(writes.at(-1), '\r\x1b[2Kchainprobe contracts · auth · 20 of 40 rules (50%) · ~4.0 s left');
   now += 10;
   p({ stage: 'probes', phase: 'drain', requestsSent: 12, expectedRemainingMs: 65_000 });
   assert.equal(writes.at(-1), '\r\x1b[2Kchainprobe probes · drain · 12 requests sent · ~1 min 5 s left');
@@ -46,7 +46,7 @@ test('TTY redraws are throttled, but a new family or the last check always shows
   }
   assert.ok(writes.length <= 6, `${writes.length} redraws in 0.5 s`);
   p({ stage: 'contracts', family: 'node', done: 100, total: 100 });
-  assert.match(writes.at(-1)!, /node · 100\/100 checks \(100%\)$/);
+  assert.match(writes.at(-1)!, /node · 100 of 100 rules \(100%\)$/);
 });
 
 test('no TTY: plain lines, at most about one a second per stage; changes and the end always show', () => {

@@ -1,9 +1,9 @@
 // The benchmark's arithmetic: spreads, percentiles, windows and target judgement.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { maxInWindow, percentile, spread } from '../../scripts/bench/stats.js';
-import { figure, markdownTable, ratios, textTable } from '../../scripts/bench/figures.js';
-import { compareRuns } from '../../scripts/stability.js';
+import { maxInWindow, percentile, spread } from '../../tools/bench/stats.js';
+import { figure, markdownTable, ratios, textTable } from '../../tools/bench/figures.js';
+import { compareRuns } from '../../tools/stability.js';
 import type { Verdict } from '../../src/verdict.js';
 
 test('spread is the median with min and max', () => {

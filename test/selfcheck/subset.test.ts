@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSelfcheck } from '../../scripts/selfcheck.js';
-import { textReport } from '../../scripts/selfcheck/render.js';
+import { runSelfcheck } from '../../cli/selfcheck.js';
+import { textReport } from '../../cli/selfcheck/render.js';
 
 test(
   'the representative subset is caught on its own rules and the fault-free run is clean',

@@ -7,9 +7,9 @@ import { RULES } from '../../src/rules/catalogue.js';
 import type { CheckResult, Verdict } from '../../src/verdict.js';
 import type { FaultDef } from '../../reference/faults/types.js';
 import { FAULTS } from '../../reference/faults/index.js';
-import { planRuns, selectorFor, subsetOf, sectionOf, FAULT_FREE, PlanError } from '../../scripts/selfcheck/plan.js';
-import { classifyClean, classifyFault, summarize } from '../../scripts/selfcheck/classify.js';
-import { htmlReport, textReport, type SelfcheckReport } from '../../scripts/selfcheck/render.js';
+import { planRuns, selectorFor, subsetOf, sectionOf, FAULT_FREE, PlanError } from '../../cli/selfcheck/plan.js';
+import { classifyClean, classifyFault, summarize } from '../../cli/selfcheck/classify.js';
+import { htmlReport, textReport, type SelfcheckReport } from '../../cli/selfcheck/render.js';
 
 const check = (rule: string, verdict: Verdict, message = `${rule} ${verdict}`): CheckResult => ({
   id: `${rule.toLowerCase()}.x`,

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { defineCommand, helpText, parseCommand } from '../../src/cli/args.js';
-import { UsageError } from '../../src/cli/fatal.js';
-import { prepareOutDir } from '../../src/cli/outdir.js';
-import { nearest } from '../../src/cli/suggest.js';
+import { defineCommand, helpText, parseCommand } from '../../cli/args.js';
+import { UsageError } from '../../cli/fatal.js';
+import { prepareOutDir } from '../../cli/outdir.js';
+import { nearest } from '../../src/suggest.js';
 import { parseSelectors } from '../../src/select.js';
 
 const DEMO = defineCommand({

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { COMMANDS } from '../../scripts/commands.js';
+import { COMMANDS } from '../../tools/commands.js';
 import { TOOL } from '../../src/results.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -46,7 +46,7 @@ for (const { script, def } of COMMANDS) {
 }
 
 test('npm start -- --version prints the package version', () => {
-  const r = run('scripts/cli.ts', '--version');
+  const r = run('cli/start.ts', '--version');
   assert.equal(r.code, 0);
   const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { version: string };
   assert.equal(TOOL.version, pkg.version, 'results.json and --version report the package version');
@@ -58,16 +58,13 @@ test('package.json runs exactly the commands the list knows (a new script gets -
   // tsc and prettier answer --help themselves.
   const user = Object.entries(pkg.scripts).filter(([name]) => name !== 'typecheck' && name !== 'format');
   for (const [name, cmd] of user) {
-    const script = /tsx (scripts\/\S+\.ts)/.exec(cmd)?.[1];
-    assert.ok(
-      script && COMMANDS.some((c) => c.script === script),
-      `npm run ${name} (${cmd}) is in scripts/commands.ts`,
-    );
+    const script = /tsx ((?:cli|tools)\/\S+\.ts)/.exec(cmd)?.[1];
+    assert.ok(script && COMMANDS.some((c) => c.script === script), `npm run ${name} (${cmd}) is in tools/commands.ts`);
   }
 });
 
 test('output piped into a reader that stops early (| head) ends the command quietly, with no stack trace', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/reference.ts', '--list-faults'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/reference.ts', '--list-faults'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -651,7 +651,7 @@ test('targets/example.json validates against the target schema with its variable
 });
 
 test('type generation is deterministic, matches the files on disk, and declares each type once', async () => {
-  const { generate } = await import('../../scripts/generate-types.js');
+  const { generate } = await import('../../tools/generate-types.js');
   const [first, second] = [await generate(), await generate()];
   assert.deepEqual([...first], [...second]);
   const dir = new URL('../../src/types/generated/', import.meta.url);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAX_CHARS = 160;
 
-/** Written by scripts/generate-types.ts, not by hand. */
+/** Written by tools/generate-types.ts, not by hand. */
 const GENERATED = ['src/types/generated/'];
 
 /** The tracked .ts files (git ls-files); without git, the folders tsconfig.json includes. */

@@ -1,4 +1,4 @@
-// Runs the chainprobe CLI (scripts/cli.ts) as a child process, the way `npm start` does, and
+// Runs the chainprobe CLI (cli/start.ts) as a child process, the way `npm start` does, and
 // watches it: everything it prints, its wall time, and the peak memory of its whole process tree
 // (the CLI, the Playwright runner and its workers), sampled from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -89,7 +89,7 @@ function hwmKb(pid: number): number | undefined {
 
 export function runCli(args: string[], opts: CliOptions): Promise<CliRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'cli.ts'), ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'start.ts'), ...args], {
     cwd: ROOT,
     env: cleanEnv(opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,167 @@
+// `npm run merge` (flags: MERGE below, also `--help`) - merges runs made elsewhere (CI
+// matrix jobs, k6 runners' handleSummary output) into one index.html, results.json and junit.xml.
+// A folder is searched (recursively) for chainprobe results files; the same run found twice is
+// counted once, and the report says so. Files are read one at a time and every check is spooled to
+// a scratch file in full, so the peak memory does not grow with the number of runs (src/fleet/merge.ts).
+// Exit: 0 no merged check failed or errored, 1 one did, 2 bad input (one line naming it).
+import {
+  closeSync,
+  createReadStream,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { exitWith, UsageError } from './fatal.js';
+import { commandLine, defineCommand } from './args.js';
+import { prepareOutDir } from './outdir.js';
+import { isResultsFile, mergeResults, type MergeInput, type MergeOutcome, type MergeSink } from '../src/fleet/merge.js';
+import type { CheckResult } from '../src/verdict.js';
+import { exitCodeOf } from '../src/results.js';
+import { writeReports } from '../reports/write.js';
+
+export const MERGE = defineCommand({
+  invocation: 'npm run merge --',
+  prefix: 'chainprobe merge',
+  summary:
+    "Merges runs made elsewhere (CI matrix jobs, k6 runners' results) into one index.html, results.json and junit.xml: " +
+    'summaries add up, rules roll up, the same run given twice counts once.',
+  flags: {
+    out: {
+      type: 'string',
+      value: '<dir>',
+      path: true,
+      default: 'reports/merged',
+      help: 'where the merged index.html, results.json and junit.xml go',
+    },
+  },
+  positionals: {
+    value: '<results.json or folder>...',
+    help: "results files, or folders searched for them (CI artifacts, k6 runners' output)",
+  },
+  examples: ['npm run merge -- artifacts/ --out reports/merged', 'npm run merge -- eu/results.json us/results.json'],
+  exit: [
+    '0  no merged check failed or errored',
+    '1  a merged check failed or errored',
+    '2  bad input (a missing file, not a results file, bad flag)',
+  ],
+});
+
+function parseJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`${path}: no such file`);
+    // The parser's first line, without the excerpt of the file it quotes.
+    const why = (e as Error).message.split('\n')[0]!.replace(/,\s*(?:\.\.\.)?".*$/s, '');
+    throw new UsageError(`${path}: not valid JSON (${why})`);
+  }
+}
+
+/** JSON files under a folder, depth-first, sorted (so the merge does not depend on the file system's order). */
+function jsonFilesUnder(dir: string, depth = 0): string[] {
+  if (depth > 8) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) =>
+      e.isDirectory()
+        ? jsonFilesUnder(join(dir, e.name), depth + 1)
+        : e.isFile() && e.name.endsWith('.json') && !e.name.endsWith('timeline.json')
+          ? [join(dir, e.name)]
+          : [],
+    );
+}
+
+/** The results files named, or found under the folders named, each parsed when the merge reaches it. */
+export function* readInputs(paths: readonly string[]): Generator<MergeInput> {
+  for (const path of paths) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      throw new UsageError(`${path}: no such file or folder`);
+    }
+    if (!isDir) {
+      const v = parseJson(path);
+      if (!isResultsFile(v))
+        throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
+      yield { source: path, results: v };
+      continue;
+    }
+    let found = 0;
+    for (const file of jsonFilesUnder(path)) {
+      let v: unknown;
+      try {
+        v = JSON.parse(readFileSync(file, 'utf8'));
+      } catch {
+        continue; // other JSON in an artifact folder is not ours to judge
+      }
+      if (!isResultsFile(v)) continue;
+      found++;
+      yield { source: file, results: v };
+    }
+    if (!found) throw new UsageError(`${path}: no chainprobe results file in this folder`);
+  }
+}
+
+/** Every merged check in full, one JSON line each in a scratch file, read back in order for results.json. */
+class CheckSpool implements MergeSink {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-'));
+  private readonly file = join(this.dir, 'checks.jsonl');
+  private readonly fd = openSync(this.file, 'w');
+
+  add(c: CheckResult): void {
+    writeSync(this.fd, `${JSON.stringify(c)}\n`);
+  }
+
+  async *read(): AsyncGenerator<CheckResult> {
+    for await (const line of createInterface({ input: createReadStream(this.file, 'utf8'), crlfDelay: Infinity }))
+      if (line) yield JSON.parse(line) as CheckResult;
+  }
+
+  remove(): void {
+    closeSync(this.fd);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Merges the runs under `paths` and writes the merged index.html, results.json and junit.xml to `out`. */
+export async function mergeInto(paths: readonly string[], out: string): Promise<MergeOutcome> {
+  const spool = new CheckSpool();
+  try {
+    const merged = mergeResults(readInputs(paths), new Date(), spool);
+    await writeReports(out, { results: merged.results, timeline: [], fullChecks: () => spool.read() });
+    return merged;
+  } finally {
+    spool.remove();
+  }
+}
+
+async function main(): Promise<number> {
+  const parsed = commandLine(MERGE);
+  if (!parsed.positionals.length) throw new UsageError('give at least one results.json or folder of them');
+  const out = parsed.values.out!;
+  prepareOutDir(out);
+  const merged = await mergeInto(parsed.positionals, out);
+  const s = merged.results.summary;
+  process.stdout.write(`chainprobe merge: ${merged.runs.length} run(s) of ${merged.results.target}\n`);
+  for (const d of merged.duplicates)
+    process.stdout.write(`  counted once: ${d.source} is the same run as ${d.sameRunAs}\n`);
+  process.stdout.write(
+    `  pass ${s.pass}  fail ${s.fail}  observed ${s.observed}  skipped ${s.skipped}  error ${s.error}\n  report: ${resolve(out, 'index.html')}\n`,
+  );
+  return exitCodeOf(merged.results);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => exitWith(MERGE.prefix, e),
+  );
+}

@@ -1,0 +1,12 @@
+// The names a run writes into its output folder: the report writers write them, the contract
+// runner writes Playwright's folder, and a new run clears them all first.
+export const REPORT_FILES = {
+  results: 'results.json',
+  junit: 'junit.xml',
+  html: 'index.html',
+  timeline: 'timeline.json',
+  baseline: 'baseline-diff.json',
+} as const;
+
+/** Playwright's own HTML report, written by the contracts stage (contracts/run.ts). */
+export const PLAYWRIGHT_DIR = 'playwright';
