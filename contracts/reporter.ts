@@ -20,6 +20,7 @@ import { maskSecret, Redactor, REDACTED_SUFFIX } from '../src/record/redact.js';
 import { secretsOf } from '../src/target-file/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
+import { verdictErrors } from './steps.js';
 import {
   CHECKS_ATTACHMENT,
   PROGRESS_PREFIX,
@@ -75,6 +76,19 @@ function familyOf(test: TestCase): string {
   return basename(suite?.location?.file ?? suite?.title ?? 'contracts').replace(/\.spec\.ts$/, '');
 }
 
+/**
+ * A test that passed in its worker with failing checks (steps.ts) is failed here, with one error per
+ * failing check, before any reporter listed after this one reads it (Playwright's HTML report shows
+ * it failed); its worker kept running.
+ */
+function failOnVerdicts(test: TestCase, result: TestResult, checks: readonly CheckResult[]): void {
+  const errors = verdictErrors(test.location, checks);
+  if (!errors.length) return;
+  result.status = 'failed';
+  result.errors.push(...errors);
+  result.error = errors[0];
+}
+
 export default class ChainprobeReporter implements Reporter {
   private readonly redactor: Redactor;
   private readonly checksFile: string | undefined;
@@ -123,6 +137,8 @@ export default class ChainprobeReporter implements Reporter {
       timing = got.timing;
       for (const item of got.non2xx) lines.push({ kind: 'non2xx', item });
     }
+    const failedOnVerdicts = result.annotations.some((a) => a.type === VERDICT_FAILURES_ANNOTATION);
+    if (failedOnVerdicts && result.status === 'passed') failOnVerdicts(test, result, checks);
     lines.push({
       kind: 'test',
       test: {
@@ -138,7 +154,6 @@ export default class ChainprobeReporter implements Reporter {
     });
     for (const check of checks) lines.push({ kind: 'check', check });
     // A test that failed only on its checks' verdicts (steps.ts) ran to its end: nothing to add.
-    const failedOnVerdicts = result.annotations.some((a) => a.type === VERDICT_FAILURES_ANNOTATION);
     if (
       result.status !== 'passed' &&
       result.status !== 'skipped' &&

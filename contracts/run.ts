@@ -37,11 +37,6 @@ export interface ContractsOptions {
   /** Write Playwright's HTML report under outDir/playwright (default true). */
   htmlReport?: boolean;
   /**
-   * Stop after this many failed tests (Playwright's --max-failures; default: run every test). For a
-   * caller that needs one failure only: Playwright starts a new worker after each failed test.
-   */
-  maxFailures?: number;
-  /**
    * A file that appears once the probes are done with the horizon node: its contract checks wait
    * for it (a full run with contracts and probes side by side, run/pipeline.ts).
    */
@@ -154,7 +149,6 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const args = [playwrightCli(), 'test', '-c', CONFIG, ...families.map((f) => `[/\\\\]${f}\\.spec\\.ts$`)];
   const grep = grepFor(selected);
   if (grep) args.push('--grep', grep);
-  if (opts.maxFailures !== undefined) args.push('--max-failures', String(opts.maxFailures));
 
   const spawnedAt = Date.now();
   const child = spawn(process.execPath, args, {
