@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { traceBreakdown } from '../../scripts/bench/trace.js';
-import { updateBenchDoc } from '../../scripts/bench/doc.js';
-import { figure } from '../../scripts/bench/figures.js';
-import { machine } from '../../scripts/bench/report.js';
+import { traceBreakdown } from '../../tools/bench/trace.js';
+import { updateBenchDoc } from '../../tools/bench/doc.js';
+import { figure } from '../../tools/bench/figures.js';
+import { machine } from '../../tools/bench/report.js';
 import type { TestTrace } from '../../src/stages.js';
 
 const t = (family: string, slot: number, worker: number, start: number, ms: number, extra: Partial<TestTrace> = {}) =>

@@ -1,7 +1,7 @@
 // Bench child: `npm run merge` of a folder, in a process that loads what the command loads and no
 // more, so its peak RSS is the command's.
 //   merge-child.ts '<json {dir, outDir}>'  -> {type:'result', wallMs, maxRssKb, runs, checks}
-import { mergeInto } from '../merge.js';
+import { mergeInto } from '../../cli/merge.js';
 import { toParent } from './child.js';
 
 async function main(): Promise<void> {
