@@ -86,16 +86,49 @@ const RATE_LIMITED = 429;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Requests in flight per host in this process (a contract worker): a request past the bound waits
+ * for one to end. The bound is limits.concurrency shared by the workers (fixtures.ts).
+ */
+const hosts = new Map<string, { free: number; waiting: (() => void)[] }>();
+
+async function inHostSlot<T>(host: string, bound: number, send: () => Promise<T>): Promise<T> {
+  let h = hosts.get(host);
+  if (!h) hosts.set(host, (h = { free: bound, waiting: [] }));
+  if (h.free > 0) h.free--;
+  else await new Promise<void>((r) => h.waiting.push(r));
+  try {
+    return await send();
+  } finally {
+    const next = h.waiting.shift();
+    if (next) next();
+    else h.free++;
+  }
+}
+
+export interface ApiClientOptions {
+  timeoutMs: number;
+  maxBodyBytes?: number;
+  /** Requests in flight at once per host (default: no bound). */
+  perHost?: number;
+  rateLimited?: RateLimitedNode;
+}
+
 export class ApiClient {
   readonly non2xx: Non2xx[] = [];
+  private readonly timeoutMs: number;
+  private readonly maxBodyBytes?: number;
+  private readonly rateLimited?: RateLimitedNode;
 
   constructor(
     private readonly recorder: Recorder,
     private readonly budget: Budget,
-    private readonly timeoutMs: number,
-    private readonly maxBodyBytes?: number,
-    private readonly rateLimited?: RateLimitedNode,
-  ) {}
+    private readonly opts: ApiClientOptions,
+  ) {
+    this.timeoutMs = opts.timeoutMs;
+    this.maxBodyBytes = opts.maxBodyBytes;
+    this.rateLimited = opts.rateLimited;
+  }
 
   /** Waits until the probes are done with the rate-limited node (no gate: at once). */
   private async turn(): Promise<void> {
@@ -105,9 +138,16 @@ export class ApiClient {
     node.onTurn?.();
   }
 
+  /**
+   * Sends one request (at most `perHost` in flight per host; the rate-limited node's after the
+   * probes, its 429s waited out) and records it.
+   */
   async call(spec: CallSpec): Promise<CallResult> {
-    const limited = this.rateLimited !== undefined && originOf(spec.url) === this.rateLimited.host;
-    if (!limited) return this.callOnce(spec, true);
+    const host = originOf(spec.url);
+    const limited = this.rateLimited !== undefined && host === this.rateLimited.host;
+    const bound = this.opts.perHost;
+    if (!limited)
+      return bound === undefined ? this.callOnce(spec, true) : inHostSlot(host, bound, () => this.callOnce(spec, true));
     await this.turn();
     for (let tries = 0; ; tries++) {
       const res = await this.callOnce(spec, false);

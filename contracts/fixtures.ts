@@ -10,7 +10,7 @@ import { Redactor } from '../src/record/redact.js';
 import { secretsOf } from '../src/target-file/load.js';
 import { useTls } from '../src/tls/trust.js';
 import { importCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
-import type { ResolvedTarget } from '../src/target-file/types.js';
+import { DEFAULT_CONCURRENCY, type ResolvedTarget } from '../src/target-file/types.js';
 import { ApiClient } from './api.js';
 import { Checks } from './checks.js';
 import { suiteEnv, type SuiteEnv } from './env.js';
@@ -72,18 +72,16 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
       const recorder = new Recorder(redactor);
       const check = new Checks(redactor, suite.selected);
       const horizon = suite.target.nodes.horizon;
-      const api = new ApiClient(
-        recorder,
-        budget,
-        suite.target.limits.timeoutMs,
-        undefined,
-        horizon && {
+      const api = new ApiClient(recorder, budget, {
+        timeoutMs: suite.target.limits.timeoutMs,
+        perHost: Math.max(1, Math.floor((suite.target.limits.concurrency ?? DEFAULT_CONCURRENCY) / suite.workers)),
+        rateLimited: horizon && {
           host: new URL(horizon.endpoint).host,
           gate: suite.horizonGate,
           deadline: suite.deadline,
           onTurn: () => check.startWork(),
         },
-      );
+      });
       await use({ target: suite.target, recorder, api, check, samples });
       // However the test ended, its checks so far and the non-2xx answers it met go to the reporter.
       const body: TestAttachment = { checks: check.results, non2xx: api.non2xx, timing: timing(recorder.exchanges) };

@@ -16,6 +16,7 @@ import { newRunSeed } from '../src/auth/near-miss.js';
 import { Redactor } from '../src/record/redact.js';
 import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
 import { secretsOf } from '../src/target-file/load.js';
+import { DEFAULT_CONCURRENCY } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { Gap } from '../src/coverage.js';
 import type { ContractsOutcome, RunContext, TestTrace } from '../src/stages.js';
@@ -160,7 +161,8 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       ...(ctx.tallyFile ? { [ENV.tallyFile]: ctx.tallyFile } : {}),
       [ENV.deadline]: String(ctx.deadline),
       [ENV.checksFile]: checksFile,
-      [ENV.workers]: String(opts.workers ?? 2),
+      // Each worker takes an even share of limits.concurrency, so there are never more workers than it.
+      [ENV.workers]: String(Math.min(opts.workers ?? 2, ctx.target.limits.concurrency ?? DEFAULT_CONCURRENCY)),
       ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
       [ENV.seed]: String(seed),
       ...(opts.horizonGate ? { [ENV.horizonGate]: opts.horizonGate } : {}),

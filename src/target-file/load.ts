@@ -165,6 +165,7 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
       maxRequests: file.limits?.maxRequests ?? 1000,
       maxSeconds: file.limits?.maxSeconds ?? 300,
       timeoutMs: file.limits?.timeoutMs ?? 10000,
+      ...(file.limits?.concurrency !== undefined && { concurrency: file.limits.concurrency }),
     },
   };
   if (api) {

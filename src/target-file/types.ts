@@ -8,7 +8,12 @@ export interface ResolvedLimits {
   maxRequests: number;
   maxSeconds: number;
   timeoutMs: number;
+  /** Contract requests in flight at once per host over the run; DEFAULT_CONCURRENCY when the file does not say. */
+  concurrency?: number;
 }
+
+/** limits.concurrency when the target file does not set it. */
+export const DEFAULT_CONCURRENCY = 32;
 
 export interface ResolvedNative {
   protocol: string;
