@@ -3,7 +3,6 @@
 // body is read with a size cap, and the exchange is recorded (redacted) by the test's Recorder.
 // Non-2xx answers are summarised for ERR-01. A request that could not be made throws CouldNotTest
 // with the recorded exchange, so the check reports `error` with the cause, never `fail`.
-import { existsSync } from 'node:fs';
 import { applyForm, type FormId } from '../src/auth/forms.js';
 import { BudgetExceeded, type Budget } from '../src/budget.js';
 import { HttpFailure, httpRequest } from '../src/http/client.js';
@@ -64,19 +63,14 @@ function originOf(url: string): string {
 }
 
 /**
- * The rate-limited node, as the contract checks share it with the probes: in a full run its
- * requests wait until the probes are done with it (`gate`, a file run/pipeline.ts writes then), and
- * a 429 with a short Retry-After is waited out and the request sent again: the bucket the probes
- * leave is empty, and quota comes back one request per emission interval. A 429 says "not now",
- * nothing about the request.
+ * The rate-limited node: a 429 with a short Retry-After from it is waited out and the request sent
+ * again. After the probes (a full run) its bucket is empty, and quota comes back one request per
+ * emission interval; a 429 says "not now", nothing about the request.
  */
 export interface RateLimitedNode {
   /** host[:port] of the node. */
   host: string;
-  gate?: string;
   deadline: number;
-  /** Called after waiting for the gate: time before is no check's. */
-  onTurn?: () => void;
 }
 
 /** How often, and for at most how long each, a rate-limited node's 429 is waited out. */
@@ -112,6 +106,8 @@ export interface ApiClientOptions {
   /** Requests in flight at once per host (default: no bound). */
   perHost?: number;
   rateLimited?: RateLimitedNode;
+  /** Aborted: no request is sent any more, and those in flight stop. */
+  signal?: AbortSignal;
 }
 
 export class ApiClient {
@@ -130,17 +126,9 @@ export class ApiClient {
     this.rateLimited = opts.rateLimited;
   }
 
-  /** Waits until the probes are done with the rate-limited node (no gate: at once). */
-  private async turn(): Promise<void> {
-    const node = this.rateLimited;
-    if (!node?.gate || existsSync(node.gate)) return;
-    while (!existsSync(node.gate) && Date.now() < node.deadline) await sleep(20);
-    node.onTurn?.();
-  }
-
   /**
-   * Sends one request (at most `perHost` in flight per host; the rate-limited node's after the
-   * probes, its 429s waited out) and records it.
+   * Sends one request (at most `perHost` in flight per host; the rate-limited node's 429s waited
+   * out) and records it.
    */
   async call(spec: CallSpec): Promise<CallResult> {
     const host = originOf(spec.url);
@@ -148,7 +136,6 @@ export class ApiClient {
     const bound = this.opts.perHost;
     if (!limited)
       return bound === undefined ? this.callOnce(spec, true) : inHostSlot(host, bound, () => this.callOnce(spec, true));
-    await this.turn();
     for (let tries = 0; ; tries++) {
       const res = await this.callOnce(spec, false);
       const retryAfterS = Number(res.headers['retry-after']);
@@ -187,6 +174,7 @@ export class ApiClient {
       throw new CouldNotTest(
         `${silent.message}; ${origin} gave no answer ${silent.timeouts} times in a row, so not tried again`,
       );
+    if (this.opts.signal?.aborted) throw new CouldNotTest('interrupted');
     this.take();
     const sentAt = Date.now();
     try {
@@ -197,6 +185,7 @@ export class ApiClient {
         body: spec.body,
         timeoutMs: this.timeoutMs,
         maxBodyBytes: this.maxBodyBytes,
+        signal: this.opts.signal,
       });
       const exchange = this.recorder.record({
         method: spec.method,

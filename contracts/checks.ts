@@ -94,11 +94,6 @@ export class Checks {
     private readonly selected: (rule: string) => boolean,
   ) {}
 
-  /** Time before now is no check's (a test that waited for its turn on a node). */
-  startWork(): void {
-    this.workStart = performance.now();
-  }
-
   /** Whether any of these rules is selected (tests skip work nobody asked for). */
   wants(...rules: string[]): boolean {
     return rules.some((r) => this.selected(r));
@@ -189,6 +184,11 @@ export class Checks {
       else if (j.verdict === 'error') this.error(j.rule, j.id, j.message, j.evidence);
       else this.add(j.rule, j.id, j.verdict, j.message, j.evidence);
     }
+  }
+
+  /** Checks another Checks of this worker stated (work several tests share): taken as they are. */
+  adopt(results: readonly CheckResult[]): void {
+    this.results.push(...results);
   }
 
   /** States verdicts judged elsewhere, in order. */

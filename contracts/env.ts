@@ -21,8 +21,11 @@ export const ENV = {
   workers: 'CHAINPROBE_WORKERS',
   /** The run seed: which near-miss credentials the auth checks send (src/auth/near-miss.ts). */
   seed: 'CHAINPROBE_SEED',
-  /** A file that appears when the probes are done with the horizon node; its checks wait for it (absent: no wait). */
-  horizonGate: 'CHAINPROBE_HORIZON_GATE',
+  /**
+   * The rate-limited node's checks, as JSON, written by the contract stage, which sends its requests
+   * itself (contracts/run.ts); absent: the node tests send them.
+   */
+  horizonChecks: 'CHAINPROBE_HORIZON_CHECKS',
 } as const;
 
 export class SuiteEnvError extends Error {}
@@ -38,7 +41,7 @@ export interface SuiteEnv {
   workers: number;
   /** 0 when the variable is absent (a Playwright run outside `npm start`): still one seed for all. */
   seed: number;
-  horizonGate?: string;
+  horizonChecks?: string;
 }
 
 let cached: SuiteEnv | undefined;
@@ -73,7 +76,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     htmlDir: env[ENV.htmlDir] || undefined,
     workers: Number.isInteger(workers) && workers > 0 ? workers : 2,
     seed: env[ENV.seed] && Number.isInteger(seed) ? seed : 0,
-    horizonGate: env[ENV.horizonGate] || undefined,
+    horizonChecks: env[ENV.horizonChecks] || undefined,
   };
   if (env === process.env) cached = out;
   return out;

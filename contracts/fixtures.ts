@@ -32,6 +32,15 @@ export interface ContractFixtures {
   api: ApiClient;
   check: Checks;
   samples: Samples;
+  /** Clients of their own for work several tests share (its checks and answers outlive the test that started it). */
+  fresh: () => SharedClients;
+}
+
+/** A recorder, an ApiClient and a Checks of this worker, not tied to one test. */
+export interface SharedClients {
+  recorder: Recorder;
+  api: ApiClient;
+  check: Checks;
 }
 
 // Per-test cost dominates a local run, and every fixture is a reported step with a captured
@@ -69,20 +78,19 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
   contract: [
     async ({ suite, budget, redactor, samples }, use, testInfo) => {
       const timing = startTiming();
-      const recorder = new Recorder(redactor);
-      const check = new Checks(redactor, suite.selected);
       const horizon = suite.target.nodes.horizon;
-      const api = new ApiClient(recorder, budget, {
-        timeoutMs: suite.target.limits.timeoutMs,
-        perHost: Math.max(1, Math.floor((suite.target.limits.concurrency ?? DEFAULT_CONCURRENCY) / suite.workers)),
-        rateLimited: horizon && {
-          host: new URL(horizon.endpoint).host,
-          gate: suite.horizonGate,
-          deadline: suite.deadline,
-          onTurn: () => check.startWork(),
-        },
-      });
-      await use({ target: suite.target, recorder, api, check, samples });
+      const fresh = (): SharedClients => {
+        const recorder = new Recorder(redactor);
+        const check = new Checks(redactor, suite.selected);
+        const api = new ApiClient(recorder, budget, {
+          timeoutMs: suite.target.limits.timeoutMs,
+          perHost: Math.max(1, Math.floor((suite.target.limits.concurrency ?? DEFAULT_CONCURRENCY) / suite.workers)),
+          rateLimited: horizon && { host: new URL(horizon.endpoint).host, deadline: suite.deadline },
+        });
+        return { recorder, api, check };
+      };
+      const { recorder, api, check } = fresh();
+      await use({ target: suite.target, recorder, api, check, samples, fresh });
       // However the test ended, its checks so far and the non-2xx answers it met go to the reporter.
       const body: TestAttachment = { checks: check.results, non2xx: api.non2xx, timing: timing(recorder.exchanges) };
       await testInfo.attach(CHECKS_ATTACHMENT, { body: JSON.stringify(body), contentType: 'application/json' });

@@ -4,12 +4,16 @@
 // child is stopped; the stage says why the selected rules it left without a check got none (the
 // run turns that into their `error` records, src/coverage.ts).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Budget } from '../src/budget.js';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENV } from './env.js';
+import { ApiClient } from './api.js';
+import { Checks } from './checks.js';
+import { restWorks, type RestWork } from './node-rest.js';
+import { Recorder } from '../src/record/recorder.js';
 import { errorChecks } from './errors-summary.js';
 import { PROGRESS_PREFIX, ruleTag, type ChecksLine, type Non2xx, type ProgressLine } from './protocol.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
@@ -38,10 +42,52 @@ export interface ContractsOptions {
   /** Write Playwright's HTML report under outDir/playwright (default true). */
   htmlReport?: boolean;
   /**
-   * A file that appears once the probes are done with the horizon node: its contract checks wait
-   * for it (a full run with contracts and probes side by side, run/pipeline.ts).
+   * Settles once the probes are done with the horizon node (a full run: contracts and probes side by
+   * side, run/pipeline.ts): the stage sends the horizon node's contract requests only then.
    */
-  horizonGate?: string;
+  horizonAfter?: Promise<unknown>;
+}
+
+/**
+ * The rate-limited node's contract work, run here rather than in a Playwright worker: at once (it
+ * is paced, and would otherwise start behind other tests), or after `after` settles. Its checks
+ * go to `file` for the node tests, its non-2xx answers to ERR-01 here.
+ */
+async function rateLimitedWork(
+  ctx: RunContext,
+  works: readonly RestWork[],
+  selected: (rule: string) => boolean,
+  redactor: Redactor,
+  file: string,
+  after: Promise<unknown> | undefined,
+): Promise<Non2xx[]> {
+  const horizon = ctx.target.nodes.horizon;
+  if (!horizon || !works.length) return [];
+  await after?.catch(() => undefined);
+  const budget = new Budget({
+    maxRequests: ctx.target.limits.maxRequests,
+    deadline: ctx.deadline,
+    counterFile: ctx.budgetFile,
+    tallyFile: ctx.tallyFile,
+  });
+  const api = new ApiClient(new Recorder(redactor), budget, {
+    timeoutMs: ctx.target.limits.timeoutMs,
+    rateLimited: { host: new URL(horizon.endpoint).host, deadline: ctx.deadline },
+    signal: ctx.signal,
+  });
+  const check = new Checks(redactor, selected);
+  try {
+    for (const w of works) await w.run({ api, check });
+    writeFileSync(file, JSON.stringify({ checks: check.results }));
+  } catch (e) {
+    writeFileSync(
+      file,
+      JSON.stringify({ checks: check.results, error: redactor.text(String((e as Error).message ?? e)) }),
+    );
+  } finally {
+    budget.close();
+  }
+  return api.non2xx;
 }
 
 function playwrightCli(): string {
@@ -151,6 +197,10 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const grep = grepFor(selected);
   if (grep) args.push('--grep', grep);
 
+  const horizonFile = join(ctx.workDir, 'horizon-checks.json');
+  rmSync(horizonFile, { force: true });
+  const inStage = (id: string) => selected.includes(id);
+  const horizonWorks = restWorks(ctx.target, seed).filter((w) => w.rateLimited && w.rules.some(inStage));
   const spawnedAt = Date.now();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -165,7 +215,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       [ENV.workers]: String(Math.min(opts.workers ?? 2, ctx.target.limits.concurrency ?? DEFAULT_CONCURRENCY)),
       ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
       [ENV.seed]: String(seed),
-      ...(opts.horizonGate ? { [ENV.horizonGate]: opts.horizonGate } : {}),
+      ...(horizonWorks.length ? { [ENV.horizonChecks]: horizonFile } : {}),
       ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -219,6 +269,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
     Math.max(0, ctx.deadline - Date.now()) + GRACE_MS,
   );
 
+  const horizonNon2xx = rateLimitedWork(ctx, horizonWorks, inStage, redactor, horizonFile, opts.horizonAfter);
   const exitCode = await new Promise<number | null>((res) => {
     child.on('error', () => res(null));
     child.on('close', (code) => res(code));
@@ -229,6 +280,8 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   ctx.signal.removeEventListener('abort', onAbort);
 
   const collected = readChecksFile(checksFile);
+  // The runner is gone: its tests read the file or never will. An interrupt stops this work too.
+  collected.non2xx.push(...(await horizonNon2xx));
   const checks = [...collected.checks];
   // No answer at all, and a connection cause to say why: it explains the rules left without evidence too.
   const noAnswer =

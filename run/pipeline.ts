@@ -130,9 +130,9 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       }
       stages.push({ stage, startedAt: from.toISOString(), finishedAt: new Date().toISOString() });
     };
-    const contracts = (horizonGate?: string) =>
+    const contracts = (horizonAfter?: Promise<unknown>) =>
       timed('contracts', async () => {
-        const outcome = await runContracts(ctx, { horizonGate });
+        const outcome = await runContracts(ctx, { horizonAfter });
         byStage.contracts.checks.push(...outcome.checks);
         byStage.contracts.gaps.push(...outcome.gaps);
         playwrightReport = outcome.playwrightReport;
@@ -153,9 +153,9 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     } else if (wants('contracts') && wants('probes') && horizonWhere && !preflightHorizonCause) {
       // Side by side: the probes have the horizon node to themselves, the contract checks of the
       // other hosts run meanwhile, and those of the horizon node wait until the probes are done.
-      const gate = join(workDir, 'horizon.gate');
       order = SIDE_BY_SIDE;
-      await Promise.all([contracts(gate), probes().finally(() => writeFileSync(gate, ''))]);
+      const probed = probes();
+      await Promise.all([contracts(probed), probed]);
     } else {
       if (wants('contracts')) await contracts();
       // A horizon node the contracts could not reach at all is not probed either.
