@@ -17,9 +17,9 @@ import { UNEXPECTED_CAUSE, type ApiClient } from './api.js';
 import { CouldNotTest, ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
 import { parseCause } from '../src/net/causes.js';
-import { Spec, type SharedClients } from './fixtures.js';
-import type { Non2xx } from './protocol.js';
+import { Spec } from './fixtures.js';
 import type { CheckResult } from '../src/verdict.js';
+import { SharedWork, type Work } from './shared-work.js';
 import {
   learnOpenForms,
   NO_TOKEN_CAUSE,
@@ -34,30 +34,21 @@ import { NODE_SECTION, restWorks, usagesOf, type NodeName, type RestWork } from 
 
 const spec = new Spec('node');
 
-/** One node path's work: its requests and the checks of several rules. */
-interface NodeWork {
-  title: string;
-  rules: readonly string[];
-  run: (c: SharedClients) => Promise<void>;
-  /** Its requests' time at most (one after another), ms: the timeout of the tests that wait for it. */
-  timeoutMs: number;
-  /** On the rate-limited horizon node: in a full run its requests wait until the probes are done. */
-  rateLimited: boolean;
-}
-
-const works: NodeWork[] = [];
+const works = new SharedWork();
 
 /** Registers a node path's work (the rule tests below run it). */
 function work(
   title: string,
   rules: readonly string[],
-  run: NodeWork['run'],
+  run: Work['run'],
   opts: { requests?: number; timeoutMs?: number },
   rateLimited = false,
 ): void {
   const timeoutMs = opts.timeoutMs ?? (opts.requests ?? 4) * suiteEnv().target.limits.timeoutMs;
-  works.push({ title, rules, run, timeoutMs, rateLimited });
+  // In a full run the rate-limited node's work waits for the probes: the tests that read it come last.
+  works.add({ title, rules, run, timeoutMs, late: rateLimited });
 }
+
 // gRPC and WebSocket clients load only in the process that runs their tests, not in every worker.
 const grpcClient = () => import('../src/clients/grpc-reflection.js');
 const grpcHealthClient = () => import('../src/clients/grpc-health.js');
@@ -70,7 +61,7 @@ const timeoutMs = target.limits.timeoutMs;
  * The rate-limited node's work, when the contract stage sends it itself (contracts/run.ts: at once,
  * or after the probes in a full run): its checks are read from the file the stage writes.
  */
-function contractStageWork(w: RestWork): NodeWork['run'] {
+function contractStageWork(w: RestWork): Work['run'] {
   const file = suiteEnv().horizonChecks;
   if (!file) return w.run;
   return async ({ check }) => {
@@ -410,61 +401,10 @@ if (chainB) {
 
 // ---- The tests, one per rule.
 
-interface WorkDone {
-  checks: CheckResult[];
-  non2xx: Non2xx[];
-  /** The non-2xx answers went to ERR-01 with the first test that waited for the work. */
-  claimed: boolean;
-}
-
-const running = new Map<NodeWork, Promise<WorkDone>>();
-
-/** Starts, once per worker, the work of every path with a selected rule: all at once, each with clients of its own. */
-function startWorks(fresh: () => SharedClients): void {
-  for (const w of works) {
-    if (running.has(w) || !w.rules.some((r) => suiteEnv().selected(r))) continue;
-    const done = (async (): Promise<WorkDone> => {
-      const c = fresh();
-      await w.run(c);
-      return { checks: c.check.results, non2xx: c.api.non2xx, claimed: false };
-    })();
-    // Its tests await it and fail on a throw; until one does, it is not an unhandled rejection.
-    done.catch(() => undefined);
-    running.set(w, done);
-  }
-}
-
-const nodeRules = RULES.filter(
-  (r) => (r.section === 'NODE' || r.section === 'NAUTH') && works.some((w) => w.rules.includes(r.id)),
+works.declareTests(
+  spec,
+  RULES.filter((r) => r.section === 'NODE' || r.section === 'NAUTH'),
 );
-const readsRateLimited = (rule: string) => works.some((w) => w.rateLimited && w.rules.includes(rule));
-// The tests that read the rate-limited node come last: in a full run they wait for the probes.
-for (const rule of [
-  ...nodeRules.filter((r) => !readsRateLimited(r.id)),
-  ...nodeRules.filter((r) => readsRateLimited(r.id)),
-]) {
-  const mine = works.filter((w) => w.rules.includes(rule.id));
-  const timeoutMs = readsRateLimited(rule.id)
-    ? target.limits.maxSeconds * 1000
-    : mine.reduce((ms, w) => ms + w.timeoutMs, 5_000);
-  spec.contract(
-    `${rule.id}: ${rule.title}`,
-    [rule.id],
-    async ({ api, check, fresh }) => {
-      startWorks(fresh);
-      for (const w of mine) {
-        const done = await running.get(w);
-        if (!done) continue;
-        if (!done.claimed) {
-          done.claimed = true;
-          api.non2xx.push(...done.non2xx);
-        }
-        check.adopt(done.checks.filter((c) => c.rule === rule.id));
-      }
-    },
-    { timeoutMs },
-  );
-}
 
 spec.coverRest(
   RULES.filter((r) => r.section === 'NODE' || r.section === 'NAUTH').map((r) => r.id),
