@@ -60,7 +60,7 @@ const checked = new Set([
 
 for (const rule of RULES.filter((r) => r.section === 'AUTH' && checked.has(r.id)))
   spec.contract(
-    `${rule.id}: ${rule.title}`,
+    rule.title,
     [rule.id],
     async ({ api, check, samples }) => check.state(judgeAuth(rule.id, await authAnswers(api, samples))),
     { requests: matrixRequests },

@@ -1,7 +1,7 @@
 // Work that several rule tests of one spec read: a node path's requests and checks, a network's
 // block numbers. A worker runs every piece at once, started by the first of those tests, each
-// with clients of its own (fixtures: fresh()); each rule's test (titled by the catalogue, as
-// h2spec keys a case to its clause) takes its rule's checks from the pieces that have them.
+// with clients of its own (fixtures: fresh()); each rule's test (titled by the catalogue, its rule
+// id its tag, as h2spec keys a case to its clause) takes its rule's checks from the pieces that have them.
 import type { RuleDef } from '../src/rules/catalogue.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
@@ -48,7 +48,7 @@ export class SharedWork {
     }
   }
 
-  /** One test per rule the pieces check, in catalogue order, those reading a late piece last. */
+  /** One test per rule the pieces check (titled by the catalogue, the rule id its tag), in catalogue order, those reading a late piece last. */
   declareTests(spec: Spec, rules: readonly RuleDef[]): void {
     const mine = rules.filter((r) => this.works.some((w) => w.rules.includes(r.id)));
     const late = (rule: string) => this.works.some((w) => w.late && w.rules.includes(rule));
@@ -58,7 +58,7 @@ export class SharedWork {
         ? suiteEnv().target.limits.maxSeconds * 1000
         : pieces.reduce((ms, w) => ms + w.timeoutMs, 5_000);
       spec.contract(
-        `${rule.id}: ${rule.title}`,
+        rule.title,
         [rule.id],
         async ({ api, check, fresh }) => {
           this.start(fresh);
