@@ -80,10 +80,14 @@ test('limits.maxRequests holds for the whole run, counted by the servers; cut ch
 
 test('limits.maxSeconds holds: the run ends in time and no request reaches a server after the deadline', async (t) => {
   const maxSeconds = 9;
-  // 40 ms on every answer stretches the contracts to well past 9 s whatever the start-up took, so
-  // the deadline falls while Playwright workers are sending.
+  // 40 ms on every answer, one request in flight per worker (limits.concurrency 2), stretches the
+  // contracts to well past 9 s whatever the start-up took, so the deadline falls while Playwright
+  // workers are sending.
   await withRun(
-    { limits: { maxRequests: 5000, maxSeconds, timeoutMs: 5000 }, reference: { latency: { baseMs: 40, jitterMs: 0 } } },
+    {
+      limits: { maxRequests: 5000, maxSeconds, timeoutMs: 5000, concurrency: 2 },
+      reference: { latency: { baseMs: 40, jitterMs: 0 } },
+    },
     ({ ref, run, out }) => {
       const r = results(out);
       const deadline = Date.parse(r.startedAt) + maxSeconds * 1000;
