@@ -47,12 +47,19 @@ export interface CallResult {
 export const UNEXPECTED_CAUSE = 'a request that expected data';
 
 /**
- * Origins that let requests time out twice in a row with no answer between: the rest of this
+ * Origins that let requests time out twice with no answer since they were sent: the rest of this
  * worker's requests there are not sent (a silent node would otherwise cost timeoutMs per form and
- * per near miss, and the run's time budget with it). Any answer closes the breaker again.
+ * per near miss, and the run's time budget with it). Any answer closes the breaker again. Requests
+ * go out together, so "in a row" means: no answer from the origin after the timed-out one left.
  */
-const silentOrigins = new Map<string, { timeouts: number; message: string }>();
+const silentOrigins = new Map<string, { timeouts: number; message: string; answeredAt: number }>();
 const SILENT_AFTER = 2;
+
+/** A timeout counts toward silence unless the origin answered something after the request left. */
+function silence(origin: string, sentAt: number, message: string): void {
+  const o = silentOrigins.get(origin) ?? { timeouts: 0, message, answeredAt: -Infinity };
+  if (o.answeredAt < sentAt) silentOrigins.set(origin, { ...o, timeouts: o.timeouts + 1, message });
+}
 
 function originOf(url: string): string {
   try {
@@ -199,7 +206,7 @@ export class ApiClient {
         receivedAt: res.receivedAt,
         purpose: spec.purpose,
       });
-      silentOrigins.delete(origin);
+      silentOrigins.set(origin, { timeouts: 0, message: '', answeredAt: Date.now() });
       const result: CallResult = {
         status: res.status,
         headers: res.headers,
@@ -213,9 +220,8 @@ export class ApiClient {
       return result;
     } catch (e) {
       if (!(e instanceof HttpFailure)) throw e;
-      if (e.kind === 'timeout' || /TIMEOUT/.test(e.message))
-        silentOrigins.set(origin, { timeouts: (silentOrigins.get(origin)?.timeouts ?? 0) + 1, message: e.message });
-      else silentOrigins.delete(origin);
+      if (e.kind === 'timeout' || /TIMEOUT/.test(e.message)) silence(origin, sentAt, e.message);
+      else silentOrigins.set(origin, { timeouts: 0, message: '', answeredAt: Date.now() });
       const exchange = this.recorder.record({
         method: spec.method,
         url,
