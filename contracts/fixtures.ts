@@ -79,8 +79,11 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
     async ({ suite, budget, redactor, samples }, use, testInfo) => {
       const timing = startTiming();
       const horizon = suite.target.nodes.horizon;
+      // The test's own recorder and those of the shared work it starts: its network time counts theirs too.
+      const recorders: Recorder[] = [];
       const fresh = (): SharedClients => {
         const recorder = new Recorder(redactor);
+        recorders.push(recorder);
         const check = new Checks(redactor, suite.selected);
         const api = new ApiClient(recorder, budget, {
           timeoutMs: suite.target.limits.timeoutMs,
@@ -92,7 +95,8 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
       const { recorder, api, check } = fresh();
       await use({ target: suite.target, recorder, api, check, samples, fresh });
       // However the test ended, its checks so far and the non-2xx answers it met go to the reporter.
-      const body: TestAttachment = { checks: check.results, non2xx: api.non2xx, timing: timing(recorder.exchanges) };
+      const exchanges = recorders.flatMap((r) => r.exchanges);
+      const body: TestAttachment = { checks: check.results, non2xx: api.non2xx, timing: timing(exchanges) };
       await testInfo.attach(CHECKS_ATTACHMENT, { body: JSON.stringify(body), contentType: 'application/json' });
     },
     { box: true },
