@@ -24,10 +24,10 @@ import {
   usageRules,
   type ApiEndpoint,
 } from './matrix.js';
+import { OPEN_FORM_CAUSE } from './node-refusals.js';
 import type { AssetRef, Samples } from './samples.js';
 import { bodyShape, mediaType } from './shape.js';
 
-export const OPEN_CAUSE = 'an auth form the description leaves open';
 export const WRONG_KEY_CAUSE = 'a wrong API key';
 export const NO_CREDENTIALS_CAUSE = 'no credentials';
 
@@ -164,7 +164,7 @@ export async function sendAuth(api: ApiClient, samples: Samples, plan: AuthPlan)
                 samples,
                 id,
                 { form: u.form, secret: keyOf(a, u.key)! },
-                u.expect === 'open' ? OPEN_CAUSE : undefined,
+                u.expect === 'open' ? OPEN_FORM_CAUSE : undefined,
                 honour,
               )
           ).then((sent) => ({ ep, u, id, sent })),

@@ -8,13 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleK6, k6Entries, typecheckK6 } from '../../load/k6/build.js';
-import { counterBudget, k6Config, K6ConfigError, K6_ENV } from '../../load/k6/config.js';
+import { k6Config, K6ConfigError, K6_ENV } from '../../load/k6/config.js';
 import { k6Results, k6SummaryFiles, runK6Probes } from '../../load/k6/run.js';
 import { RL_RULES } from '../../load/plan.js';
-import { runSuite } from '../../load/suite.js';
-import { Recorder } from '../../src/record/recorder.js';
-import { Redactor } from '../../src/record/redact.js';
-import { VirtualNodeEngine } from './virtual-node-engine.js';
+import { bothEngines } from './virtual-node-engine.js';
 import { FakeK6, k6ExitCode } from './k6-double.js';
 import { SimHorizon, type SimFault } from './sim-horizon.js';
 
@@ -185,32 +182,9 @@ test('the k6 double reads thresholds as k6 does: a Rate below 1 crosses rate==1;
   assert.equal(k6ExitCode({ m: ['rate>0.5'] }, { m: [1, 0, 1] }), 0);
 });
 
-/**
- * The same plan on the same simulated node through the k6 adapter and through the Node engine's way
- * of waiting: requests reach it 1 ms after they leave, answers take 80 +- 20 ms back (seeded).
- */
-async function bothEngines() {
-  const out = (seq: number) => 80 + 20 * Math.sin(seq * 12.9898);
-  const node = () =>
-    new SimHorizon({ hourlyLimit: 3600, burst: 100, perSecondCap: 20, delay: (seq) => ({ in: 1, out: out(seq) }) });
-  const k6 = new FakeK6(node(), TOKEN);
-  const k6Run = await runK6Probes(k6, k6Config(env()));
-  const engine = new VirtualNodeEngine(node(), TOKEN);
-  const cfg = k6Config(env());
-  const nodeRun = await runSuite({
-    engine,
-    horizon: cfg.horizon,
-    selected: (id) => cfg.selection.rule(id),
-    budget: counterBudget(cfg.limits, () => engine.loop.clock),
-    record: (x) => new Recorder(new Redactor([TOKEN])).record(x),
-    aborted: () => false,
-    progress: () => undefined,
-  });
-  return { k6, k6Run: k6Run.outcome, engine, nodeRun };
-}
-
 test('the k6 adapter waits exactly as the Node engine does: same total wait, same sends, no wait for an answer still on its way', async () => {
-  const { k6, k6Run, engine, nodeRun } = await bothEngines();
+  // A node 80 +- 20 ms away (seeded jitter on the answers).
+  const { k6, k6Run, engine, nodeRun } = await bothEngines(TOKEN, (seq) => 80 + 20 * Math.sin(seq * 12.9898));
   const sends = (o: typeof nodeRun) => o.timeline.map((e) => `${e.method} ${e.sentAt.toFixed(3)} ${e.status}`);
   assert.deepEqual(sends(k6Run), sends(nodeRun), 'every request leaves at the same time under both engines');
   assert.equal(k6Run.limiter!.durationMs, nodeRun.limiter!.durationMs);

@@ -4,8 +4,13 @@
 import type { Engine, EngineResponse, PacingStats, ProbeMethod } from '../../load/engine/types.js';
 import { feeStatsUrl } from '../../load/engine/types.js';
 import { PacingRecorder } from '../../load/engine/stats.js';
-import { FAKE_EPOCH } from './k6-double.js';
-import type { SimHorizon } from './sim-horizon.js';
+import { counterBudget, k6Config, K6_ENV } from '../../load/k6/config.js';
+import { runK6Probes } from '../../load/k6/run.js';
+import { runSuite } from '../../load/suite.js';
+import { Recorder } from '../../src/record/recorder.js';
+import { Redactor } from '../../src/record/redact.js';
+import { FAKE_EPOCH, FakeK6 } from './k6-double.js';
+import { SimHorizon } from './sim-horizon.js';
 import { VirtualLoop } from './virtual-loop.js';
 
 export class VirtualNodeEngine implements Engine {
@@ -65,4 +70,28 @@ export class VirtualNodeEngine implements Engine {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * The same plan on the same simulated node through the k6 adapter (its double) and through the Node
+ * engine's way of waiting: requests reach the node 1 ms after they leave, answers take `outMs(seq)` back.
+ */
+export async function bothEngines(token: string, outMs: (seq: number) => number) {
+  const node = () =>
+    new SimHorizon({ hourlyLimit: 3600, burst: 100, perSecondCap: 20, delay: (seq) => ({ in: 1, out: outMs(seq) }) });
+  const env = { [K6_ENV.endpoint]: 'http://127.0.0.1:9', [K6_ENV.token]: token };
+  const k6 = new FakeK6(node(), token);
+  const k6Run = (await runK6Probes(k6, k6Config(env))).outcome;
+  const engine = new VirtualNodeEngine(node(), token);
+  const cfg = k6Config(env);
+  const nodeRun = await runSuite({
+    engine,
+    horizon: cfg.horizon,
+    selected: (id) => cfg.selection.rule(id),
+    budget: counterBudget(cfg.limits, () => engine.loop.clock),
+    record: (x) => new Recorder(new Redactor([token])).record(x),
+    aborted: () => false,
+    progress: () => undefined,
+  });
+  return { k6, k6Run, engine, nodeRun };
 }

@@ -5,14 +5,7 @@
 // Node engine's (virtual clock, k6 double: no k6 binary here). The last repetition's contract runs
 // are also traced (docs/benchmarks.md shows where their time went).
 import { join } from 'node:path';
-import { runK6Probes } from '../../load/k6/run.js';
-import { counterBudget, k6Config, K6_ENV } from '../../load/k6/config.js';
-import { runSuite } from '../../load/suite.js';
-import { Recorder } from '../../src/record/recorder.js';
-import { Redactor } from '../../src/record/redact.js';
-import { FakeK6 } from '../../test/load/k6-double.js';
-import { SimHorizon } from '../../test/load/sim-horizon.js';
-import { VirtualNodeEngine } from '../../test/load/virtual-node-engine.js';
+import { bothEngines } from '../../test/load/virtual-node-engine.js';
 import { figure, ratios, type Figure } from './figures.js';
 import type { RunChildInput, RunChildResult } from './run-child.js';
 import { runInChild } from './runs.js';
@@ -57,28 +50,10 @@ export interface WaitsSettings {
 
 /** The k6 adapter's total wait and the Node engine's, running the same plan on a virtual clock (test/load/k6.test.ts). */
 async function k6Waits(): Promise<{ k6Ms: number; nodeMs: number }> {
-  const token = 'bench-k6-token-0a1b2c3d4e5f';
-  const node = () =>
-    new SimHorizon({
-      hourlyLimit: 3600,
-      burst: 100,
-      perSecondCap: 20,
-      delay: (seq) => ({ in: 1, out: FAR.baseMs + FAR.jitterMs * Math.sin(seq * 12.9898) }),
-    });
-  const env = { [K6_ENV.endpoint]: 'http://127.0.0.1:9', [K6_ENV.token]: token };
-  const k6 = new FakeK6(node(), token);
-  await runK6Probes(k6, k6Config(env));
-  const engine = new VirtualNodeEngine(node(), token);
-  const cfg = k6Config(env);
-  await runSuite({
-    engine,
-    horizon: cfg.horizon,
-    selected: (id) => cfg.selection.rule(id),
-    budget: counterBudget(cfg.limits, () => engine.loop.clock),
-    record: (x) => new Recorder(new Redactor([token])).record(x),
-    aborted: () => false,
-    progress: () => undefined,
-  });
+  const { k6, engine } = await bothEngines(
+    'bench-k6-token-0a1b2c3d4e5f',
+    (seq) => FAR.baseMs + FAR.jitterMs * Math.sin(seq * 12.9898),
+  );
   // k6 waits in sleep() and idles for answers; the Node engine's loop idles for both.
   return { k6Ms: k6.sleptMs + k6.loop.idleMs, nodeMs: engine.loop.idleMs };
 }
