@@ -1,6 +1,6 @@
 // docs/benchmarks.md, written by `npm run bench`: one block per bench section, each with its
-// figures, the machine, its load and the date it was measured. A run rewrites the blocks of the
-// sections it measured and keeps the others, so `--only waits` does not drop the rest.
+// figures, the machine, its load and the date it was measured. A run rewrites the head and the
+// blocks of the sections it measured and keeps the others, so `--only waits` does not drop the rest.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { markdownTable, type Figure } from './figures.js';
@@ -56,7 +56,10 @@ export function updateBenchDoc(
   path: string,
   run: { machine: BenchReport['machine']; command: string; quick: boolean; sections: DocSection[] },
 ): void {
-  let text = existsSync(path) ? readFileSync(path, 'utf8') : HEAD;
+  // The head is this module's; the blocks are the runs'.
+  const old = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const firstBlock = old.indexOf('<!-- bench:');
+  let text = firstBlock >= 0 ? `${HEAD}\n${old.slice(firstBlock)}` : HEAD;
   for (const s of run.sections) {
     const b = block(s, run);
     const from = text.indexOf(begin(s.key));

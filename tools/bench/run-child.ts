@@ -32,6 +32,8 @@ export interface RunChildResult {
   counters: Record<string, number>;
   /** Requests the auth checks spent (right credentials, none, wrong ones): src/auth/surface.ts. */
   authRequests: number;
+  /** When each stage started and finished (results.json `stages`). */
+  stages?: { stage: string; startedAt: string; finishedAt: string }[];
   /** Where the contract run's time went (contracts/timing.ts), when contracts ran. */
   contractTrace?: ContractTrace;
   /** The reference's limiter parameters, for the minimum-cost formulas. */
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
       counters: ref.options.counters.snapshot(),
       authRequests: authRequestCount(out.results.checks),
       ...(out.contractTrace && { contractTrace: out.contractTrace }),
+      ...(Array.isArray(out.results.stages) && { stages: out.results.stages as RunChildResult['stages'] }),
       limiterParams: {
         hourlyLimit: ref.options.hourlyLimit,
         burst: ref.options.burst,

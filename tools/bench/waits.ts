@@ -58,6 +58,7 @@ async function k6Waits(): Promise<{ k6Ms: number; nodeMs: number }> {
   return { k6Ms: k6.sleptMs + k6.loop.idleMs, nodeMs: engine.loop.idleMs };
 }
 
+const secs = (values: readonly number[]) => values.map((v) => v.toFixed(1)).join(', ');
 const bad = (r: RunChildResult) => r.summary.fail + r.summary.error;
 
 export async function benchWaits(s: WaitsSettings): Promise<Figure[]> {
@@ -78,6 +79,10 @@ export async function benchWaits(s: WaitsSettings): Promise<Figure[]> {
     ? `; ${cleanBad} fault-free run(s) had fail/error verdicts`
     : '; no fault-free run had a fail or error';
   const failing = runs.faults.map((r) => r.summary.fail);
+  // In a full run, how long the contract stage went on after the probes: the horizon node's checks.
+  const edge = (r: RunChildResult, stage: string) =>
+    Date.parse(r.stages?.find((x) => x.stage === stage)?.finishedAt ?? '');
+  const afterProbes = runs.full.map((r) => (edge(r, 'contracts') - edge(r, 'probes')) / 1000);
   const k6 = await k6Waits();
   const traced = (r: RunChildResult | undefined, title: string) =>
     r?.contractTrace ? traceMarkdown(title, traceBreakdown(r.contractTrace)) : '';
@@ -110,11 +115,10 @@ export async function benchWaits(s: WaitsSettings): Promise<Figure[]> {
       unit: 'x',
       values: ratios(wall('full'), longer),
       target: { op: '<=', value: 1.2 },
-      note: `full ${wall('full')
-        .map((v) => v.toFixed(1))
-        .join(', ')} s; probes alone ${wall('probes')
-        .map((v) => v.toFixed(1))
-        .join(', ')} s`,
+      note:
+        `full ${secs(wall('full'))} s; probes alone ${secs(wall('probes'))} s; the contract stage ended ` +
+        `${secs(afterProbes)} s after the probes (the horizon node's contract checks run then: its right-token ` +
+        'requests wait for the quota the probes used up, one emission interval each, and its refusals are paced under its cap)',
     }),
     figure({
       id: 'waits.faults-ratio',
