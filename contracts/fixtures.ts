@@ -36,12 +36,8 @@ export interface ContractFixtures {
   fresh: () => SharedClients;
 }
 
-/** A recorder, an ApiClient and a Checks of this worker, not tied to one test. */
-export interface SharedClients {
-  recorder: Recorder;
-  api: ApiClient;
-  check: Checks;
-}
+/** A recorder, an ApiClient and a Checks of this worker, not tied to one test (and the worker's target and samples). */
+export type SharedClients = Omit<ContractFixtures, 'fresh'>;
 
 // Per-test cost dominates a local run, and every fixture is a reported step with a captured
 // stack. So: the root test type without the browser fixtures (`_baseTest`, typed in
@@ -90,7 +86,7 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
           perHost: Math.max(1, Math.floor((suite.target.limits.concurrency ?? DEFAULT_CONCURRENCY) / suite.workers)),
           rateLimited: horizon && { host: new URL(horizon.endpoint).host, deadline: suite.deadline },
         });
-        return { recorder, api, check };
+        return { target: suite.target, recorder, api, check, samples };
       };
       const { recorder, api, check } = fresh();
       await use({ target: suite.target, recorder, api, check, samples, fresh });

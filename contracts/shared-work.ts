@@ -5,7 +5,7 @@
 import type { RuleDef } from '../src/rules/catalogue.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
-import type { SharedClients, Spec } from './fixtures.js';
+import type { ContractOptions, SharedClients, Spec } from './fixtures.js';
 import type { Non2xx } from './protocol.js';
 
 export interface Work {
@@ -31,6 +31,12 @@ export class SharedWork {
 
   add(work: Work): void {
     this.works.push(work);
+  }
+
+  /** A piece declared the way Spec.contract declares a test: the rule tests (declareTests) run it. */
+  contract(title: string, rules: readonly string[], run: Work['run'], opts: ContractOptions = {}): void {
+    const timeoutMs = opts.timeoutMs ?? (opts.requests ?? 4) * suiteEnv().target.limits.timeoutMs;
+    this.add({ title, rules, run, timeoutMs });
   }
 
   /** Starts, once per worker, every piece with a selected rule: all at once. */
