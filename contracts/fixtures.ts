@@ -144,14 +144,17 @@ export class Spec {
   /**
    * Declares one contract test checking `rules`: the rule ids are its tags (`--grep @NFT-01`),
    * which Playwright's reports show beside the title; its checks become its steps (steps.ts).
+   * A helper that declares for the spec file (SharedWork.declareTests) says so (`byHelper`): the
+   * test is still located at the spec file's line, the one that called the helper.
    */
   contract(
     title: string,
     rules: readonly string[],
     body: (f: ContractFixtures) => Promise<void>,
     opts: ContractOptions = {},
+    byHelper = false,
   ): void {
-    this.add(title, rules, body, opts);
+    this.add(title, rules, body, opts, byHelper);
   }
 
   /**
@@ -173,17 +176,24 @@ export class Spec {
     rules: readonly string[],
     body: (f: ContractFixtures) => Promise<void>,
     opts: ContractOptions = {},
+    byHelper = false,
   ): void {
     for (const r of rules) this.declared.add(r);
-    declare(Spec.prototype.add, title, { tag: rules.map(ruleTag) }, async ({ contract }, testInfo) => {
-      test.setTimeout(timeoutFor(opts));
-      let threw = true;
-      try {
-        await body(contract);
-        threw = false;
-      } finally {
-        await reportChecks(test.step, testInfo, contract.check.results, threw);
-      }
-    });
+    // Stack captures start above the Spec method the spec file (or its helper) called.
+    declare(
+      byHelper ? Spec.prototype.contract : Spec.prototype.add,
+      title,
+      { tag: rules.map(ruleTag) },
+      async ({ contract }, testInfo) => {
+        test.setTimeout(timeoutFor(opts));
+        let threw = true;
+        try {
+          await body(contract);
+          threw = false;
+        } finally {
+          await reportChecks(test.step, testInfo, contract.check.results, threw);
+        }
+      },
+    );
   }
 }

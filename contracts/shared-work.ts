@@ -79,6 +79,7 @@ export class SharedWork {
           }
         },
         { timeoutMs },
+        true,
       );
     }
   }
