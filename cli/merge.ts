@@ -1,16 +1,30 @@
 // `npm run merge` (flags: MERGE below, also `--help`) - merges runs made elsewhere (CI
 // matrix jobs, k6 runners' handleSummary output) into one index.html, results.json and junit.xml.
 // A folder is searched (recursively) for chainprobe results files; the same run found twice is
-// counted once, and the report says so.
+// counted once, and the report says so. Files are read one at a time and every check is spooled to
+// a scratch file in full, so the peak memory does not grow with the number of runs (src/fleet/merge.ts).
 // Exit: 0 no merged check failed or errored, 1 one did, 2 bad input (one line naming it).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { exitWith, UsageError } from './fatal.js';
 import { COMPILED } from '../src/package.js';
 import { commandLine, defineCommand, isMain } from './args.js';
 import { SUMMARY_MD_FLAG } from './flags.js';
 import { prepareOutDir } from './outdir.js';
-import { isResultsFile, mergeResults, type MergeInput } from '../src/fleet/merge.js';
+import { isResultsFile, mergeResults, type MergeInput, type MergeOutcome, type MergeSink } from '../src/fleet/merge.js';
+import type { CheckResult } from '../src/verdict.js';
 import { exitCodeOf } from '../src/results.js';
 import { countLines } from '../src/run-summary.js';
 import { writeReports } from '../reports/write.js';
@@ -68,8 +82,8 @@ function jsonFilesUnder(dir: string, depth = 0): string[] {
     );
 }
 
-export function readInputs(paths: readonly string[]): MergeInput[] {
-  const inputs: MergeInput[] = [];
+/** The results files named, or found under the folders named, each parsed when the merge reaches it. */
+export function* readInputs(paths: readonly string[]): Generator<MergeInput> {
   for (const path of paths) {
     let isDir: boolean;
     try {
@@ -81,22 +95,56 @@ export function readInputs(paths: readonly string[]): MergeInput[] {
       const v = parseJson(path);
       if (!isResultsFile(v))
         throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
-      inputs.push({ source: path, results: v });
+      yield { source: path, results: v };
       continue;
     }
-    const found = jsonFilesUnder(path).flatMap((file) => {
+    let found = 0;
+    for (const file of jsonFilesUnder(path)) {
       let v: unknown;
       try {
         v = JSON.parse(readFileSync(file, 'utf8'));
       } catch {
-        return []; // other JSON in an artifact folder is not ours to judge
+        continue; // other JSON in an artifact folder is not ours to judge
       }
-      return isResultsFile(v) ? [{ source: file, results: v }] : [];
-    });
-    if (!found.length) throw new UsageError(`${path}: no chainprobe results file in this folder`);
-    inputs.push(...found);
+      if (!isResultsFile(v)) continue;
+      found++;
+      yield { source: file, results: v };
+    }
+    if (!found) throw new UsageError(`${path}: no chainprobe results file in this folder`);
   }
-  return inputs;
+}
+
+/** Every merged check in full, one JSON line each in a scratch file, read back in order for results.json. */
+class CheckSpool implements MergeSink {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-'));
+  private readonly file = join(this.dir, 'checks.jsonl');
+  private readonly fd = openSync(this.file, 'w');
+
+  add(c: CheckResult): void {
+    writeSync(this.fd, `${JSON.stringify(c)}\n`);
+  }
+
+  async *read(): AsyncGenerator<CheckResult> {
+    for await (const line of createInterface({ input: createReadStream(this.file, 'utf8'), crlfDelay: Infinity }))
+      if (line) yield JSON.parse(line) as CheckResult;
+  }
+
+  remove(): void {
+    closeSync(this.fd);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Merges the runs under `paths` and writes the merged index.html, results.json and junit.xml to `out`. */
+export async function mergeInto(paths: readonly string[], out: string): Promise<MergeOutcome> {
+  const spool = new CheckSpool();
+  try {
+    const merged = mergeResults(readInputs(paths), new Date(), spool);
+    await writeReports(out, { results: merged.results, timeline: [], fullChecks: () => spool.read() });
+    return merged;
+  } finally {
+    spool.remove();
+  }
 }
 
 async function main(): Promise<number> {
@@ -104,8 +152,7 @@ async function main(): Promise<number> {
   if (!parsed.positionals.length) throw new UsageError('give at least one results.json or folder of them');
   const out = parsed.values.out!;
   prepareOutDir(out);
-  const merged = mergeResults(readInputs(parsed.positionals));
-  await writeReports(out, { results: merged.results, timeline: [] });
+  const merged = await mergeInto(parsed.positionals, out);
   process.stdout.write(`chainprobe merge: ${merged.runs.length} run(s) of ${merged.results.target}\n`);
   for (const d of merged.duplicates)
     process.stdout.write(`  counted once: ${d.source} is the same run as ${d.sameRunAs}\n`);

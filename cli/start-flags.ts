@@ -14,7 +14,7 @@ export const START = defineCommand({
   prefix: 'chainprobe',
   summary:
     'Tests a deployment of the blockchain access service against its description (docs/rules.md): ' +
-    'the contract checks, then the rate-limit probes. Without --target or --node it tests the embedded reference service.',
+    'the contract checks and the rate-limit probes, side by side. Without --target or --node it tests the embedded reference service.',
   flags: {
     target: {
       type: 'string',

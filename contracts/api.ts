@@ -47,12 +47,19 @@ export interface CallResult {
 export const UNEXPECTED_CAUSE = 'a request that expected data';
 
 /**
- * Origins that let requests time out twice in a row with no answer between: the rest of this
+ * Origins that let requests time out twice with no answer since they were sent: the rest of this
  * worker's requests there are not sent (a silent node would otherwise cost timeoutMs per form and
- * per near miss, and the run's time budget with it). Any answer closes the breaker again.
+ * per near miss, and the run's time budget with it). Any answer closes the breaker again. Requests
+ * go out together, so "in a row" means: no answer from the origin after the timed-out one left.
  */
-const silentOrigins = new Map<string, { timeouts: number; message: string }>();
+const silentOrigins = new Map<string, { timeouts: number; message: string; answeredAt: number }>();
 const SILENT_AFTER = 2;
+
+/** A timeout counts toward silence unless the origin answered something after the request left. */
+function silence(origin: string, sentAt: number, message: string): void {
+  const o = silentOrigins.get(origin) ?? { timeouts: 0, message, answeredAt: -Infinity };
+  if (o.answeredAt < sentAt) silentOrigins.set(origin, { ...o, timeouts: o.timeouts + 1, message });
+}
 
 function originOf(url: string): string {
   try {
@@ -62,15 +69,97 @@ function originOf(url: string): string {
   }
 }
 
+/**
+ * The rate-limited node: a 429 with a short Retry-After from it is waited out and the request sent
+ * again. After the probes (a full run) its bucket is empty, and quota comes back one request per
+ * emission interval; a 429 says "not now", nothing about the request.
+ */
+export interface RateLimitedNode {
+  /** host[:port] of the node. */
+  host: string;
+  deadline: number;
+}
+
+/** How often, and for at most how long each, a rate-limited node's 429 is waited out. */
+const QUOTA_WAITS = 4;
+const QUOTA_WAIT_MAX_S = 5;
+const RATE_LIMITED = 429;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Requests in flight per host in this process (a contract worker): a request past the bound waits
+ * for one to end. The bound is limits.concurrency shared by the workers (fixtures.ts).
+ */
+const hosts = new Map<string, { free: number; waiting: (() => void)[] }>();
+
+async function inHostSlot<T>(host: string, bound: number, send: () => Promise<T>): Promise<T> {
+  let h = hosts.get(host);
+  if (!h) hosts.set(host, (h = { free: bound, waiting: [] }));
+  if (h.free > 0) h.free--;
+  else await new Promise<void>((r) => h.waiting.push(r));
+  try {
+    return await send();
+  } finally {
+    const next = h.waiting.shift();
+    if (next) next();
+    else h.free++;
+  }
+}
+
+export interface ApiClientOptions {
+  timeoutMs: number;
+  maxBodyBytes?: number;
+  /** Requests in flight at once per host (default: no bound). */
+  perHost?: number;
+  rateLimited?: RateLimitedNode;
+  /** Aborted: no request is sent any more, and those in flight stop. */
+  signal?: AbortSignal;
+}
+
 export class ApiClient {
   readonly non2xx: Non2xx[] = [];
+  private readonly timeoutMs: number;
+  private readonly maxBodyBytes?: number;
+  private readonly rateLimited?: RateLimitedNode;
 
   constructor(
     private readonly recorder: Recorder,
     private readonly budget: Budget,
-    private readonly timeoutMs: number,
-    private readonly maxBodyBytes?: number,
-  ) {}
+    private readonly opts: ApiClientOptions,
+  ) {
+    this.timeoutMs = opts.timeoutMs;
+    this.maxBodyBytes = opts.maxBodyBytes;
+    this.rateLimited = opts.rateLimited;
+  }
+
+  /**
+   * Sends one request (at most `perHost` in flight per host; the rate-limited node's 429s waited
+   * out) and records it.
+   */
+  async call(spec: CallSpec): Promise<CallResult> {
+    const host = originOf(spec.url);
+    const limited = this.rateLimited !== undefined && host === this.rateLimited.host;
+    const bound = this.opts.perHost;
+    if (!limited)
+      return bound === undefined ? this.callOnce(spec, true) : inHostSlot(host, bound, () => this.callOnce(spec, true));
+    for (let tries = 0; ; tries++) {
+      const res = await this.callOnce(spec, false);
+      const retryAfterS = Number(res.headers['retry-after']);
+      const waitMs = retryAfterS * 1000 + 50;
+      const waits =
+        res.status === RATE_LIMITED &&
+        tries < QUOTA_WAITS &&
+        Number.isInteger(retryAfterS) &&
+        retryAfterS <= QUOTA_WAIT_MAX_S &&
+        Date.now() + waitMs < this.rateLimited!.deadline;
+      if (!waits) {
+        if (!res.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, res.exchange, res.body);
+        return res;
+      }
+      await sleep(waitMs);
+    }
+  }
 
   /** Takes one request from the run's budget (WebSocket and gRPC clients call this too). */
   take(): void {
@@ -82,7 +171,7 @@ export class ApiClient {
     }
   }
 
-  async call(spec: CallSpec): Promise<CallResult> {
+  private async callOnce(spec: CallSpec, note: boolean): Promise<CallResult> {
     let url = spec.url;
     let headers = { ...(spec.headers ?? {}) };
     if (spec.auth) ({ url, headers } = applyForm(spec.auth.form, spec.auth.secret, url, headers));
@@ -92,6 +181,7 @@ export class ApiClient {
       throw new CouldNotTest(
         `${silent.message}; ${origin} gave no answer ${silent.timeouts} times in a row, so not tried again`,
       );
+    if (this.opts.signal?.aborted) throw new CouldNotTest('interrupted');
     this.take();
     const sentAt = Date.now();
     try {
@@ -103,6 +193,7 @@ export class ApiClient {
         timeoutMs: this.timeoutMs,
         maxBodyBytes: this.maxBodyBytes,
         beforeResend: () => this.take(),
+        signal: this.opts.signal,
       });
       const exchange = this.recorder.record({
         method: spec.method,
@@ -117,7 +208,7 @@ export class ApiClient {
         purpose: spec.purpose,
         resent: res.resent,
       });
-      silentOrigins.delete(origin);
+      silentOrigins.set(origin, { timeouts: 0, message: '', answeredAt: Date.now() });
       const result: CallResult = {
         status: res.status,
         headers: res.headers,
@@ -127,13 +218,12 @@ export class ApiClient {
         exchange,
         ok: is2xx(res.status),
       };
-      if (!result.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, exchange, res.body);
+      if (!result.ok && note) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, exchange, res.body);
       return result;
     } catch (e) {
       if (!(e instanceof HttpFailure)) throw e;
-      if (e.kind === 'timeout' || /TIMEOUT/.test(e.message))
-        silentOrigins.set(origin, { timeouts: (silentOrigins.get(origin)?.timeouts ?? 0) + 1, message: e.message });
-      else silentOrigins.delete(origin);
+      if (e.kind === 'timeout' || /TIMEOUT/.test(e.message)) silence(origin, sentAt, e.message);
+      else silentOrigins.set(origin, { timeouts: 0, message: '', answeredAt: Date.now() });
       const exchange = this.recorder.record({
         method: spec.method,
         url,

@@ -46,6 +46,18 @@ export type Judgement = { rule: string; id: string; message: string } & (
 );
 
 /**
+ * A verdict stated by a judging function over recorded answers (contracts/auth-judge.ts), as it
+ * goes into the report: for an `error`, `message` is the cause (Checks.state words it).
+ */
+export interface Stated {
+  rule: string;
+  id: string;
+  verdict: Verdict;
+  message: string;
+  evidence: Evidence;
+}
+
+/**
  * RES-02's roll-up: the fields records carry beyond the documented ones, by resource (a record's
  * own fields under `fallback`), each list sorted; fed one record or every page of a walk.
  */
@@ -171,6 +183,19 @@ export class Checks {
       if (j.verdict === 'observed') this.observe(j.rule, j.id, j.message, j.observation, j.exchanges);
       else if (j.verdict === 'error') this.error(j.rule, j.id, j.message, j.evidence);
       else this.add(j.rule, j.id, j.verdict, j.message, j.evidence);
+    }
+  }
+
+  /** Checks another Checks of this worker stated (work several tests share): taken as they are. */
+  adopt(results: readonly CheckResult[]): void {
+    this.results.push(...results);
+  }
+
+  /** States verdicts judged elsewhere, in order. */
+  state(stated: readonly Stated[]): void {
+    for (const s of stated) {
+      if (s.verdict === 'error') this.error(s.rule, s.id, s.message, s.evidence);
+      else this.add(s.rule, s.id, s.verdict, s.message, s.evidence);
     }
   }
 

@@ -23,6 +23,11 @@ export const ENV = {
   seed: 'CHAINPROBE_SEED',
   /** `1`: each test hands its recorded exchanges to the reporter too (a HAR is being written). */
   exchanges: 'CHAINPROBE_EXCHANGES',
+  /**
+   * The rate-limited node's checks, as JSON, written by the contract stage, which sends its requests
+   * itself (contracts/run.ts); absent: the node tests send them.
+   */
+  horizonChecks: 'CHAINPROBE_HORIZON_CHECKS',
 } as const;
 
 export class SuiteEnvError extends Error {}
@@ -42,6 +47,7 @@ export interface SuiteEnv {
   seed: number;
   /** Tests attach their recorded exchanges (for the run's HAR). */
   exchanges: boolean;
+  horizonChecks?: string;
 }
 
 let cached: SuiteEnv | undefined;
@@ -80,6 +86,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     workers: Number.isInteger(workers) && workers > 0 ? workers : 2,
     seed: env[ENV.seed] && Number.isInteger(seed) ? seed : 0,
     exchanges: env[ENV.exchanges] === '1',
+    horizonChecks: env[ENV.horizonChecks] || undefined,
   };
   if (env === process.env) cached = out;
   return out;

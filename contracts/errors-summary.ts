@@ -45,7 +45,9 @@ export function errorChecks(items: readonly Non2xx[]): CheckResult[] {
   }
   return [...groups.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([cause, list]): CheckResult => {
+    .map(([cause, arrived]): CheckResult => {
+      // In the order of their purposes, not of arrival (requests go out together): the same run gives the same check.
+      const list = [...arrived].sort((a, b) => (a.purpose ?? a.method).localeCompare(b.purpose ?? b.method));
       const statuses: Record<string, number> = {};
       const contentTypes = new Set<string>();
       const shapes = new Map<string, unknown>();

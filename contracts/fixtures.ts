@@ -10,13 +10,14 @@ import { Redactor } from '../src/record/redact.js';
 import { secretsOf } from '../src/target-file/load.js';
 import { useTls } from '../src/tls/trust.js';
 import { importCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
-import type { ResolvedTarget } from '../src/target-file/types.js';
+import { DEFAULT_CONCURRENCY, type ResolvedTarget } from '../src/target-file/types.js';
 import { ApiClient } from './api.js';
 import { Checks } from './checks.js';
 import { suiteEnv, type SuiteEnv } from './env.js';
 import { CHECKS_ATTACHMENT, NOT_TESTABLE_TITLE, ruleTag, type TestAttachment } from './protocol.js';
 import { Samples } from './samples.js';
 import { reportChecks } from './steps.js';
+import { startTiming } from './timing.js';
 
 interface WorkerFixtures {
   suite: SuiteEnv;
@@ -31,7 +32,12 @@ export interface ContractFixtures {
   api: ApiClient;
   check: Checks;
   samples: Samples;
+  /** Clients of their own for work several tests share (its checks and answers outlive the test that started it). */
+  fresh: () => SharedClients;
 }
+
+/** A recorder, an ApiClient and a Checks of this worker, not tied to one test (and the worker's target and samples). */
+export type SharedClients = Omit<ContractFixtures, 'fresh'>;
 
 // Per-test cost dominates a local run, and every fixture is a reported step with a captured
 // stack. So: the root test type without the browser fixtures (`_baseTest`, typed in
@@ -67,15 +73,30 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
   samples: [async ({ suite }, use) => use(new Samples(suite.target)), { scope: 'worker' }],
   contract: [
     async ({ suite, budget, redactor, samples }, use, testInfo) => {
-      const recorder = new Recorder(redactor);
-      const api = new ApiClient(recorder, budget, suite.target.limits.timeoutMs);
-      const check = new Checks(redactor, suite.selected);
-      await use({ target: suite.target, recorder, api, check, samples });
+      const timing = startTiming();
+      const horizon = suite.target.nodes.horizon;
+      // The test's own recorder and those of the shared work it starts: its network time counts theirs too.
+      const recorders: Recorder[] = [];
+      const fresh = (): SharedClients => {
+        const recorder = new Recorder(redactor);
+        recorders.push(recorder);
+        const check = new Checks(redactor, suite.selected);
+        const api = new ApiClient(recorder, budget, {
+          timeoutMs: suite.target.limits.timeoutMs,
+          perHost: Math.max(1, Math.floor((suite.target.limits.concurrency ?? DEFAULT_CONCURRENCY) / suite.workers)),
+          rateLimited: horizon && { host: new URL(horizon.endpoint).host, deadline: suite.deadline },
+        });
+        return { target: suite.target, recorder, api, check, samples };
+      };
+      const { recorder, api, check } = fresh();
+      await use({ target: suite.target, recorder, api, check, samples, fresh });
       // However the test ended, its checks so far and the non-2xx answers it met go to the reporter.
+      const exchanges = recorders.flatMap((r) => r.exchanges);
       const body: TestAttachment = {
         checks: check.results,
         non2xx: api.non2xx,
-        ...(suite.exchanges && { exchanges: recorder.exchanges }),
+        timing: timing(exchanges),
+        ...(suite.exchanges && { exchanges }),
       };
       await testInfo.attach(CHECKS_ATTACHMENT, { body: JSON.stringify(body), contentType: 'application/json' });
     },
@@ -128,14 +149,17 @@ export class Spec {
   /**
    * Declares one contract test checking `rules`: the rule ids are its tags (`--grep @NFT-01`),
    * which Playwright's reports show beside the title; its checks become its steps (steps.ts).
+   * A helper that declares for the spec file (SharedWork.declareTests) says so (`byHelper`): the
+   * test is still located at the spec file's line, the one that called the helper.
    */
   contract(
     title: string,
     rules: readonly string[],
     body: (f: ContractFixtures) => Promise<void>,
     opts: ContractOptions = {},
+    byHelper = false,
   ): void {
-    this.add(title, rules, body, opts);
+    this.add(title, rules, body, opts, byHelper);
   }
 
   /**
@@ -157,17 +181,24 @@ export class Spec {
     rules: readonly string[],
     body: (f: ContractFixtures) => Promise<void>,
     opts: ContractOptions = {},
+    byHelper = false,
   ): void {
     for (const r of rules) this.declared.add(r);
-    declare(Spec.prototype.add, title, { tag: rules.map(ruleTag) }, async ({ contract }, testInfo) => {
-      test.setTimeout(timeoutFor(opts));
-      let threw = true;
-      try {
-        await body(contract);
-        threw = false;
-      } finally {
-        await reportChecks(test.step, testInfo, contract.check.results, threw);
-      }
-    });
+    // Stack captures start above the Spec method the spec file (or its helper) called.
+    declare(
+      byHelper ? Spec.prototype.contract : Spec.prototype.add,
+      title,
+      { tag: rules.map(ruleTag) },
+      async ({ contract }, testInfo) => {
+        test.setTimeout(timeoutFor(opts));
+        let threw = true;
+        try {
+          await body(contract);
+          threw = false;
+        } finally {
+          await reportChecks(test.step, testInfo, contract.check.results, threw);
+        }
+      },
+    );
   }
 }

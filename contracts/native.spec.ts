@@ -8,6 +8,7 @@ import type { ApiClient, CallResult } from './api.js';
 import { ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
 import { Spec } from './fixtures.js';
+import { SharedWork } from './shared-work.js';
 import {
   batchServed,
   describeBatch,
@@ -26,6 +27,9 @@ import { dataAccess, JSON_HEADERS, PATHS, type DataAccess } from './urls.js';
 import { isObject } from './json.js';
 
 const spec = new Spec('native');
+// Each test's requests go one after another (a walk's pages, a batch's order); the tests go at once,
+// started by the first rule test, and each rule's test takes its checks (contracts/shared-work.ts).
+const works = new SharedWork();
 const target = suiteEnv().target;
 const access = dataAccess(target.api);
 const native = target.api?.native;
@@ -134,7 +138,7 @@ function standardError(
 if (native && typeof access !== 'string') {
   const first = native.networks[0]!;
 
-  spec.contract(`block number on ${first}`, ['RPC-01', 'RPC-02', 'RPC-12'], async ({ api, check }) => {
+  works.contract(`block number on ${first}`, ['RPC-01', 'RPC-02', 'RPC-12'], async ({ api, check }) => {
     const id = `native.block-number[${first}]`;
     await check.guard(['RPC-01', 'RPC-02'], id, async () => {
       const res = await post(api, check, access, native, first, rpcBody(native.blockNumberMethod, ENVELOPE_ID), id);
@@ -169,7 +173,7 @@ if (native && typeof access !== 'string') {
 
   for (const network of [...native.networks, ...native.optionalNetworks]) {
     const optional = !native.networks.includes(network);
-    spec.contract(`${optional ? 'optional ' : ''}network ${network}`, ['RPC-03', 'RPC-12'], async ({ api, check }) => {
+    works.contract(`${optional ? 'optional ' : ''}network ${network}`, ['RPC-03', 'RPC-12'], async ({ api, check }) => {
       const id = `native.network[${network}]`;
       await check.guard('RPC-03', id, async () => {
         const res = await post(
@@ -205,7 +209,7 @@ if (native && typeof access !== 'string') {
     });
   }
 
-  spec.contract(
+  works.contract(
     `id echo on ${first}`,
     ['RPC-04', 'RPC-12'],
     async ({ api, check }) => {
@@ -228,7 +232,7 @@ if (native && typeof access !== 'string') {
     { requests: ECHO_IDS.length + 1 },
   );
 
-  spec.contract(`unknown method on ${first}`, ['RPC-05', 'RPC-12'], async ({ api, check }) => {
+  works.contract(`unknown method on ${first}`, ['RPC-05', 'RPC-12'], async ({ api, check }) => {
     const id = `native.unknown-method[${first}]`;
     await check.guard('RPC-05', id, async () => {
       const res = await post(
@@ -247,7 +251,7 @@ if (native && typeof access !== 'string') {
     });
   });
 
-  spec.contract(`parse error on ${first}`, ['RPC-06', 'RPC-12'], async ({ api, check }) => {
+  works.contract(`parse error on ${first}`, ['RPC-06', 'RPC-12'], async ({ api, check }) => {
     const id = `native.parse-error[${first}]`;
     await check.guard('RPC-06', id, async () => {
       const res = await post(
@@ -266,7 +270,7 @@ if (native && typeof access !== 'string') {
     });
   });
 
-  spec.contract(`request without method on ${first}`, ['RPC-07', 'RPC-12'], async ({ api, check }) => {
+  works.contract(`request without method on ${first}`, ['RPC-07', 'RPC-12'], async ({ api, check }) => {
     const id = `native.invalid-request[${first}]`;
     await check.guard('RPC-07', id, async () => {
       const res = await post(
@@ -283,7 +287,7 @@ if (native && typeof access !== 'string') {
     });
   });
 
-  spec.contract(`notifications on ${first}`, ['RPC-09', 'RPC-12'], async ({ api, check }) => {
+  works.contract(`notifications on ${first}`, ['RPC-09', 'RPC-12'], async ({ api, check }) => {
     // A known method and an unknown one: the standard lets neither a result nor an error come back.
     for (const method of [native.blockNumberMethod, 'chainprobe_noSuchMethod']) {
       const id = `native.notification[${method === native.blockNumberMethod ? 'known' : 'unknown'}-method]`;
@@ -306,7 +310,7 @@ if (native && typeof access !== 'string') {
     }
   });
 
-  spec.contract(`empty batch on ${first}`, ['RPC-10', 'RPC-12'], async ({ api, check }) => {
+  works.contract(`empty batch on ${first}`, ['RPC-10', 'RPC-12'], async ({ api, check }) => {
     const id = `native.empty-batch[${first}]`;
     await check.guard('RPC-10', id, async () => {
       const res = await post(api, check, access, native, first, '[]', id, JSONRPC_ERROR_CAUSE);
@@ -315,7 +319,7 @@ if (native && typeof access !== 'string') {
   });
 
   // RPC-09's and RPC-11's escapes (a node without batches) are read off RPC-08's batch of 2, so they go together.
-  spec.contract(
+  works.contract(
     `batches on ${first}`,
     ['RPC-08', 'RPC-09', 'RPC-11', 'RPC-12'],
     async ({ api, check }) => {
@@ -386,6 +390,11 @@ if (native && typeof access !== 'string') {
     { requests: 6 },
   );
 }
+
+works.declareTests(
+  spec,
+  RULES.filter((r) => ['RPC'].includes(r.section)),
+);
 
 spec.coverRest(
   RULES.filter((r) => r.section === 'RPC').map((r) => r.id),

@@ -11,6 +11,7 @@ import { CouldNotTest, ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
 import { get, isObject } from './json.js';
 import { Spec } from './fixtures.js';
+import { SharedWork } from './shared-work.js';
 import { bodyShape, mediaType } from './shape.js';
 import { dataAccess, nftMissing, PATHS, type DataAccess } from './urls.js';
 import { judgeRarityWalk, otherModels, RarityPages } from './rarity-walk.js';
@@ -19,6 +20,9 @@ import { agreementProblems, crossCheckPlan, crossCheckSlot, describeItem, type C
 import { CROSS_CHECK_CONCURRENCY, settleAll, valueOf } from './in-flight.js';
 
 const spec = new Spec('nft');
+// Each test's requests go one after another (a walk's pages, a batch's order); the tests go at once,
+// started by the first rule test, and each rule's test takes its checks (contracts/shared-work.ts).
+const works = new SharedWork();
 const target = suiteEnv().target;
 const access = dataAccess(target.api);
 const nft = target.api?.nft;
@@ -80,7 +84,7 @@ if (nft && typeof access !== 'string') {
   const n: ResolvedNft = nft;
 
   if (n.eventIds.length) {
-    spec.contract(
+    works.contract(
       'events',
       ['NFT-01', 'NFT-02', 'NFT-03', 'NFT-04', 'RES-01', 'RES-02'],
       async ({ api, check }) => {
@@ -151,7 +155,7 @@ if (nft && typeof access !== 'string') {
 
   if (n.collectionId) {
     const collectionId = n.collectionId;
-    spec.contract('collection', ['NFT-05', 'RES-01', 'RES-02'], async ({ api, check }) => {
+    works.contract('collection', ['NFT-05', 'RES-01', 'RES-02'], async ({ api, check }) => {
       const id = `nft.collection[${collectionId}]`;
       await check.guard(['NFT-05', 'RES-01'], id, async () => {
         const res = await fetch(api, a, PATHS.collection(n, collectionId), id);
@@ -171,7 +175,7 @@ if (nft && typeof access !== 'string') {
       });
     });
 
-    spec.contract(
+    works.contract(
       'rarity list walk',
       ['NFT-07', 'NFT-08', 'NFT-09', 'NFT-10', 'NFT-11', 'RES-01', 'RES-02'],
       async ({ api, check }) => {
@@ -184,7 +188,7 @@ if (nft && typeof access !== 'string') {
   }
 
   if (n.collectionId || n.eventIds.length) {
-    spec.contract('asset', ['NFT-06', 'NFT-07', 'RES-01', 'RES-02'], async ({ api, check, samples }) => {
+    works.contract('asset', ['NFT-06', 'NFT-07', 'RES-01', 'RES-02'], async ({ api, check, samples }) => {
       const id = 'nft.asset';
       await check.guard(['NFT-06', 'NFT-07', 'RES-01'], id, async () => {
         const ref = await samples.asset(api);
@@ -214,7 +218,7 @@ if (nft && typeof access !== 'string') {
       });
     });
 
-    spec.contract(
+    works.contract(
       'unknown ids',
       ['NFT-12'],
       async ({ api, check, samples }) => {
@@ -257,7 +261,7 @@ if (nft && typeof access !== 'string') {
     );
   }
 
-  spec.contract('malformed ids', ['NFT-13'], async ({ api, check }) => {
+  works.contract('malformed ids', ['NFT-13'], async ({ api, check }) => {
     const malformed = 'not-a-uuid';
     for (const [what, path, key] of [
       ['event', PATHS.event(n, malformed), 'data'],
@@ -371,6 +375,11 @@ async function crossCheck(
     });
   }
 }
+
+works.declareTests(
+  spec,
+  RULES.filter((r) => ['NFT', 'RES'].includes(r.section)),
+);
 
 spec.coverRest(
   RULES.filter((r) => r.section === 'NFT' || r.section === 'RES').map((r) => r.id),

@@ -28,6 +28,8 @@ export interface NodeRow {
    * quota), so the probes that follow find the quota the contracts left.
    */
   refuseOnly?: boolean;
+  /** The run seed (which near misses); the suite's when absent (the contract stage's own work passes it). */
+  seed?: number;
 }
 
 /** One attempt: the token values in a form (undefined: no token), and whether data came back. Throws CouldNotTest when it could not tell. */
@@ -97,7 +99,7 @@ export async function refuseNode(
   token: string,
   attempt: NodeAttempt,
 ): Promise<void> {
-  const seed = suiteEnv().seed;
+  const seed = row.seed ?? suiteEnv().seed;
   const probes: NodeProbe[] = [{ kind: 'none', label: 'no token', expect: 'refuse' }];
   for (const [i, form] of accepted.entries()) {
     for (const w of wrongCredentials(form, token, seed, { full: row.full, index: row.index * 3 + i })) {

@@ -1,43 +1,55 @@
-// Dedicated node endpoints (NODE-01..07) and node access tokens (NAUTH-01..07): each REST path
-// with every token form NODE_TOKEN_USAGES lists, the WebSocket upgrade with a ping/pong round
-// trip, gRPC reflection, then NAUTH-07 in the same test: no token, and wrong tokens (near misses,
-// empty, the auth parameter twice) in every form that path took the right token in
-// (contracts/node-refusals.ts). The horizon node is rate-limited: it gets a handful of accepted
-// requests, and only wrong tokens a correct service refuses, which spend none of its quota.
-import { randomInt } from 'node:crypto';
-import {
-  applyForm,
-  AUTH_FORMS,
-  NODE_TOKEN_USAGES,
-  type FormId,
-  type NodePath,
-  type TokenUsage,
-} from '../src/auth/forms.js';
+// Dedicated node endpoints (NODE-01..07) and node access tokens (NAUTH-01..07), one test per rule,
+// titled by the catalogue. The work is per node path: each REST path with every token form
+// NODE_TOKEN_USAGES lists, the WebSocket upgrade with a ping/pong round trip, gRPC reflection, each
+// followed by NAUTH-07's no token and wrong tokens (near misses, empty, the auth parameter twice)
+// in every form that path took the right token in (contracts/node-refusals.ts). A worker runs every
+// path's work at once, started by its first node test, and each rule's test takes the checks of
+// its rule from the paths that have them. The horizon node is rate-limited: it gets a handful of
+// accepted requests, and only wrong tokens a correct service refuses, which spend none of its
+// quota; the tests that read it come last (in a full run its requests wait for the probes).
+import { existsSync, readFileSync } from 'node:fs';
+import { applyForm, AUTH_FORMS, type FormId, type NodePath } from '../src/auth/forms.js';
 import type { GrpcCallError } from '../src/clients/grpc-reflection.js';
 import type { WebSocketProbeResult } from '../src/clients/websocket.js';
 import { RULES } from '../src/rules/catalogue.js';
 import type { Recorder } from '../src/record/recorder.js';
-import type { ResolvedTarget } from '../src/target-file/types.js';
-import { UNEXPECTED_CAUSE, type ApiClient, type CallResult } from './api.js';
+import { UNEXPECTED_CAUSE, type ApiClient } from './api.js';
 import { CouldNotTest, ev, type Checks } from './checks.js';
 import { suiteEnv } from './env.js';
 import { parseCause } from '../src/net/causes.js';
 import { Spec } from './fixtures.js';
+import type { CheckResult } from '../src/verdict.js';
+import { SharedWork, type Work } from './shared-work.js';
 import {
   learnOpenForms,
   NO_TOKEN_CAUSE,
-  OPEN_FORM_CAUSE,
   refuseNode,
   refusalCount,
   type NodeAttempt,
   type NodeRow,
 } from './node-refusals.js';
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
-import { bodyShape, isJsonMedia, mediaType } from './shape.js';
+import { bodyShape } from './shape.js';
 import { WS_REFUSAL_EXPECTED, wsRefusal, wsTiming } from './ws-refusal.js';
-import { JSON_HEADERS, PATHS } from './urls.js';
+import { NODE_SECTION, restWorks, usagesOf, type NodeName, type RestWork } from './node-rest.js';
 
 const spec = new Spec('node');
+
+const works = new SharedWork();
+
+/** Registers a node path's work (the rule tests below run it). */
+function work(
+  title: string,
+  rules: readonly string[],
+  run: Work['run'],
+  opts: { requests?: number; timeoutMs?: number },
+  rateLimited = false,
+): void {
+  const timeoutMs = opts.timeoutMs ?? (opts.requests ?? 4) * suiteEnv().target.limits.timeoutMs;
+  // In a full run the rate-limited node's work waits for the probes: the tests that read it come last.
+  works.add({ title, rules, run, timeoutMs, late: rateLimited });
+}
+
 // gRPC and WebSocket clients load only in the process that runs their tests, not in every worker.
 const grpcClient = () => import('../src/clients/grpc-reflection.js');
 const grpcHealthClient = () => import('../src/clients/grpc-health.js');
@@ -48,92 +60,26 @@ const timeoutMs = target.limits.timeoutMs;
 /** How long after a WebSocket upgrade a refusal may take: a close within it, without a message, refuses. */
 const graceMs = target.limits.wsGraceMs;
 
-/** Statuses that mean "your credentials were not accepted" (RFC 9110 15.5.2 and 15.5.4). */
-const AUTH_REFUSALS: readonly number[] = [401, 403];
+/**
+ * The rate-limited node's work, when the contract stage sends it itself (contracts/run.ts: at once,
+ * or after the probes in a full run): its checks are read from the file the stage writes.
+ */
+function contractStageWork(w: RestWork): Work['run'] {
+  const file = suiteEnv().horizonChecks;
+  if (!file) return w.run;
+  return async ({ check }) => {
+    while (!existsSync(file) && Date.now() < suiteEnv().deadline) await new Promise((r) => setTimeout(r, 20));
+    const got = JSON.parse(readFileSync(file, 'utf8')) as { checks: CheckResult[]; error?: string };
+    if (got.error) throw new Error(got.error);
+    check.adopt(got.checks);
+  };
+}
+
+for (const w of restWorks(target, suiteEnv().seed))
+  work(w.title, w.rules, w.rateLimited ? contractStageWork(w) : w.run, { requests: w.requests }, w.rateLimited);
+
 /** gRPC statuses that mean "your credentials were not accepted". */
 const GRPC_REFUSALS: readonly string[] = ['UNAUTHENTICATED', 'PERMISSION_DENIED'];
-
-type NodeName = 'blockRest' | 'chainB' | 'horizon';
-type RestPath = Exclude<NodePath, 'websocket' | 'grpc'>;
-
-interface RestPathDef {
-  node: NodeName;
-  /** The NODE rule this path's answer is judged by. */
-  rule: string;
-  label: string;
-  method: 'GET' | 'POST';
-  path(t: ResolvedTarget): string;
-  headers?: Record<string, string>;
-  body?(id: number, t: ResolvedTarget): string;
-  /** Gets every wrong-token kind (the first path of its node kind); the others get one rotating kind. */
-  full: boolean;
-}
-
-/** The REST paths of the node table, with the NODE rule each answers to. */
-const REST_PATHS: Record<RestPath, RestPathDef> = {
-  blockRest: {
-    node: 'blockRest',
-    rule: 'NODE-01',
-    label: 'block by height',
-    method: 'GET',
-    path: (t) => PATHS.blockByHeight(t.nodes.blockRest!.height),
-    headers: JSON_HEADERS,
-    full: true,
-  },
-  appRest: {
-    node: 'chainB',
-    rule: 'NODE-03',
-    label: 'app REST node_info',
-    method: 'GET',
-    path: () => PATHS.appRestNodeInfo,
-    headers: JSON_HEADERS,
-    full: true,
-  },
-  consensusRpc: {
-    node: 'chainB',
-    rule: 'NODE-04',
-    label: 'consensus RPC',
-    method: 'POST',
-    path: () => PATHS.consensusRpc,
-    headers: JSON_HEADERS,
-    body: (id, t) => JSON.stringify({ jsonrpc: '2.0', method: t.nodes.chainB!.consensusRpcMethod, params: [], id }),
-    full: false,
-  },
-  consensusRest: {
-    node: 'chainB',
-    rule: 'NODE-05',
-    label: 'consensus REST status',
-    method: 'POST',
-    path: () => PATHS.consensusRestStatus,
-    headers: JSON_HEADERS,
-    full: false,
-  },
-  feeStats: {
-    node: 'horizon',
-    rule: 'NODE-07',
-    label: 'fee_stats',
-    method: 'GET',
-    path: () => PATHS.feeStats,
-    full: true,
-  },
-};
-
-/** The rate-limited node: its wrong-token checks send only what a correct service refuses, so they spend none of its quota. */
-const RATE_LIMITED: ReadonlySet<NodeName> = new Set(['horizon']);
-
-const NODE_SECTION: Record<NodeName, string> = {
-  blockRest: 'nodes.blockRest',
-  chainB: 'nodes.chainB',
-  horizon: 'nodes.horizon',
-};
-
-function nodeOf(t: ResolvedTarget, name: NodeName): { endpoint: string; token: string } | undefined {
-  return t.nodes[name];
-}
-
-function usagesOf(path: NodePath): TokenUsage[] {
-  return NODE_TOKEN_USAGES.filter((u) => u.path === path);
-}
 
 /** The forms a WebSocket or gRPC path is not shown with: tried with the right token to learn whether they work. */
 const openFormsOf = (path: NodePath) =>
@@ -148,217 +94,6 @@ const nodeRequests = (path: NodePath) =>
     usagesOf(path).map((u) => u.form),
     true,
   );
-
-function restObservation(res: CallResult): Record<string, unknown> {
-  return { status: res.status, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) };
-}
-
-/** A 2xx whose body is JSON: what "answers 2xx JSON" means. */
-function jsonProblem(res: CallResult): string | undefined {
-  if (!res.ok) return `answered ${res.status}`;
-  if (res.json === undefined)
-    return `answered ${res.status} with a body that is not JSON (${mediaType(res.headers) ?? 'no content type'})`;
-  return undefined;
-}
-
-/**
- * The horizon node sits behind a per-second cap that a proxy may enforce as a minimum spacing
- * (nginx limit_req without burst refuses a request less than 1/cap after the last one): its
- * requests go out at least two such intervals apart, so the contracts never meet the cap.
- */
-let lastRateLimitedSend = 0;
-async function paceRateLimited(): Promise<void> {
-  const gapMs = 2000 / (target.nodes.horizon?.perSecondCap ?? 20);
-  const wait = lastRateLimitedSend + gapMs - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  lastRateLimitedSend = Date.now();
-}
-
-/** 429 is the rate limit's documented answer: it says "not now", nothing about the path. */
-const RATE_LIMITED_STATUS = 429;
-
-async function restCall(
-  api: ApiClient,
-  def: RestPathDef,
-  node: { endpoint: string },
-  form: FormId | undefined,
-  secret: string | readonly string[] | undefined,
-  purpose: string,
-  cause?: string,
-  method: 'GET' | 'POST' | 'HEAD' = def.method,
-  id = 1,
-): Promise<CallResult> {
-  if (RATE_LIMITED.has(def.node)) await paceRateLimited();
-  return api.call({
-    purpose,
-    method,
-    url: node.endpoint + def.path(target),
-    headers: def.headers,
-    body: method === 'POST' ? (def.body?.(id, target) ?? '') : undefined,
-    auth: form && secret !== undefined ? { form, secret } : undefined,
-    cause,
-  });
-}
-
-/** Judges the path's own NODE rule on an accepted answer. */
-function judgePath(check: Checks, def: RestPathDef, res: CallResult, requestId: number): void {
-  const id = `node.${def.node}.${def.label.replace(/\s+/g, '-')}`;
-  const observation = restObservation(res);
-  let problem = jsonProblem(res);
-  if (!problem && def.rule === 'NODE-04') {
-    const got = (res.json as { id?: unknown } | null)?.id;
-    if (got !== requestId) problem = `the response id is ${JSON.stringify(got)}, not the request's ${requestId}`;
-  }
-  check.verdict(
-    !problem,
-    def.rule,
-    id,
-    `${def.label}: ${res.status} JSON${def.rule === 'NODE-04' ? ', request id echoed' : ''}`,
-    `${def.label}: ${problem}`,
-    ev(res.exchange, { expected: '2xx JSON', actual: res.status, observation }),
-  );
-}
-
-for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][]) {
-  const node = nodeOf(target, def.node);
-  if (!node) continue;
-  const usages = usagesOf(path);
-  // fee_stats also gets a HEAD (NODE-07); the horizon node is rate-limited, so that is all it is served.
-  const rules = [...new Set([...usages.map((u) => u.rule), def.rule, 'NAUTH-07'])];
-  const row: NodeRow = {
-    id: `node.${path}`,
-    row: `${def.node} ${def.label}`,
-    label: def.label,
-    full: def.full,
-    index: Object.keys(REST_PATHS).indexOf(path),
-    refuseOnly: RATE_LIMITED.has(def.node),
-  };
-  spec.contract(
-    `${def.label} with each token form, without one and with wrong ones`,
-    rules,
-    async ({ api, check }) => {
-      let judged = false;
-      let answered = false;
-      const accepted: FormId[] = [];
-      for (const u of usages) {
-        const id = `node.${path}[${u.form}]`;
-        const requestId = randomInt(1_000_000, 2_000_000_000);
-        await check.guard(judged ? [u.rule] : [u.rule, def.rule], id, async () => {
-          const res = await restCall(
-            api,
-            def,
-            node,
-            u.form,
-            node.token,
-            id,
-            u.expect === 'open' ? OPEN_FORM_CAUSE : undefined,
-            def.method,
-            requestId,
-          );
-          answered = true;
-          const refused = AUTH_REFUSALS.includes(res.status);
-          const observation = { status: res.status, accepted: res.ok };
-          const what = `${def.label}, token as ${u.form}`;
-          if (res.ok) accepted.push(u.form);
-          const authProbe = {
-            [AUTH_PROBE_FIELD]: {
-              row: row.row,
-              form: u.form,
-              probe: 'right',
-              documented: u.expect === 'accept',
-              data: res.ok,
-            } satisfies AuthProbe,
-          };
-          if (res.status === RATE_LIMITED_STATUS && RATE_LIMITED.has(def.node)) {
-            check.error(
-              u.rule,
-              id,
-              `${what}: rate-limited (429) before the answer could be judged`,
-              ev(res.exchange, { observation }),
-            );
-            return;
-          }
-          if (u.expect === 'open')
-            check.add(
-              u.rule,
-              id,
-              'observed',
-              `${what}: ${res.ok ? 'accepted' : refused ? 'refused' : 'answered'} (${res.status})`,
-              ev(res.exchange, { observation, ...authProbe }),
-            );
-          else if (res.ok || refused)
-            check.verdict(
-              res.ok,
-              u.rule,
-              id,
-              `${what}: accepted (${res.status})`,
-              `${what}: refused with ${res.status}`,
-              ev(res.exchange, { expected: '2xx', actual: res.status, observation, ...authProbe }),
-            );
-          // Neither data nor an auth refusal (a 404, a 500): whether the token was taken cannot be told.
-          else
-            check.error(
-              u.rule,
-              id,
-              `${what}: answered ${res.status}, neither data nor an auth refusal`,
-              ev(res.exchange, { observation }),
-            );
-          // The path's own rule is judged on the first answer to a documented form that got past auth.
-          if (!judged && u.expect === 'accept' && !refused) {
-            judged = true;
-            judgePath(check, def, res, requestId);
-          }
-        });
-      }
-      // No answer at all: the path's rule already carries the cause (the guard above), not "refused".
-      if (!judged && answered)
-        check.error(
-          def.rule,
-          `node.${path}`,
-          `${def.label}: every documented token form was refused, so the answer could not be judged`,
-        );
-      if (path === 'feeStats' && check.wants('NODE-07')) {
-        const id = 'node.feeStats[head]';
-        await check.guard('NODE-07', id, async () => {
-          const res = await restCall(api, def, node, 'auth-query', node.token, id, undefined, 'HEAD');
-          if (res.status === RATE_LIMITED_STATUS)
-            return check.error(
-              'NODE-07',
-              id,
-              'HEAD fee_stats: rate-limited (429) before the answer could be judged',
-              ev(res.exchange),
-            );
-          check.verdict(
-            res.ok && res.bytes === 0,
-            'NODE-07',
-            id,
-            `HEAD fee_stats: ${res.status}, no body`,
-            `HEAD fee_stats: ${res.ok ? `${res.status} with a ${res.bytes}-byte body` : `answered ${res.status}`}`,
-            ev(res.exchange, { expected: '2xx without body', actual: { status: res.status, bytes: res.bytes } }),
-          );
-        });
-      }
-      const attempt: NodeAttempt = async (form, values, purpose, cause) => {
-        const res = await restCall(api, def, node, form, values, purpose, cause);
-        return {
-          data: res.ok,
-          what: res.ok ? `answered ${res.status}` : `refused (${res.status})`,
-          evidence: ev(res.exchange, { expected: 'not 2xx', actual: res.status, observation: restObservation(res) }),
-        };
-      };
-      if (check.wants('NAUTH-07')) await refuseNode(check, row, accepted, node.token, attempt);
-    },
-    {
-      requests:
-        usages.length +
-        2 +
-        refusalCount(
-          usages.map((u) => u.form),
-          def.full,
-        ),
-    },
-  );
-}
 
 // ---- WebSocket and gRPC (chain B).
 
@@ -380,7 +115,7 @@ if (chainB) {
   const rpcMessage = JSON.stringify({ jsonrpc: '2.0', id: 1, method: chainB.consensusRpcMethod, params: [] });
 
   const wsRow: NodeRow = { id: 'node.websocket', row: 'chainB WebSocket', label: 'WebSocket', full: true, index: 0 };
-  spec.contract(
+  work(
     'WebSocket upgrade and ping/pong, without a token and with wrong ones',
     ['NAUTH-05', 'NODE-02', 'NAUTH-07'],
     async ({ api, check, recorder }) => {
@@ -553,7 +288,7 @@ if (chainB) {
   }
 
   const grpcRow: NodeRow = { id: 'node.grpc', row: 'chainB gRPC', label: 'gRPC', full: true, index: 0 };
-  spec.contract(
+  work(
     'gRPC reflection, without a token and with wrong ones',
     ['NAUTH-06', 'NODE-06', 'NAUTH-07'],
     async ({ api, check, recorder }) => {
@@ -662,6 +397,13 @@ if (chainB) {
     { requests: nodeRequests('grpc') + 3 },
   ); // + the calls that show NAUTH-06 when reflection is not served
 }
+
+// ---- The tests, one per rule.
+
+works.declareTests(
+  spec,
+  RULES.filter((r) => r.section === 'NODE' || r.section === 'NAUTH'),
+);
 
 spec.coverRest(
   RULES.filter((r) => r.section === 'NODE' || r.section === 'NAUTH').map((r) => r.id),

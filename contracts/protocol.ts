@@ -3,6 +3,7 @@
 import type { Exchange } from '../src/record/recorder.js';
 import { isRuleId } from '../src/rules/catalogue.js';
 import type { CheckResult } from '../src/verdict.js';
+import type { TestTrace } from '../src/stages.js';
 
 /** The one attachment a test adds: a TestAttachment as JSON. */
 export const CHECKS_ATTACHMENT = 'chainprobe-checks';
@@ -34,12 +35,17 @@ export interface Non2xx {
   exchange: Exchange;
 }
 
-/** What a test hands the reporter: its checks, and the non-2xx answers it met (ERR-01's material). */
+/** What the worker measured around one test (src/stages.ts TestTrace). */
+export type TestTiming = Required<Pick<TestTrace, 'bodyMs' | 'cpuMs' | 'networkMs' | 'requests'>> &
+  Pick<TestTrace, 'workerCpuAtStartMs' | 'workerAgeAtStartMs'>;
+
+/** What a test hands the reporter: its checks, the non-2xx answers it met (ERR-01's material), and its timing. */
 export interface TestAttachment {
   checks: CheckResult[];
   non2xx: Non2xx[];
   /** Every exchange the test recorded (already redacted), when the run writes a HAR. */
   exchanges?: Exchange[];
+  timing?: TestTiming;
 }
 
 export type ChecksLine =
@@ -47,8 +53,9 @@ export type ChecksLine =
   | { kind: 'non2xx'; item: Non2xx }
   | { kind: 'exchange'; exchange: Exchange }
   | { kind: 'fatal'; message: string }
+  | { kind: 'test'; test: TestTrace }
   /** The runner finished (its exit status is then only whether some test failed). */
-  | { kind: 'end'; status: string };
+  | { kind: 'end'; status: string; runnerCpuMs?: number };
 
 /** A family's progress, counted in rules: a rule is done when every test that checks it has ended. */
 export interface ProgressLine {

@@ -21,6 +21,7 @@ import { maskSecret, Redactor, REDACTED_SUFFIX } from '../src/record/redact.js';
 import { secretsOf } from '../src/target-file/load.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
+import { verdictErrors } from './steps.js';
 import {
   CHECKS_ATTACHMENT,
   PROGRESS_PREFIX,
@@ -76,6 +77,19 @@ function familyOf(test: TestCase): string {
   return basename(suite?.location?.file ?? suite?.title ?? 'contracts').replace(/\.spec\.ts$/, '');
 }
 
+/**
+ * A test that passed in its worker with failing checks (steps.ts) is failed here, with one error per
+ * failing check, before any reporter listed after this one reads it (Playwright's HTML report shows
+ * it failed); its worker kept running.
+ */
+function failOnVerdicts(test: TestCase, result: TestResult, checks: readonly CheckResult[]): void {
+  const errors = verdictErrors(test.location, checks);
+  if (!errors.length) return;
+  result.status = 'failed';
+  result.errors.push(...errors);
+  result.error = errors[0];
+}
+
 export default class ChainprobeReporter implements Reporter {
   private readonly redactor: Redactor;
   private readonly checksFile: string | undefined;
@@ -116,10 +130,12 @@ export default class ChainprobeReporter implements Reporter {
   onTestEnd(test: TestCase, result: TestResult): void {
     const lines: ChecksLine[] = [];
     const checks: CheckResult[] = [];
+    let timing: TestAttachment['timing'];
     for (const a of result.attachments) {
       if (a.name !== CHECKS_ATTACHMENT || !a.body) continue;
       const got = JSON.parse(a.body.toString('utf8')) as TestAttachment;
       checks.push(...got.checks);
+      timing = got.timing;
       for (const item of got.non2xx) lines.push({ kind: 'non2xx', item });
       if (got.exchanges) {
         for (const exchange of got.exchanges) lines.push({ kind: 'exchange', exchange });
@@ -127,9 +143,23 @@ export default class ChainprobeReporter implements Reporter {
         a.body = Buffer.from(JSON.stringify({ ...got, exchanges: undefined }));
       }
     }
+    const failedOnVerdicts = result.annotations.some((a) => a.type === VERDICT_FAILURES_ANNOTATION);
+    if (failedOnVerdicts && result.status === 'passed') failOnVerdicts(test, result, checks);
+    lines.push({
+      kind: 'test',
+      test: {
+        family: familyOf(test),
+        title: test.title,
+        workerIndex: result.workerIndex,
+        parallelIndex: result.parallelIndex,
+        status: result.status,
+        startTime: result.startTime.getTime(),
+        durationMs: result.duration,
+        ...timing,
+      },
+    });
     for (const check of checks) lines.push({ kind: 'check', check });
     // A test that failed only on its checks' verdicts (steps.ts) ran to its end: nothing to add.
-    const failedOnVerdicts = result.annotations.some((a) => a.type === VERDICT_FAILURES_ANNOTATION);
     if (
       result.status !== 'passed' &&
       result.status !== 'skipped' &&
@@ -170,7 +200,8 @@ export default class ChainprobeReporter implements Reporter {
   }
 
   onEnd(result: FullResult): void {
-    this.write([{ kind: 'end', status: result.status }]);
+    const cpu = process.cpuUsage();
+    this.write([{ kind: 'end', status: result.status, runnerCpuMs: Math.round((cpu.user + cpu.system) / 1000) }]);
   }
 
   // ---- collection

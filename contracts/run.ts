@@ -4,12 +4,16 @@
 // child is stopped; the stage says why the selected rules it left without a check got none (the
 // run turns that into their `error` records, src/coverage.ts).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Budget } from '../src/budget.js';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENV } from './env.js';
+import { ApiClient } from './api.js';
+import { Checks } from './checks.js';
+import { restWorks, type RestWork } from './node-rest.js';
+import { Recorder } from '../src/record/recorder.js';
 import { errorChecks } from './errors-summary.js';
 import {
   NOT_TESTABLE_TITLE,
@@ -20,10 +24,12 @@ import {
   type ProgressLine,
 } from './protocol.js';
 import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
+import type { Redactor } from '../src/record/redact.js';
+import { DEFAULT_CONCURRENCY } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { Exchange } from '../src/record/recorder.js';
 import type { Gap } from '../src/coverage.js';
-import type { ContractsOutcome, RunContext } from '../src/stages.js';
+import type { ContractsOutcome, RunContext, TestTrace } from '../src/stages.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
 import { PLAYWRIGHT_DIR } from '../src/out-files.js';
 import { MODULE_EXT } from '../src/package.js';
@@ -43,15 +49,58 @@ export interface ContractsOptions {
   /** Write Playwright's HTML report under outDir/playwright (default true). */
   htmlReport?: boolean;
   /**
-   * Stop after this many failed tests (Playwright's --max-failures; default: run every test). For a
-   * caller that needs one failure only: Playwright starts a new worker after each failed test.
+   * Settles once the probes are done with the horizon node (a full run: contracts and probes side by
+   * side, run/pipeline.ts): the stage sends the horizon node's contract requests only then.
    */
-  maxFailures?: number;
   /**
    * Run only the tests that report the rules this target cannot test (they send nothing): their
    * `skipped` checks, and no gaps (the caller says why the other rules got no check).
    */
   notTestableOnly?: boolean;
+  horizonAfter?: Promise<unknown>;
+}
+
+/**
+ * The rate-limited node's contract work, run here rather than in a Playwright worker: at once (it
+ * is paced, and would otherwise start behind other tests), or after `after` settles. Its checks
+ * go to `file` for the node tests, its non-2xx answers to ERR-01 here (its exchanges to the HAR).
+ */
+async function rateLimitedWork(
+  ctx: RunContext,
+  works: readonly RestWork[],
+  selected: (rule: string) => boolean,
+  redactor: Redactor,
+  file: string,
+  after: Promise<unknown> | undefined,
+): Promise<{ non2xx: Non2xx[]; exchanges: Exchange[] }> {
+  const horizon = ctx.target.nodes.horizon;
+  if (!horizon || !works.length) return { non2xx: [], exchanges: [] };
+  await after?.catch(() => undefined);
+  const budget = new Budget({
+    maxRequests: ctx.target.limits.maxRequests,
+    deadline: ctx.deadline,
+    counterFile: ctx.budgetFile,
+    tallyFile: ctx.tallyFile,
+  });
+  const recorder = new Recorder(redactor);
+  const api = new ApiClient(recorder, budget, {
+    timeoutMs: ctx.target.limits.timeoutMs,
+    rateLimited: { host: new URL(horizon.endpoint).host, deadline: ctx.deadline },
+    signal: ctx.signal,
+  });
+  const check = new Checks(redactor, selected);
+  try {
+    for (const w of works) await w.run({ api, check });
+    writeFileSync(file, JSON.stringify({ checks: check.results }));
+  } catch (e) {
+    writeFileSync(
+      file,
+      JSON.stringify({ checks: check.results, error: redactor.text(String((e as Error).message ?? e)) }),
+    );
+  } finally {
+    budget.close();
+  }
+  return { non2xx: api.non2xx, exchanges: recorder.exchanges };
 }
 
 function playwrightCli(): string {
@@ -76,6 +125,8 @@ export function grepFor(selected: readonly string[]): string | undefined {
 
 interface Collected {
   checks: CheckResult[];
+  tests: TestTrace[];
+  runnerCpuMs?: number;
   non2xx: Non2xx[];
   exchanges: Exchange[];
   fatal: string[];
@@ -84,7 +135,7 @@ interface Collected {
 }
 
 function readChecksFile(file: string): Collected {
-  const out: Collected = { checks: [], non2xx: [], exchanges: [], fatal: [], ended: false };
+  const out: Collected = { checks: [], tests: [], non2xx: [], exchanges: [], fatal: [], ended: false };
   if (!existsSync(file)) return out;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -98,7 +149,11 @@ function readChecksFile(file: string): Collected {
     else if (parsed.kind === 'non2xx') out.non2xx.push(parsed.item);
     else if (parsed.kind === 'exchange') out.exchanges.push(parsed.exchange);
     else if (parsed.kind === 'fatal') out.fatal.push(parsed.message);
-    else if (parsed.kind === 'end') out.ended = true;
+    else if (parsed.kind === 'test') out.tests.push(parsed.test);
+    else if (parsed.kind === 'end') {
+      out.ended = true;
+      out.runnerCpuMs = parsed.runnerCpuMs;
+    }
   }
   return out;
 }
@@ -156,8 +211,15 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   // The rule selection still applies to the checks the tests report (ENV.only below).
   const grep = opts.notTestableOnly ? NOT_TESTABLE_TITLE : grepFor(selected);
   if (grep) args.push('--grep', grep);
-  if (opts.maxFailures !== undefined) args.push('--max-failures', String(opts.maxFailures));
 
+  const horizonFile = join(ctx.workDir, 'horizon-checks.json');
+  rmSync(horizonFile, { force: true });
+  const inStage = (id: string) => selected.includes(id);
+  // Only the not-testable reports: they send nothing, so neither does the stage.
+  const horizonWorks = opts.notTestableOnly
+    ? []
+    : restWorks(ctx.target, seed).filter((w) => w.rateLimited && w.rules.some(inStage));
+  const spawnedAt = Date.now();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: childEnv({
@@ -167,10 +229,12 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       ...(ctx.tallyFile ? { [ENV.tallyFile]: ctx.tallyFile } : {}),
       [ENV.deadline]: String(ctx.deadline),
       [ENV.checksFile]: checksFile,
-      [ENV.workers]: String(opts.workers ?? 2),
+      // Each worker takes an even share of limits.concurrency, so there are never more workers than it.
+      [ENV.workers]: String(Math.min(opts.workers ?? 2, ctx.target.limits.concurrency ?? DEFAULT_CONCURRENCY)),
       ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
       [ENV.seed]: String(seed),
       ...(ctx.recordExchanges ? { [ENV.exchanges]: '1' } : {}),
+      ...(horizonWorks.length ? { [ENV.horizonChecks]: horizonFile } : {}),
       ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -224,15 +288,21 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
     Math.max(0, ctx.deadline - Date.now()) + GRACE_MS,
   );
 
+  const horizonWork = rateLimitedWork(ctx, horizonWorks, inStage, redactor, horizonFile, opts.horizonAfter);
   const exitCode = await new Promise<number | null>((res) => {
     child.on('error', () => res(null));
     child.on('close', (code) => res(code));
   });
+  const closedAt = Date.now();
   clearTimeout(deadlineTimer);
   if (killTimer) clearTimeout(killTimer);
   ctx.signal.removeEventListener('abort', onAbort);
 
   const collected = readChecksFile(checksFile);
+  // The runner is gone: its tests read the file or never will. An interrupt stops this work too.
+  const horizon = await horizonWork;
+  collected.non2xx.push(...horizon.non2xx);
+  collected.exchanges.push(...horizon.exchanges);
   const checks = [...collected.checks];
   if (opts.notTestableOnly) return { checks, gaps: [], seed };
   // No answer at all, and a connection cause to say why: it explains the rules left without evidence too.
@@ -267,10 +337,12 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const gaps: Gap[] = [{ rules: (id) => selected.includes(id), reason: reasonOf }];
 
   const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? `${PLAYWRIGHT_DIR}/index.html` : undefined;
+  const trace = { spawnedAt, closedAt, runnerCpuMs: collected.runnerCpuMs, tests: collected.tests };
   return {
     checks,
     gaps,
     seed,
+    trace,
     ...(report ? { playwrightReport: report } : {}),
     ...(ctx.recordExchanges ? { exchanges: collected.exchanges } : {}),
   };

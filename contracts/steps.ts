@@ -1,9 +1,13 @@
 // A contract test's checks as steps of Playwright's own report: one step per check, titled with
 // its verdict, rule, id and message, located at the test's line in its spec file. A fail or error
-// check is a failed step, and the test then fails with one error naming them, so Playwright's
-// report agrees with chainprobe's verdicts. Steps are written when the test body ends: a check is
+// check is a failed step. The test itself does not throw for them: Playwright ends a worker after
+// every failed test and starts another (about a second of CPU each), so a deployment failing many
+// rules would cost as many workers. It is marked failed instead, with one error per failing check,
+// by the chainprobe reporter (failOnVerdicts), which every other reporter runs after: Playwright's
+// reports agree with chainprobe's verdicts. Steps are written when the test body ends: a check is
 // a synchronous statement, and its evidence is already complete by then.
 import type { Location, TestInfo } from '@playwright/test';
+import type { TestError } from '@playwright/test/reporter';
 import { failureText } from '../src/check-text.js';
 import type { CheckResult, Verdict } from '../src/verdict.js';
 import { VERDICT_FAILURES_ANNOTATION } from './protocol.js';
@@ -21,16 +25,40 @@ type StepFn = (
 function errorAt(at: Location, message: string): Error {
   const e = new Error(message);
   e.name = 'ChainprobeCheck';
-  e.stack = `${e.name}: ${message}\n    at ${at.file}:${at.line}:${at.column}`;
+  e.stack = stackAt(at, e.name, message);
   return e;
+}
+
+const stackAt = (at: Location, name: string, message: string) =>
+  `${name}: ${message}\n    at ${at.file}:${at.line}:${at.column}`;
+
+/** Failing checks named one by one in a test's errors; the rest are counted in the last. */
+const MAX_ERRORS = 20;
+
+/**
+ * The errors a test that ran to its end gets for its failing checks (the reporter sets them, see
+ * the head of this file): one per check, located at the test's line.
+ */
+export function verdictErrors(at: Location, checks: readonly CheckResult[]): TestError[] {
+  const failing = checks.filter((c) => FAILING.has(c.verdict));
+  const errors = failing.slice(0, MAX_ERRORS).map((c): TestError => {
+    const message = `${c.verdict} ${c.rule} ${c.id}: ${failureText(c)}`;
+    return { message, stack: stackAt(at, 'ChainprobeCheck', message), location: at };
+  });
+  const more = failing.length - MAX_ERRORS;
+  if (more > 0) {
+    const message = `(+${more} more failing check${more > 1 ? 's' : ''}: see the steps)`;
+    errors.push({ message, stack: stackAt(at, 'ChainprobeCheck', message), location: at });
+  }
+  return errors;
 }
 
 export const stepTitle = (c: CheckResult) => `${c.verdict.toUpperCase()} ${c.rule} ${c.id}: ${c.message}`;
 
 /**
  * Writes the steps. When the body itself threw (`bodyThrew`), the steps only show what was
- * checked before: the body's error is the test's error. Otherwise a failing check fails the test;
- * a test whose every check was skipped is skipped.
+ * checked before: the body's error is the test's error. Otherwise failing checks are annotated
+ * (the reporter fails the test on them); a test whose every check was skipped is skipped.
  */
 export async function reportChecks(
   step: StepFn,
@@ -50,25 +78,17 @@ export async function reportChecks(
       },
       { box: true, location: at },
     ).catch(() => {
-      // The step shows the error; the test fails once, below.
+      // The step shows the error; the reporter fails the test on it.
     });
   }
   if (bodyThrew) return;
   if (failing.length) {
-    // The reporter reads this: the test ran to its end, its verdicts are in its checks.
+    // The reporter reads this: the test ran to its end, its verdicts are in its checks, and it fails on them.
     info.annotations.push({
       type: VERDICT_FAILURES_ANNOTATION,
       description: `${failing.length} of ${checks.length} checks`,
     });
-    const first = failing[0]!;
-    const more =
-      failing.length > 1
-        ? `\n(+${failing.length - 1} more failing check${failing.length > 2 ? 's' : ''}: ${failing
-            .slice(1, 6)
-            .map((c) => `${c.rule} ${c.id}`)
-            .join(', ')}${failing.length > 6 ? ', …' : ''})`
-        : '';
-    throw errorAt(at, `${first.verdict} ${first.rule} ${first.id}: ${failureText(first)}${more}`);
+    return;
   }
   if (checks.length && checks.every((c) => c.verdict === 'skipped')) info.skip(true, checks[0]!.message);
 }

@@ -1,17 +1,20 @@
-// Universal REST (UNI-01, UNI-02): the block number of each configured network, read from a body
-// whose shape the description does not show; successive calls and the native JSON-RPC head of
-// the same network bound it within the target's tolerance.
+// Universal REST (UNI-01, UNI-02), one test per rule: the block number of each configured network,
+// read from a body whose shape the description does not show; successive calls and the native
+// JSON-RPC head of the same network bound it within the target's tolerance. A network's calls go
+// one after another (their order is what UNI-02 judges); the networks go at once (contracts/shared-work.ts).
 import { RULES } from '../src/rules/catalogue.js';
 import type { ApiClient, CallResult } from './api.js';
 import { readBlockNumber, type FoundNumber } from './block-number.js';
 import { ev } from './checks.js';
 import { suiteEnv } from './env.js';
 import { Spec } from './fixtures.js';
+import { SharedWork } from './shared-work.js';
 import { rpcBody } from './matrix.js';
 import { bodyShape, parseJson } from './shape.js';
 import { dataAccess, JSON_HEADERS, PATHS, type DataAccess } from './urls.js';
 
 const spec = new Spec('universal');
+const works = new SharedWork();
 const target = suiteEnv().target;
 const access = dataAccess(target.api);
 /** Successive calls per network: enough that a replica serving old heads now and then shows. */
@@ -46,10 +49,11 @@ if (typeof access !== 'string') {
       native && native.protocol === u.protocol && [...native.networks, ...native.optionalNetworks].includes(u.network)
         ? native
         : undefined;
-    spec.contract(
-      `block number ${where}`,
-      ['UNI-01', 'UNI-02'],
-      async ({ api, check }) => {
+    works.add({
+      title: `block number ${where}`,
+      rules: ['UNI-01', 'UNI-02'],
+      timeoutMs: (SAMPLES + 1) * target.limits.timeoutMs,
+      run: async ({ api, check }) => {
         const tolerance = native?.blockNumberTolerance ?? 2;
         const samples: { res: CallResult; found?: FoundNumber }[] = [];
         let nativeAt: { value?: number; res: CallResult } | undefined;
@@ -154,10 +158,14 @@ if (typeof access !== 'string') {
           }),
         );
       },
-      { requests: SAMPLES + 1 },
-    );
+    });
   }
 }
+
+works.declareTests(
+  spec,
+  RULES.filter((r) => r.section === 'UNI'),
+);
 
 spec.coverRest(
   RULES.filter((r) => r.section === 'UNI').map((r) => r.id),

@@ -41,13 +41,14 @@ export interface ReportContext extends HtmlInputs {
 
 /**
  * One part of the page after the headline. `render` gives its whole <section id="{id}"> element,
- * or '' when it has nothing to show (then it has no link in the page's navigation either).
+ * whole or in pieces to be written in order, or '' when it has nothing to show (then it has no
+ * link in the page's navigation either).
  */
 export interface ReportSection {
   id: string;
   /** Link text in the navigation under the headline. */
   nav: string;
-  render: (ctx: ReportContext) => string;
+  render: (ctx: ReportContext) => string | Iterable<string>;
 }
 
 /**
@@ -247,42 +248,44 @@ const TOOLBAR = [
   '</div>',
 ].join('');
 
-function ruleMatrix(ctx: ReportContext): string {
+/** The rule matrix in pieces, one rule at a time as they are written: a merge of many runs never holds it whole. */
+function* ruleMatrix(ctx: ReportContext): Generator<string> {
   const { byRule, verdictOf } = ctx;
-  const out: string[] = [];
-  for (const section of SECTIONS) {
+  yield `<section id="rule-matrix"><h2>Rules</h2>
+${TOOLBAR}
+<p class="none" id="no-match" hidden>No rule has this verdict in this run.</p>
+`;
+  function* rows(group: readonly RuleDef[]): Generator<string> {
+    for (const [i, r] of group.entries()) {
+      if (i) yield '\n';
+      yield ruleRow(r, verdictOf(r.id), byRule.get(r.id) ?? []);
+    }
+  }
+  for (const [i, section] of SECTIONS.entries()) {
     const rules = RULES.filter((r) => r.section === section.key);
     const described = rules.filter((r) => r.kind !== 'std');
     const std = rules.filter((r) => r.kind === 'std');
     const failing = rules.filter((r) => verdictOf(r.id) === 'fail').length;
-    const rows = (group: readonly RuleDef[]) =>
-      group.map((r) => ruleRow(r, verdictOf(r.id), byRule.get(r.id) ?? [])).join('\n');
     const failingBadge = failing ? ` <span class="verdict v-fail">${failing} failing</span>` : '';
-    const stdHeading = `<h4 class="std-heading">Required by a standard the description names (JSON-RPC 2.0, HTTP)</h4>`;
-    const stdGroup = std.length ? `${stdHeading}<div class="rules std" data-group="standard">${rows(std)}</div>` : '';
-    out.push(`<section class="rule-section" id="section-${esc(section.key)}" data-section="${esc(section.key)}">
+    yield `${i ? '\n' : ''}<section class="rule-section" id="section-${esc(section.key)}" data-section="${esc(section.key)}">
 <h3>${esc(section.title)} <span class="src">(description: ${esc(section.source)})</span>${failingBadge}</h3>
-<div class="rules" data-group="description">${rows(described)}</div>
-${stdGroup}
-</section>`);
+<div class="rules" data-group="description">`;
+    yield* rows(described);
+    yield '</div>\n';
+    if (std.length) {
+      yield `<h4 class="std-heading">Required by a standard the description names (JSON-RPC 2.0, HTTP)</h4><div class="rules std" data-group="standard">`;
+      yield* rows(std);
+      yield '</div>';
+    }
+    yield '\n</section>';
   }
   const unknown = unknownRules(byRule);
-  if (unknown.length)
-    out.push(
-      `<section class="rule-section" data-section="unknown"><h3>Checks naming a rule outside the catalogue</h3><div class="rules">${unknown
-        .map((id) =>
-          ruleRow(
-            { id, kind: 'must', section: 'unknown', title: '(not in the rule catalogue)' },
-            verdictOf(id),
-            byRule.get(id)!,
-          ),
-        )
-        .join('\n')}</div></section>`,
-    );
-  return `<section id="rule-matrix"><h2>Rules</h2>
-${TOOLBAR}
-<p class="none" id="no-match" hidden>No rule has this verdict in this run.</p>
-${out.join('\n')}</section>`;
+  if (unknown.length) {
+    yield `\n<section class="rule-section" data-section="unknown"><h3>Checks naming a rule outside the catalogue</h3><div class="rules">`;
+    yield* rows(unknown.map((id) => ({ id, kind: 'must', section: 'unknown', title: '(not in the rule catalogue)' })));
+    yield '</div></section>';
+  }
+  yield '</section>';
 }
 
 const unknownRules = (byRule: Map<string, CheckResult[]>) =>
@@ -496,7 +499,7 @@ function referenceWords(v: unknown): string {
   return `the embedded reference service, ${parts.join('; ')}`;
 }
 
-function summaryHeader(ctx: ReportContext, parts: readonly { section: ReportSection; html: string }[]): string {
+function summaryHeader(ctx: ReportContext, parts: readonly { section: ReportSection }[]): string {
   const links = [
     ...parts.map(({ section }) => `<a href="#${esc(section.id)}">${esc(section.nav)}</a>`),
     `<a href="${esc(safeRelativeHref(ctx.files.results))}" data-link="results">results.json</a>`,
@@ -550,6 +553,11 @@ const REDACTION_NOTE =
   'Request and response data are redacted at recording time; credentials appear only as masked prefixes.';
 
 export function renderHtml(inputs: HtmlInputs): string {
+  return [...renderHtmlParts(inputs)].join('');
+}
+
+/** The page in pieces, in order, made as they are asked for (a large report is written piece by piece). */
+export function* renderHtmlParts(inputs: HtmlInputs): Generator<string> {
   const { results } = inputs;
   const byRule = new Map<string, CheckResult[]>();
   for (const c of results.checks ?? []) {
@@ -564,7 +572,7 @@ export function renderHtml(inputs: HtmlInputs): string {
   const { overall, failing } = overallVerdict(ctx);
   const scriptHash = createHash('sha256').update(SCRIPT).digest('base64');
   const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'; img-src data:; base-uri 'none'; form-action 'none'`;
-  return `<!doctype html>
+  const head = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -577,7 +585,14 @@ export function renderHtml(inputs: HtmlInputs): string {
 <body data-filter="all">
 ${summaryHeader(ctx, parts)}
 <main>
-${parts.map((p) => p.html).join('\n')}
+`;
+  yield head;
+  for (const [i, p] of parts.entries()) {
+    if (i) yield '\n';
+    if (typeof p.html === 'string') yield p.html;
+    else yield* p.html;
+  }
+  yield `
 </main>
 <footer>Written by ${esc(results.tool?.name)} ${esc(results.tool?.version)}. ${REDACTION_NOTE}</footer>
 <script>${SCRIPT}</script>

@@ -1,12 +1,15 @@
 // Writes a run's reports into the output folder: results.json (the fixed interface), junit.xml,
 // index.html and the probes' raw timeline.json; baseline-diff.json too when a baseline was given,
 // and the HAR of every exchange where --har asked for one.
+import { createWriteStream } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import type { ResultsFile } from '../src/results.js';
 import type { TimelineEntry } from '../src/stages.js';
+import type { CheckResult } from '../src/verdict.js';
 import type { BaselineDiff } from './baseline.js';
-import { renderHtml } from './html.js';
+import { renderHtmlParts } from './html.js';
 import { harJson, type HarExchange } from './har.js';
 import { renderJunit } from './junit.js';
 import { PLAYWRIGHT_DIR, REPORT_FILES } from '../src/out-files.js';
@@ -23,6 +26,11 @@ export interface ReportInputs {
   history?: readonly ResultsFile[];
   /** --har: where to write the HAR, and the run's recorded exchanges. */
   har?: { file: string; exchanges: readonly HarExchange[] };
+  /**
+   * results.json's checks in full, read again in order, when `results.checks` holds slim copies
+   * (a merge: src/fleet/merge.ts slimCheck); the file is then written as it is read.
+   */
+  fullChecks?: () => AsyncIterable<CheckResult>;
 }
 
 export { PLAYWRIGHT_DIR, REPORT_FILES };
@@ -45,30 +53,62 @@ export function timelineJson(timeline: readonly TimelineEntry[]): string {
   return timeline.length ? `[\n${timeline.map((e) => JSON.stringify(e)).join(',\n')}\n]\n` : '[]\n';
 }
 
+/**
+ * results.json as `JSON.stringify(results, null, 2)` would write it, the checks taken one at a
+ * time from `checks`: the same bytes without the whole text (or every check) in memory.
+ */
+export async function writeResultsJson(path: string, results: ResultsFile, checks: AsyncIterable<CheckResult>) {
+  const MARK = '"checks": "\\u0000"';
+  const [head, tail] = JSON.stringify({ ...results, checks: '\u0000' }, null, 2).split(MARK) as [string, string];
+  async function* pieces() {
+    yield `${head}"checks": [`;
+    let n = 0;
+    for await (const c of checks) yield `${n++ ? ',' : ''}\n    ${JSON.stringify(c, null, 2).replace(/\n/g, '\n    ')}`;
+    yield `${n ? '\n  ' : ''}]${tail}\n`;
+  }
+  await writeText(path, pieces());
+}
+
+/** Writes a text given whole, or in pieces one at a time. */
+async function writeText(path: string, text: string | Iterable<string> | AsyncIterable<string>): Promise<void> {
+  if (typeof text === 'string') return writeFile(path, text, 'utf8');
+  const out = createWriteStream(path, 'utf8');
+  for await (const piece of text) if (!out.write(piece)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
+}
+
 export async function writeReports(outDir: string, inputs: ReportInputs): Promise<{ files: string[] }> {
   await mkdir(outDir, { recursive: true });
   const timeline = inputs.timeline ?? [];
-  const contents: [string, string][] = [
-    [REPORT_FILES.results, `${JSON.stringify(inputs.results, null, 2)}\n`],
-    [REPORT_FILES.junit, renderJunit(inputs.results)],
-    [REPORT_FILES.timeline, timelineJson(timeline)],
+  const files: string[] = [];
+  // Each text is made when its file is written: a large report holds one of them at a time.
+  const contents: [string, () => string | Iterable<string>][] = [];
+  if (inputs.fullChecks) {
+    const path = join(outDir, REPORT_FILES.results);
+    await writeResultsJson(path, inputs.results, inputs.fullChecks());
+    files.push(path);
+  } else contents.push([REPORT_FILES.results, () => `${JSON.stringify(inputs.results, null, 2)}\n`]);
+  contents.push(
+    [REPORT_FILES.junit, () => renderJunit(inputs.results)],
+    [REPORT_FILES.timeline, () => timelineJson(timeline)],
     [
       REPORT_FILES.html,
-      renderHtml({
-        results: inputs.results,
-        timeline,
-        playwrightReport: inputs.playwrightReport,
-        baseline: inputs.baseline,
-        history: inputs.history,
-        files: { results: REPORT_FILES.results, junit: REPORT_FILES.junit, timeline: REPORT_FILES.timeline },
-      }),
+      () =>
+        renderHtmlParts({
+          results: inputs.results,
+          timeline,
+          playwrightReport: inputs.playwrightReport,
+          baseline: inputs.baseline,
+          history: inputs.history,
+          files: { results: REPORT_FILES.results, junit: REPORT_FILES.junit, timeline: REPORT_FILES.timeline },
+        }),
     ],
-  ];
-  if (inputs.baseline) contents.push([REPORT_FILES.baseline, `${JSON.stringify(inputs.baseline, null, 2)}\n`]);
-  const files: string[] = [];
+  );
+  if (inputs.baseline) contents.push([REPORT_FILES.baseline, () => `${JSON.stringify(inputs.baseline, null, 2)}\n`]);
   for (const [name, text] of contents) {
     const path = join(outDir, name);
-    await writeFile(path, text, 'utf8');
+    await writeText(path, text());
     files.push(path);
   }
   if (inputs.har) {

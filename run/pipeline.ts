@@ -1,4 +1,4 @@
-// One run of chainprobe: resolve the target, run the selected stages (contracts, then probes)
+// One run of chainprobe: resolve the target, run the selected stages (contracts and probes side by side)
 // under one budget and one abort signal, roll the checks up and write the reports.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,8 +12,8 @@ import { secretsOf } from '../src/target-file/load.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
-import type { ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
-import { runContracts } from '../contracts/run.js';
+import type { ContractTrace, ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
+import { runContracts, type ContractsOptions } from '../contracts/run.js';
 import { clearReports, writeReports } from '../reports/write.js';
 import type { HarExchange } from '../reports/har.js';
 import { historyOf } from '../src/fleet/history.js';
@@ -21,6 +21,11 @@ import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../reports/b
 import { exportCauses, groupCauses, parseCause, whereOf } from '../src/net/causes.js';
 import { preflight } from '../src/net/preflight.js';
 import { tlsRecord, useTls } from '../src/tls/trust.js';
+
+/** results.json `order`: how the contract checks and the probes shared the run. */
+export const SIDE_BY_SIDE =
+  'contracts and probes side by side; the probes alone on the horizon node, its contract checks after them';
+const ONE_AFTER_ANOTHER = 'contracts, then probes';
 
 export interface RunOptions {
   target: ResolvedTarget;
@@ -49,6 +54,8 @@ export interface RunOutcome {
   baseline?: BaselineDiff;
   files: string[];
   interrupted: boolean;
+  /** Where the contract run's time went, when contracts ran. */
+  contractTrace?: ContractTrace;
 }
 
 /** The cause line when a check that went to `where` could not connect (refused, DNS, TLS: none heals within a run). */
@@ -101,6 +108,10 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   let timeline: TimelineEntry[] = [];
   let limiter: ResultsFile['limiter'] = null;
   let playwrightReport: string | undefined;
+  let contractTrace: ContractTrace | undefined;
+  /** When each stage ran, and in which order (results.json `stages` and `order`). */
+  const stages: { stage: string; startedAt: string; finishedAt: string }[] = [];
+  let order = ONE_AFTER_ANOTHER;
 
   try {
     await clearReports(ctx.outDir);
@@ -112,35 +123,62 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     // keep their `skipped` with its reason); every other rule would have talked to a host, it gets the cause.
     if (nothingReachable)
       gaps.push({ rules: () => true, reason: [...new Set(pre.causes.map((c) => c.line))].join('; ') });
-    if (RULES.some((r) => stageOf(r.id) === 'contracts' && ctx.selected(r.id)) && !ctx.signal.aborted) {
+    const wants = (stage: 'contracts' | 'probes') =>
+      RULES.some((r) => stageOf(r.id) === stage && ctx.selected(r.id)) && !ctx.signal.aborted;
+    // Each stage's checks and gaps are kept apart and joined in stage order, however the stages overlapped.
+    const byStage = {
+      contracts: { checks: [] as CheckResult[], gaps: [] as Gap[] },
+      probes: { checks: [] as CheckResult[], gaps: [] as Gap[] },
+    };
+    const timed = async (stage: 'contracts' | 'probes', run: () => Promise<void>) => {
+      const from = new Date();
       try {
-        const outcome = await runContracts(ctx, { notTestableOnly: nothingReachable });
-        checks.push(...outcome.checks);
-        gaps.push(...outcome.gaps);
-        playwrightReport = outcome.playwrightReport;
-        exchanges.push(...(outcome.exchanges ?? []).map((x) => ({ ...x, stage: 'contracts' as const })));
+        await run();
       } catch (e) {
-        gaps.push(stageFailed('contracts', e, redactor));
+        byStage[stage].gaps.push(stageFailed(stage, e, redactor));
       }
-    }
-    const horizonWhere = opts.target.nodes.horizon && whereOf(opts.target.nodes.horizon.endpoint);
-    const horizonCause =
-      horizonWhere && (pre.causes.find((c) => c.where === horizonWhere)?.line ?? unreachable(checks, horizonWhere));
-    // A horizon node that cannot be reached is not probed (its rules get the cause); without one, its rules are skipped.
-    if (horizonCause) gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
-    else if (RULES.some((r) => stageOf(r.id) === 'probes' && ctx.selected(r.id)) && !ctx.signal.aborted) {
-      try {
+      stages.push({ stage, startedAt: from.toISOString(), finishedAt: new Date().toISOString() });
+    };
+    const contracts = (how: ContractsOptions = {}) =>
+      timed('contracts', async () => {
+        const outcome = await runContracts(ctx, how);
+        byStage.contracts.checks.push(...outcome.checks);
+        byStage.contracts.gaps.push(...outcome.gaps);
+        playwrightReport = outcome.playwrightReport;
+        contractTrace = outcome.trace;
+        exchanges.push(...(outcome.exchanges ?? []).map((x) => ({ ...x, stage: 'contracts' as const })));
+      });
+    const probes = () =>
+      timed('probes', async () => {
         // Loaded when the probes start: the HTTP engine is not needed before the first request.
         const { runProbes } = await import('../load/run.js');
         const outcome = await runProbes(ctx);
-        checks.push(...outcome.checks);
+        byStage.probes.checks.push(...outcome.checks);
         timeline = outcome.timeline;
         limiter = outcome.limiter;
         exchanges.push(...(outcome.exchanges ?? []).map((x) => ({ ...x, stage: 'probes' as const })));
-      } catch (e) {
-        gaps.push(stageFailed('probes', e, redactor));
-      }
+      });
+    const horizonWhere = opts.target.nodes.horizon && whereOf(opts.target.nodes.horizon.endpoint);
+    const preflightHorizonCause = horizonWhere && pre.causes.find((c) => c.where === horizonWhere)?.line;
+    if (!nothingReachable && wants('contracts') && wants('probes') && horizonWhere && !preflightHorizonCause) {
+      // Side by side: the probes have the horizon node to themselves, the contract checks of the
+      // other hosts run meanwhile, and those of the horizon node wait until the probes are done.
+      order = SIDE_BY_SIDE;
+      const probed = probes();
+      await Promise.all([contracts({ horizonAfter: probed }), probed]);
+    } else {
+      if (wants('contracts')) await contracts({ notTestableOnly: nothingReachable });
+      // A horizon node that cannot be reached is not probed (its rules get the cause); without one, its rules are skipped.
+      const horizonCause =
+        horizonWhere && (preflightHorizonCause ?? unreachable(byStage.contracts.checks, horizonWhere));
+      if (horizonCause) byStage.probes.gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
+      else if (wants('probes')) await probes();
     }
+    for (const part of [byStage.contracts, byStage.probes]) {
+      checks.push(...part.checks);
+      gaps.push(...part.gaps);
+    }
+    stages.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.stage.localeCompare(b.stage));
     const interrupted = ctx.signal.aborted;
     if (interrupted) gaps.push(INTERRUPTED);
     // Every selected rule gets a verdict: those without a check get the first reason that covers them.
@@ -152,7 +190,15 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       finishedAt: new Date(),
       checks,
       limiter,
-      extra: { selection: opts.selection.text, interrupted, seed, ...causesAndTls(checks, opts.target), ...opts.extra },
+      extra: {
+        selection: opts.selection.text,
+        interrupted,
+        seed,
+        ...(stages.length > 1 && { order }),
+        ...(stages.length && { stages }),
+        ...causesAndTls(checks, opts.target),
+        ...opts.extra,
+      },
     });
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);
@@ -166,7 +212,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       ...(opts.har !== undefined && { har: { file: opts.har, exchanges } }),
     });
     history.keep();
-    return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
+    return { results, exitCode: exitCodeOf(results), baseline, files, interrupted, contractTrace };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     rmSync(workDir, { recursive: true, force: true });

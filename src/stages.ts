@@ -1,5 +1,5 @@
 // The stages of a run and what they hand each other. The pipeline (run/pipeline.ts) composes them:
-// resolve target -> contracts (contracts/run.ts) -> probes (load/run.ts) -> reports.
+// resolve target -> contracts (contracts/run.ts) and probes (load/run.ts), side by side -> reports.
 import type { ResolvedTarget } from './target-file/types.js';
 import type { CheckResult } from './verdict.js';
 import type { LimiterEstimates } from './results.js';
@@ -79,6 +79,38 @@ export interface ContractsOutcome {
   seed?: number;
   /** Every exchange the contract tests recorded (redacted), when ctx.recordExchanges. */
   exchanges?: Exchange[];
+  /** Where the contract run's time went (the bench's trace; docs/benchmarks.md). */
+  trace?: ContractTrace;
+}
+
+/** One Playwright test of a contract run: when and where it ran, and what its body waited on. */
+export interface TestTrace {
+  family: string;
+  title: string;
+  /** Playwright's worker (a new index after each restart) and its slot (at most `workers` at once). */
+  workerIndex: number;
+  parallelIndex: number;
+  status: string;
+  /** ms since epoch, as Playwright reports it, and Playwright's duration (fixtures included). */
+  startTime: number;
+  durationMs: number;
+  /** Measured inside the worker: the test body, the worker's CPU meanwhile, and the time some request was in flight. */
+  bodyMs?: number;
+  cpuMs?: number;
+  networkMs?: number;
+  requests?: number;
+  /** The worker process's CPU and age when the test's fixture was set up (its start-up, for a worker's first test). */
+  workerCpuAtStartMs?: number;
+  workerAgeAtStartMs?: number;
+}
+
+export interface ContractTrace {
+  /** ms since epoch: the runner process was started, and it closed. */
+  spawnedAt: number;
+  closedAt: number;
+  /** CPU of the runner process itself (not its workers), from its reporter's end. */
+  runnerCpuMs?: number;
+  tests: TestTrace[];
 }
 
 export interface ProbesOutcome {

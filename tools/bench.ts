@@ -18,12 +18,16 @@ import { benchStartup } from './bench/startup.js';
 import { benchValidation } from './bench/validation.js';
 import { benchFleet, benchMerge } from './bench/fleet.js';
 import { runStability, stabilityLine } from './stability.js';
+import { benchWaits } from './bench/waits.js';
+import { updateBenchDoc } from './bench/doc.js';
 
 interface Settings {
   quick: boolean;
   outRoot: string;
   log: (line: string) => void;
   sections: Record<string, unknown>;
+  /** Markdown a section adds below its figures in docs/benchmarks.md. */
+  markdown: Record<string, string>;
 }
 
 interface Section {
@@ -53,6 +57,17 @@ const SECTIONS: readonly Section[] = [
           ? { reps: 1, rates: [20, 50, 200], seconds: { 20: 3, 50: 2, 200: 1.5 } }
           : { reps: 3, rates: [20, 50, 200], seconds: { 20: 5, 50: 3, 200: 1.5 } },
       ),
+  },
+  {
+    key: 'waits',
+    title: 'Where users wait (issue 24)',
+    run: (s) =>
+      benchWaits({
+        reps: s.quick ? 1 : 3,
+        outRoot: s.outRoot,
+        log: s.log,
+        markdown: (text) => (s.markdown.waits = text),
+      }),
   },
   {
     key: 'contracts',
@@ -121,12 +136,19 @@ export const BENCH = defineCommand({
       default: 'reports/bench',
       help: 'where the benchmark report goes',
     },
+    doc: {
+      type: 'string',
+      value: '<file.md>',
+      path: true,
+      default: 'docs/benchmarks.md',
+      help: "the Markdown page whose sections the run rewrites (each section's figures, machine, load and date)",
+    },
   },
   examples: ['npm run bench', 'npm run bench -- --quick', 'npm run bench -- --only pacing,probes'],
   exit: ['0  every figure that has a target meets it', '1  otherwise', '2  bad flag'],
 });
 
-function parseCli(argv: string[]): { quick: boolean; only?: Set<string>; outRoot: string } {
+function parseCli(argv: string[]): { quick: boolean; only?: Set<string>; outRoot: string; doc: string } {
   const v = commandLine(BENCH, argv).values;
   const keys = SECTIONS.map((s) => s.key);
   const only = v.only
@@ -137,22 +159,28 @@ function parseCli(argv: string[]): { quick: boolean; only?: Set<string>; outRoot
   if (unknown.length)
     throw new UsageError(`--only: unknown section ${unknown.map((k) => `"${k}"`).join(', ')} (use ${keys.join(', ')})`);
   prepareOutDir(v.out);
-  return { quick: v.quick, ...(only?.length && { only: new Set(only) }), outRoot: v.out };
+  return { quick: v.quick, ...(only?.length && { only: new Set(only) }), outRoot: v.out, doc: v.doc };
 }
 
 export async function runBench(o: {
   quick: boolean;
   only?: ReadonlySet<string>;
   outRoot: string;
+  /** docs/benchmarks.md: the sections this run measured are written again there. */
+  doc?: string;
   log: (l: string) => void;
 }): Promise<BenchReport> {
   const started = new Date();
   const host = machine();
-  const settings: Settings = { quick: o.quick, outRoot: o.outRoot, log: o.log, sections: {} };
+  const settings: Settings = { quick: o.quick, outRoot: o.outRoot, log: o.log, sections: {}, markdown: {} };
   const figures: Figure[] = [];
+  const measured: { key: string; title: string; figures: Figure[]; startedAt: Date; loadAtStart: number[] }[] = [];
   for (const section of SECTIONS) {
     if (o.only ? !o.only.has(section.key) : o.quick && section.key === 'stability') continue;
     const t0 = performance.now();
+    const first = figures.length;
+    const startedAt = new Date();
+    const loadAtStart = loadavg().map((v) => Math.round(v * 100) / 100);
     o.log(`bench: ${section.title}...`);
     try {
       figures.push(...(await section.run(settings)));
@@ -165,6 +193,7 @@ export async function runBench(o: {
       );
     }
     o.log(`bench: ${section.title} done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    measured.push({ key: section.key, title: section.title, figures: figures.slice(first), startedAt, loadAtStart });
   }
   const finished = new Date();
   const args = [o.quick && '--quick', o.only && `--only ${[...o.only].join(',')}`].filter(Boolean).join(' ');
@@ -183,6 +212,13 @@ export async function runBench(o: {
   writeFileSync(join(o.outRoot, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(o.outRoot, 'index.html'), benchHtml(report));
   writeFileSync(join(o.outRoot, 'table.md'), benchMarkdown(report));
+  if (o.doc)
+    updateBenchDoc(o.doc, {
+      machine: report.machine,
+      command: report.command,
+      quick: o.quick,
+      sections: measured.map((m) => ({ ...m, markdown: settings.markdown[m.key] })),
+    });
   return report;
 }
 
@@ -191,7 +227,7 @@ async function main(): Promise<number> {
   const report = await runBench({ ...cli, log: (l) => process.stderr.write(`${l}\n`) });
   const load = `load average ${report.machine.loadAverageAtStart.join(' ')} at the start, ${report.machine.loadAverageAtEnd?.join(' ')} at the end`;
   process.stdout.write(
-    `\n${textTable(report.figures)}\n\ntotal ${(report.durationMs / 1000).toFixed(0)} s (${load}); report: ${join(cli.outRoot, 'index.html')}\n`,
+    `\n${textTable(report.figures)}\n\ntotal ${(report.durationMs / 1000).toFixed(0)} s (${load}); report: ${join(cli.outRoot, 'index.html')}, ${cli.doc}\n`,
   );
   return report.figures.some((f) => f.met === false || f.missing) ? 1 : 0;
 }

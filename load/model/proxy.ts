@@ -4,6 +4,7 @@
 // enforce the per-second cap strictly, as a least spacing between forwarded requests (nginx
 // `limit_req rate=20r/s` without burst refuses anything under 50 ms after the last forwarded one):
 // its refusals teach the probes the spacing to keep, with a margin.
+import { SPACING_MARGIN, spacedGapMs } from '../../src/pacing.js';
 import type { Sample } from '../sample.js';
 
 const is2xx = (s: Sample) => s.status !== undefined && s.status >= 200 && s.status < 300;
@@ -75,8 +76,8 @@ export function surelyElapsedSinceForwarded(samples: readonly Sample[], s: Sampl
   return s.sentAt - last;
 }
 
-/** How far above what the proxy refused the pacing stays: relative, plus a fixed allowance for jitter. */
-export const SPACING_MARGIN = { factor: 1.05, plusMs: 1 } as const;
+/** How far above what the proxy refused the pacing stays: relative, plus a fixed allowance for jitter (src/pacing.ts). */
+export { SPACING_MARGIN };
 
 export interface SpacingSummary {
   /** Refusals the proxy made for spacing (headerless, quota left, fewer than the cap in the second before). */
@@ -93,7 +94,7 @@ export interface SpacingSummary {
  */
 export function pacingGapMs(refusedGapMs: number | undefined, cap: number): number {
   if (refusedGapMs === undefined) return 0;
-  return Math.max(refusedGapMs, 1000 / cap) * SPACING_MARGIN.factor + SPACING_MARGIN.plusMs;
+  return spacedGapMs(cap, refusedGapMs);
 }
 
 /** What the proxy's refusals among these samples say about its spacing. `proxyRefusal` says which refusals were the proxy's for spacing. */

@@ -3,9 +3,13 @@
 // up over everything; the fleet section is recomputed from the checks. The same run given twice
 // (an artifact downloaded into two folders, a file named twice) is counted once: runs are told
 // apart by a digest of what they are (target, times, checks), not by the path they came from.
+// Inputs are taken one at a time: given a sink, every check goes there in full and the merge keeps
+// only what the HTML and JUnit reports read of it (slimCheck), so memory stays small however many
+// runs are merged; results.json is then written from the sink (reports/write.ts).
 import { createHash } from 'node:crypto';
+import type { Exchange } from '../record/recorder.js';
 import { buildResults, type LimiterEstimates, type ResultsFile } from '../results.js';
-import { VERDICTS, type CheckResult } from '../verdict.js';
+import { VERDICTS, type CheckResult, type Verdict } from '../verdict.js';
 import { fleetOf, rollupFleet, type FleetNodeInfo } from './rollup.js';
 
 export interface MergeInput {
@@ -104,14 +108,37 @@ function targetsOfRun(r: ResultsFile): { name: string; requestsSent: number | nu
   return [{ name: r.target, requestsSent: null }];
 }
 
-export function mergeResults(inputs: readonly MergeInput[], now = new Date()): MergeOutcome {
+/** Verdicts whose exchanges the reports show in full (request, response, curl line); others show one line each. */
+const DETAILED: ReadonlySet<Verdict> = new Set(['fail', 'error']);
+
+/** An exchange as the reports list it on one line: method, URL, status or error, time, purpose. */
+function exchangeLine(x: Exchange): Exchange {
+  const { seq, purpose, method, url, status, durationMs, error, sentAt } = x;
+  return { seq, purpose, method, url, status, durationMs, error, sentAt, requestHeaders: {}, responseHeaders: {} };
+}
+
+/** What the HTML and JUnit reports read of a check: all of it but the headers and bodies of exchanges they list on one line. */
+export function slimCheck(c: CheckResult): CheckResult {
+  const exchanges = c.evidence?.exchanges;
+  if (!Array.isArray(exchanges) || !exchanges.length || DETAILED.has(c.verdict)) return c;
+  return { ...c, evidence: { ...c.evidence, exchanges: exchanges.map(exchangeLine) } };
+}
+
+/** Where a merge hands every check in full, in order (the merged results.json is written from it). */
+export interface MergeSink {
+  add(c: CheckResult): void;
+}
+
+export function mergeResults(inputs: Iterable<MergeInput>, now = new Date(), sink?: MergeSink): MergeOutcome {
   const seen = new Map<string, string>();
+  let interrupted = false;
   const runs: MergedRun[] = [];
   const duplicates: MergeOutcome['duplicates'] = [];
   const checks: CheckResult[] = [];
   const nodes = new Map<string, FleetNodeInfo>();
   const targets = new Map<string, number | null>();
   for (const { source, results: r } of inputs) {
+    interrupted ||= r.interrupted === true;
     const digest = runDigest(r);
     const first = seen.get(digest);
     if (first !== undefined) {
@@ -127,7 +154,13 @@ export function mergeResults(inputs: readonly MergeInput[], now = new Date()): M
       checks: r.checks.length,
       ...(typeof r.engine === 'string' && { engine: r.engine }),
     });
-    checks.push(...attributed(r));
+    for (const c of attributed(r)) {
+      if (!sink) checks.push(c);
+      else {
+        sink.add(c);
+        checks.push(slimCheck(c));
+      }
+    }
     for (const t of targetsOfRun(r)) {
       const before = targets.get(t.name);
       targets.set(
@@ -163,7 +196,7 @@ export function mergeResults(inputs: readonly MergeInput[], now = new Date()): M
           ? `${duplicates.length} input(s) repeat a run already merged and were counted once`
           : 'no input repeated another',
       },
-      interrupted: inputs.some((i) => i.results.interrupted === true),
+      interrupted,
       fleet,
     },
   });

@@ -161,6 +161,7 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
       maxSeconds: file.limits?.maxSeconds ?? 300,
       timeoutMs: file.limits?.timeoutMs ?? 10000,
       wsGraceMs: file.limits?.wsGraceMs ?? DEFAULT_WS_GRACE_MS,
+      ...(file.limits?.concurrency !== undefined && { concurrency: file.limits.concurrency }),
     },
   };
   if (api) {

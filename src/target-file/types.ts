@@ -10,7 +10,12 @@ export interface ResolvedLimits {
   timeoutMs: number;
   /** After a WebSocket upgrade that should be refused: the wait for a message or the close (NAUTH-07). */
   wsGraceMs: number;
+  /** Contract requests in flight at once per host over the run; DEFAULT_CONCURRENCY when the file does not say. */
+  concurrency?: number;
 }
+
+/** limits.concurrency when the target file does not set it. */
+export const DEFAULT_CONCURRENCY = 32;
 
 export interface ResolvedNative {
   protocol: string;

@@ -73,6 +73,23 @@ describe("Playwright's report", () => {
     }
   });
 
+  it('a test failing on its checks costs no worker: one worker runs every test of the family, failed ones included', async () => {
+    const run = await runAgainstReference({
+      reference: { faults: new Set(['event-block-number-string', 'collection-verified-string', 'asset-wrong-token']) },
+      only: 'nft',
+      contracts: { htmlReport: false, workers: 1 },
+    });
+    const tests = run.trace!.tests;
+    const failed = tests.filter((t) => t.status === 'failed');
+    assert.ok(failed.length >= 3, `failed tests: ${failed.map((t) => t.title).join(', ')}`);
+    assert.deepEqual([...new Set(tests.map((t) => t.workerIndex))], [0], 'no worker started again');
+    for (const rule of ['NFT-01', 'NFT-05', 'NFT-06'])
+      assert.ok(
+        run.checks.some((c) => c.rule === rule && c.verdict === 'fail'),
+        `${rule} fails`,
+      );
+  });
+
   it('tags every test with its rule ids: --grep @<rule> selects exactly the tests of that rule', async () => {
     const ref = await startReference();
     try {

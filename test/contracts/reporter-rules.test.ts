@@ -41,6 +41,9 @@ function testCase(title: string, tags: string[]): TestCase {
 const result = (status: TestResult['status']) =>
   ({
     status,
+    startTime: new Date(0),
+    workerIndex: 0,
+    parallelIndex: 0,
     duration: 4001,
     attachments: [],
     annotations: [],

@@ -13,6 +13,11 @@ import { emptySummary, VERDICTS } from '../../src/verdict.js';
 import { production, staging, check, limiter } from './fixture.js';
 import { k6Results } from '../../load/k6/run.js';
 import { ROOT } from '../safety/support/cli.js';
+import { syntheticResults } from '../reports/fixture.js';
+import { renderHtml } from '../../reports/html.js';
+import { renderJunit } from '../../reports/junit.js';
+import { writeResultsJson } from '../../reports/write.js';
+import type { CheckResult } from '../../src/verdict.js';
 
 test('two runs merge: the summary is the sum, rules roll up over both, both deployments named', () => {
   const a = staging();
@@ -132,4 +137,26 @@ test('k6 runners, one per horizon node (CHAINPROBE_NODE_NAME): the merge names e
     ],
   );
   assert.ok(results.checks.every((c) => c.target === 'production' && c.nodeKind === 'horizon'));
+});
+
+test('a merge keeps slim checks only: the HTML and JUnit reports are the same, results.json the same bytes', async () => {
+  const full = syntheticResults({ scale: 30 });
+  assert.ok(full.checks.some((c) => c.evidence?.exchanges?.length && !['fail', 'error'].includes(c.verdict)));
+  const seen: CheckResult[] = [];
+  const { results: slim } = mergeResults([{ source: 'a', results: full }], new Date(), { add: (c) => seen.push(c) });
+  const { results: whole } = mergeResults([{ source: 'a', results: full }]);
+  assert.deepEqual(seen, whole.checks, 'the sink gets every check in full, in order');
+  assert.ok(JSON.stringify(slim).length < JSON.stringify(whole).length, 'the merge keeps less than the checks');
+  const files = { results: 'results.json', junit: 'junit.xml', timeline: 'timeline.json' };
+  assert.equal(renderHtml({ results: slim, timeline: [], files }), renderHtml({ results: whole, timeline: [], files }));
+  assert.equal(renderJunit(slim), renderJunit(whole));
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-'));
+  async function* again(checks: readonly CheckResult[] = seen) {
+    yield* checks;
+  }
+  await writeResultsJson(join(dir, 'streamed.json'), slim, again());
+  assert.equal(readFileSync(join(dir, 'streamed.json'), 'utf8'), `${JSON.stringify(whole, null, 2)}\n`);
+  const empty = { ...whole, checks: [] };
+  await writeResultsJson(join(dir, 'empty.json'), empty, again([]));
+  assert.equal(readFileSync(join(dir, 'empty.json'), 'utf8'), `${JSON.stringify(empty, null, 2)}\n`);
 });

@@ -1,17 +1,21 @@
-// A test double of k6 for the k6 adapter: `sleep` blocks by moving a virtual clock, and
-// `asyncRequest` asks a simulated horizon node, settling on a later macrotask and moving the clock
-// to the answer's completion when the script waits for it, as k6's event loop would.
+// A test double of k6 for the k6 adapter: `sleep` blocks by moving a virtual clock (no answer is
+// delivered meanwhile), and `asyncRequest` asks a simulated horizon node, whose answer settles on
+// the virtual event loop once the clock has reached its completion, as k6's event loop would: a
+// script that awaits an answer still on its way waits (the clock moves on to it), and counts so.
 import type { K6Api, K6Response } from '../../load/k6/adapter.js';
 import type { SimHorizon } from './sim-horizon.js';
+import { VirtualLoop } from './virtual-loop.js';
 
 export const FAKE_EPOCH = 1_767_225_600_000;
 
 export class FakeK6 implements K6Api {
-  private clock = FAKE_EPOCH;
+  readonly loop = new VirtualLoop(FAKE_EPOCH);
   readonly urls: string[] = [];
   /** The request headers of each request, in order. */
   readonly headers: Record<string, string>[] = [];
   sleeps = 0;
+  /** Virtual ms spent in sleep(). */
+  sleptMs = 0;
 
   constructor(
     private readonly sim: SimHorizon,
@@ -19,12 +23,13 @@ export class FakeK6 implements K6Api {
   ) {}
 
   now(): number {
-    return this.clock;
+    return this.loop.clock;
   }
 
   sleep(seconds: number): void {
     this.sleeps++;
-    this.clock += seconds * 1000;
+    this.sleptMs += seconds * 1000;
+    this.loop.clock += seconds * 1000;
   }
 
   asyncRequest(
@@ -36,7 +41,7 @@ export class FakeK6 implements K6Api {
     this.urls.push(url);
     const headers = Object.fromEntries(Object.entries(params.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     this.headers.push(headers);
-    const sentAt = this.clock - FAKE_EPOCH;
+    const sentAt = this.loop.clock - FAKE_EPOCH;
     // The token in any of the three forms of "Node access", all on the simulator's one bucket.
     const token =
       new URL(url).searchParams.get('auth') ??
@@ -46,18 +51,13 @@ export class FakeK6 implements K6Api {
     const a = authorized
       ? this.sim.request(sentAt, method)
       : { status: 401, headers: {}, decidedAt: sentAt, doneAt: sentAt + 1 };
-    return new Promise((resolve) =>
-      setImmediate(() => {
-        this.clock = Math.max(this.clock, FAKE_EPOCH + a.doneAt);
-        resolve({
-          status: a.status,
-          headers: a.headers,
-          body: method === 'HEAD' ? null : '{"last_ledger":"1"}',
-          error: '',
-          timings: { blocked: 0, connecting: 0, tls_handshaking: 0, duration: a.doneAt - sentAt },
-        });
-      }),
-    );
+    return this.loop.at(FAKE_EPOCH + a.doneAt, () => ({
+      status: a.status,
+      headers: a.headers,
+      body: method === 'HEAD' ? null : '{"last_ledger":"1"}',
+      error: '',
+      timings: { blocked: 0, connecting: 0, tls_handshaking: 0, duration: a.doneAt - sentAt },
+    }));
   }
 }
 

@@ -11,6 +11,7 @@ import { bundleK6, k6Entries, typecheckK6 } from '../../load/k6/build.js';
 import { k6Config, K6ConfigError, K6_ENV } from '../../load/k6/config.js';
 import { k6Results, k6SummaryFiles, runK6Probes } from '../../load/k6/run.js';
 import { RL_RULES } from '../../load/plan.js';
+import { bothEngines } from './virtual-node-engine.js';
 import { FakeK6, k6ExitCode } from './k6-double.js';
 import { SimHorizon, type SimFault } from './sim-horizon.js';
 
@@ -204,4 +205,22 @@ test('the k6 double reads thresholds as k6 does: a Rate below 1 crosses rate==1;
   assert.equal(k6ExitCode({ m: ['rate==1'] }, { m: [1, 0, 1] }), 99);
   assert.equal(k6ExitCode({ m: ['rate==1'] }, {}), 0);
   assert.equal(k6ExitCode({ m: ['rate>0.5'] }, { m: [1, 0, 1] }), 0);
+});
+
+test('the k6 adapter waits exactly as the Node engine does: same total wait, same sends, no wait for an answer still on its way', async () => {
+  // A node 80 +- 20 ms away (seeded jitter on the answers).
+  const { k6, k6Run, engine, nodeRun } = await bothEngines(TOKEN, (seq) => 80 + 20 * Math.sin(seq * 12.9898));
+  const sends = (o: typeof nodeRun) => o.timeline.map((e) => `${e.method} ${e.sentAt.toFixed(3)} ${e.status}`);
+  assert.deepEqual(sends(k6Run), sends(nodeRun), 'every request leaves at the same time under both engines');
+  assert.equal(k6Run.limiter!.durationMs, nodeRun.limiter!.durationMs);
+  // k6 waits in sleep(), the Node engine on its timers; both loops idle otherwise only for answers.
+  const near = (a: number, b: number) => Math.abs(a - b) < 0.01;
+  assert.ok(
+    near(k6.sleptMs, engine.waitedMs),
+    `k6 slept ${k6.sleptMs} ms, the Node engine waited ${engine.waitedMs} ms`,
+  );
+  assert.ok(
+    near(k6.sleptMs + k6.loop.idleMs, engine.loop.idleMs),
+    `k6 waited ${k6.sleptMs + k6.loop.idleMs} ms in all, the Node engine ${engine.loop.idleMs} ms`,
+  );
 });

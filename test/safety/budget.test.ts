@@ -90,11 +90,12 @@ test('limits.maxRequests holds for the whole run, counted by the servers; cut ch
 
 test('limits.maxSeconds holds: the run ends in time and no request reaches a server after the deadline', async (t) => {
   const maxSeconds = 9;
-  // A second on every answer: the contracts would take minutes, so the deadline falls while
-  // Playwright workers wait on answers and send, whatever the start-up took.
+  // A second on every answer and one request in flight per worker (limits.concurrency 2): the
+  // contracts would take minutes, so the deadline falls while Playwright workers wait on answers
+  // and send, whatever the start-up took.
   await withRun(
     {
-      limits: { maxRequests: 5000, maxSeconds, timeoutMs: 5000 },
+      limits: { maxRequests: 5000, maxSeconds, timeoutMs: 5000, concurrency: 2 },
       reference: { latency: { baseMs: SLOW_ANSWER_MS, jitterMs: 0 } },
     },
     ({ ref, run, out, stallMs }) => {

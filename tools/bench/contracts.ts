@@ -27,8 +27,7 @@ export async function benchContracts(s: ContractSettings): Promise<Figure[]> {
       label: 'full contract run, wall time',
       unit: 's',
       values: runs.map((r) => r.wallMs / 1000),
-      target: { op: '<', value: 10 },
-      note,
+      note: `${note}; its target is the 'waits' section's (<= 3 s)`,
       details: { checks: runs.map((r) => r.checks.length), summaries: runs.map((r) => r.summary) },
     }),
     figure({

@@ -1,8 +1,7 @@
 // Bench child: the rate-limit probes of N horizon nodes (distinct tokens) at once, from one
-// process, against a fleet reference started here; or a merge of many results files.
+// process, against a fleet reference started here.
 //   fleet-child.ts probes '<json {nodes, outDir}>'  -> {type:'result', wallMs, nodes: [...]} (horizon nodes)
 //   fleet-child.ts horizon '<json {token}>'        -> one reference horizon node in its own process, {type:'ready', endpoint}
-//   fleet-child.ts merge '<json {dir, outDir}>'                   -> {type:'result', wallMs, maxRssKb, runs, checks}
 import { randomBytes } from 'node:crypto';
 import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { defaultOptions } from '../../reference/options.js';
@@ -10,9 +9,6 @@ import { runFleet } from '../../run/fleet.js';
 import { parseSelectors } from '../../src/select.js';
 import { resolveTarget } from '../../src/target-file/load.js';
 import { fleetOf } from '../../src/fleet/rollup.js';
-import { mergeResults } from '../../src/fleet/merge.js';
-import { writeReports } from '../../reports/write.js';
-import { readInputs } from '../../cli/merge.js';
 import type { PacingStats } from '../../load/engine/types.js';
 import type { Verdict } from '../../src/verdict.js';
 import { serveParent, startChild, toParent, type ChildMessage } from './child.js';
@@ -87,23 +83,8 @@ async function probes(input: { nodes: number; outDir: string }): Promise<void> {
   }
 }
 
-async function merge(input: { dir: string; outDir: string }): Promise<void> {
-  const t0 = performance.now();
-  const inputs = readInputs([input.dir]);
-  const merged = mergeResults(inputs);
-  await writeReports(input.outDir, { results: merged.results, timeline: [] });
-  const wallMs = performance.now() - t0;
-  await toParent({
-    type: 'result',
-    wallMs,
-    maxRssKb: process.resourceUsage().maxRSS,
-    runs: merged.runs.length,
-    checks: merged.results.checks.length,
-  });
-}
-
 const [mode, arg] = process.argv.slice(2);
-const modes: Record<string, (input: never) => Promise<void>> = { probes, horizon, merge };
+const modes: Record<string, (input: never) => Promise<void>> = { probes, horizon };
 const run = modes[mode ?? ''];
 (run ? run(JSON.parse(arg ?? '{}') as never) : Promise.reject(new Error(`unknown mode ${mode}`))).then(
   // a server keeps running until the parent stops it

@@ -10,6 +10,7 @@ import type { Summary, Verdict } from '../../src/verdict.js';
 import { toParent } from './child.js';
 import { authRequestCount } from '../../src/auth/surface.js';
 import type { ReferenceChildOptions } from './serve.js';
+import type { ContractTrace } from '../../src/stages.js';
 
 export interface RunChildInput {
   reference: ReferenceChildOptions;
@@ -31,6 +32,10 @@ export interface RunChildResult {
   counters: Record<string, number>;
   /** Requests the auth checks spent (right credentials, none, wrong ones): src/auth/surface.ts. */
   authRequests: number;
+  /** When each stage started and finished (results.json `stages`). */
+  stages?: { stage: string; startedAt: string; finishedAt: string }[];
+  /** Where the contract run's time went (contracts/timing.ts), when contracts ran. */
+  contractTrace?: ContractTrace;
   /** The reference's limiter parameters, for the minimum-cost formulas. */
   limiterParams: { hourlyLimit: number; burst: number; perSecondCap: number };
 }
@@ -65,6 +70,8 @@ async function main(): Promise<void> {
       limiter: out.results.limiter,
       counters: ref.options.counters.snapshot(),
       authRequests: authRequestCount(out.results.checks),
+      ...(out.contractTrace && { contractTrace: out.contractTrace }),
+      ...(Array.isArray(out.results.stages) && { stages: out.results.stages as RunChildResult['stages'] }),
       limiterParams: {
         hourlyLimit: ref.options.hourlyLimit,
         burst: ref.options.burst,

@@ -47,6 +47,8 @@ export interface ReferenceChildOptions {
   bigCollectionSize?: number;
   faults?: string[];
   variants?: string[];
+  /** Added delay on every answer (`npm run reference -- --latency-ms 80:20`). */
+  latency?: { baseMs: number; jitterMs: number };
 }
 
 async function reference(json: string): Promise<void> {

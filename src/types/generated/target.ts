@@ -148,6 +148,10 @@ export interface Limits {
    * After a WebSocket upgrade with no token or a wrong one, how long to wait for a text or binary message or the node's close (NAUTH-07: a close within it without a message is a refusal).
    */
   wsGraceMs?: number;
+  /**
+   * Contract requests in flight at once to one host, over the whole run (the contract workers share it evenly). Requests whose order matters are sent one after another whatever it says; the rate-limited horizon node gets one at a time.
+   */
+  concurrency?: number;
 }
 /**
  * How every client (HTTP, WebSocket, gRPC) verifies the target's certificates. Relative paths are read from the target file's folder. NODE_EXTRA_CA_CERTS is honoured as well, for gRPC too.

@@ -1,0 +1,86 @@
+// Work that several rule tests of one spec read: a node path's requests and checks, a network's
+// block numbers. A worker runs every piece at once, started by the first of those tests, each
+// with clients of its own (fixtures: fresh()); each rule's test (titled by the catalogue, its rule
+// id its tag, as h2spec keys a case to its clause) takes its rule's checks from the pieces that have them.
+import type { RuleDef } from '../src/rules/catalogue.js';
+import type { CheckResult } from '../src/verdict.js';
+import { suiteEnv } from './env.js';
+import type { ContractOptions, SharedClients, Spec } from './fixtures.js';
+import type { Non2xx } from './protocol.js';
+
+export interface Work {
+  title: string;
+  rules: readonly string[];
+  run: (c: SharedClients) => Promise<void>;
+  /** Its requests' time at most, ms: the timeout of the tests that wait for it. */
+  timeoutMs: number;
+  /** The tests that read it come after the others (it waits for something else: the probes). */
+  late?: boolean;
+}
+
+interface WorkDone {
+  checks: CheckResult[];
+  non2xx: Non2xx[];
+  /** Its non-2xx answers went to ERR-01 with the first test that waited for it. */
+  claimed: boolean;
+}
+
+export class SharedWork {
+  private readonly works: Work[] = [];
+  private readonly running = new Map<Work, Promise<WorkDone>>();
+
+  add(work: Work): void {
+    this.works.push(work);
+  }
+
+  /** A piece declared the way Spec.contract declares a test: the rule tests (declareTests) run it. */
+  contract(title: string, rules: readonly string[], run: Work['run'], opts: ContractOptions = {}): void {
+    const timeoutMs = opts.timeoutMs ?? (opts.requests ?? 4) * suiteEnv().target.limits.timeoutMs;
+    this.add({ title, rules, run, timeoutMs });
+  }
+
+  /** Starts, once per worker, every piece with a selected rule: all at once. */
+  private start(fresh: () => SharedClients): void {
+    for (const w of this.works) {
+      if (this.running.has(w) || !w.rules.some((r) => suiteEnv().selected(r))) continue;
+      const done = (async (): Promise<WorkDone> => {
+        const c = fresh();
+        await w.run(c);
+        return { checks: c.check.results, non2xx: c.api.non2xx, claimed: false };
+      })();
+      // Its tests await it and fail on a throw; until one does, it is not an unhandled rejection.
+      done.catch(() => undefined);
+      this.running.set(w, done);
+    }
+  }
+
+  /** One test per rule the pieces check (titled by the catalogue, the rule id its tag), in catalogue order, those reading a late piece last. */
+  declareTests(spec: Spec, rules: readonly RuleDef[]): void {
+    const mine = rules.filter((r) => this.works.some((w) => w.rules.includes(r.id)));
+    const late = (rule: string) => this.works.some((w) => w.late && w.rules.includes(rule));
+    for (const rule of [...mine.filter((r) => !late(r.id)), ...mine.filter((r) => late(r.id))]) {
+      const pieces = this.works.filter((w) => w.rules.includes(rule.id));
+      const timeoutMs = late(rule.id)
+        ? suiteEnv().target.limits.maxSeconds * 1000
+        : pieces.reduce((ms, w) => ms + w.timeoutMs, 5_000);
+      spec.contract(
+        rule.title,
+        [rule.id],
+        async ({ api, check, fresh }) => {
+          this.start(fresh);
+          for (const w of pieces) {
+            const done = await this.running.get(w);
+            if (!done) continue;
+            if (!done.claimed) {
+              done.claimed = true;
+              api.non2xx.push(...done.non2xx);
+            }
+            check.adopt(done.checks.filter((c) => c.rule === rule.id));
+          }
+        },
+        { timeoutMs },
+        true,
+      );
+    }
+  }
+}
