@@ -228,7 +228,9 @@ function noResponseBody(a: RpcAnswer): string {
 function wholeBatchRefused(what: string, j: unknown, a: RpcAnswer): RpcJudgement {
   return {
     verdict: 'observed',
-    message: `${what}: answered a single ${describeReply(j)} (${a.status}), not an array: the batch was refused whole (RPC-08), so no notification in it was answered`,
+    message:
+      `${what}: answered a single ${describeReply(j)} (${a.status}), not an array: ` +
+      'the batch was refused whole (RPC-08), so no notification in it was answered',
   };
 }
 
@@ -255,11 +257,15 @@ export function judgeMixedBatch(
       open.splice(k, 1);
       return false;
     });
-    if (extra.length)
+    if (extra.length) {
+      const more = extra.length > 1 ? ` (+${extra.length - 1} more)` : '';
       return {
         verdict: 'fail',
-        message: `${what}: ${extra.length} Response object(s) beyond the requests' own, so a notification was answered: ${describeReply(extra[0])}${extra.length > 1 ? ` (+${extra.length - 1} more)` : ''} (${a.status}, an array of ${j.length})`,
+        message:
+          `${what}: ${extra.length} Response object(s) beyond the requests' own, so a notification was answered: ` +
+          `${describeReply(extra[0])}${more} (${a.status}, an array of ${j.length})`,
       };
+    }
     const missing = open.length ? `; no answer for id ${open.map(brief).join(', ')} (RPC-08)` : '';
     return {
       verdict: 'pass',

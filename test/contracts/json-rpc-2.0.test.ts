@@ -129,7 +129,8 @@ describe(
       ]);
       assert.deepEqual(run.lines('RPC-08'), [
         'observed: batch of 2 valid requests: 200, an array of 2 answer(s) (2 result(s)), ids 81, 82 in request order',
-        'observed: batch of 10 valid requests: 200, an array of 10 answer(s) (10 result(s)), ids 101, 102, 103, 104, 105, 106, 107, 108, 109, 110 in request order',
+        'observed: batch of 10 valid requests: 200, an array of 10 answer(s) (10 result(s)), ' +
+          'ids 101, 102, 103, 104, 105, 106, 107, 108, 109, 110 in request order',
       ]);
       assert.deepEqual(run.lines('RPC-10'), ['pass: empty batch: one error -32600 with id null (200)']);
       assert.deepEqual(run.lines('RPC-11'), ['pass: one error -32600 with id null per element (2, 200)']);

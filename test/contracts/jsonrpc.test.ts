@@ -154,19 +154,23 @@ describe('RPC-09: notifications inside batches', () => {
   const MIXED_FAILS: [RpcAnswer, string][] = [
     [
       json([ok(91), ok(null)]),
-      "batch of 1 request(s) and 1 notification(s): 1 Response object(s) beyond the requests' own, so a notification was answered: a result (id null) (200, an array of 2)",
+      "batch of 1 request(s) and 1 notification(s): 1 Response object(s) beyond the requests' own, so a notification was answered: " +
+        'a result (id null) (200, an array of 2)',
     ],
     [
       json([ok(91), err(-32601)]),
-      "batch of 1 request(s) and 1 notification(s): 1 Response object(s) beyond the requests' own, so a notification was answered: error -32601 (200, an array of 2)",
+      "batch of 1 request(s) and 1 notification(s): 1 Response object(s) beyond the requests' own, so a notification was answered: " +
+        'error -32601 (200, an array of 2)',
     ],
     [
       json([ok(91), ok(91)]),
-      "batch of 1 request(s) and 1 notification(s): 1 Response object(s) beyond the requests' own, so a notification was answered: a result (id 91) (200, an array of 2)",
+      "batch of 1 request(s) and 1 notification(s): 1 Response object(s) beyond the requests' own, so a notification was answered: " +
+        'a result (id 91) (200, an array of 2)',
     ],
     [
       json([ok(91), { jsonrpc: '2.0', result: '0x10' }, {}]),
-      "batch of 1 request(s) and 1 notification(s): 2 Response object(s) beyond the requests' own, so a notification was answered: a result (id absent) (+1 more) (200, an array of 3)",
+      "batch of 1 request(s) and 1 notification(s): 2 Response object(s) beyond the requests' own, so a notification was answered: " +
+        'a result (id absent) (+1 more) (200, an array of 3)',
     ],
     [
       json(ok(null)),
@@ -180,7 +184,8 @@ describe('RPC-09: notifications inside batches', () => {
     assert.deepEqual(judgeMixedBatch(json(err(-32600)), [91], 1), {
       verdict: 'observed',
       message:
-        'batch of 1 request(s) and 1 notification(s): answered a single error -32600 (200), not an array: the batch was refused whole (RPC-08), so no notification in it was answered',
+        'batch of 1 request(s) and 1 notification(s): answered a single error -32600 (200), not an array: ' +
+        'the batch was refused whole (RPC-08), so no notification in it was answered',
     });
     assert.equal(judgeMixedBatch(json(err(-32600), 400), [91], 1).verdict, 'observed');
   });
