@@ -128,13 +128,18 @@ test(
       assert.match(md, /curl /);
     });
 
-    await t.test('chainprobe k6-bundle writes the shipped k6 entry script; export says it is not there yet', () => {
+    await t.test('chainprobe k6-bundle writes the shipped k6 entry script; export writes the OpenAPI document', () => {
       const r = sh(bin, ['k6-bundle'], app);
       ok(r, 'chainprobe k6-bundle');
       assert.ok(readFileSync(join(app, 'chainprobe-k6', 'rate-limits.js'), 'utf8').includes('handleSummary'));
-      const e = sh(bin, ['export'], app);
-      assert.equal(e.status, 2);
-      assert.equal(e.stderr, 'chainprobe export: not available in this version of chainprobe\n');
+      const none = sh(bin, ['export'], app);
+      assert.equal(none.status, 2);
+      assert.match(none.stderr, /^chainprobe export: give --openapi <file>, --openrpc <file> or both/);
+      ok(sh(bin, ['export', '--openapi', 'openapi.json'], app), 'chainprobe export');
+      assert.equal(
+        (JSON.parse(readFileSync(join(app, 'openapi.json'), 'utf8')) as { openapi: string }).openapi,
+        '3.1.0',
+      );
     });
 
     await t.test("a copied example target file's $schema resolves to the installed schema", () => {
