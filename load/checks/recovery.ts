@@ -85,6 +85,27 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
   };
 }
 
+/**
+ * The least wait the model is sure of after a denial, when retry-after is shorter than it by more
+ * than the plan's margin: the edge test alone catches such a value only when its request happens to
+ * land after a refill (a chance of about margin / T per run), the model catches it on every 429 it
+ * can place. Only where T is known to 1% and the step was surely a denial.
+ */
+/** How sharp the header estimate of T must be for the model to judge a retry-after as too short. */
+const SHARP_T = 0.01;
+
+function tooShort(input: CheckInput, s: Sample, retryAfterS: number): number | undefined {
+  const { estimate: est, T } = input.a;
+  // The replay's T must lie within a sharp estimate from the headers themselves (a wrong retry-after
+  // makes the full model inconsistent, while Remaining alone still pins T down).
+  if (!est || !T || est.uncertaintyMs > est.emissionIntervalMs * SHARP_T) return undefined;
+  if (T.lo < est.band.lo || T.hi > est.band.hi) return undefined;
+  const p = stepOf(input, s)?.prediction;
+  if (!p?.denied || p.acceptPossible) return undefined;
+  const least = p.denied.waitMs.lo;
+  return retryAfterS * 1000 + DEFAULT_PLAN.marginMs < least ? Math.floor(least) : undefined;
+}
+
 export function checkRetryAfterHonest(input: CheckInput, { recovery: rec }: Pick<Known, 'recovery'>): Finding {
   const { a } = input;
   const problems: { why: string; samples: Sample[] }[] = [];
@@ -100,6 +121,14 @@ export function checkRetryAfterHonest(input: CheckInput, { recovery: rec }: Pick
         samples: [c.sample],
       });
     }
+    const short = tooShort(input, c.sample, ra);
+    if (short !== undefined)
+      problems.push({
+        why:
+          `429 #${c.sample.seq} said retry-after ${ra} s, but the GCRA model puts the wait at ${short} ms at least: ` +
+          'a request sent once that had passed would still be refused',
+        samples: [c.sample],
+      });
   }
   const edge = rec.edge;
   const atEdge = rec.atEdge;

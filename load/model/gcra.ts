@@ -76,6 +76,8 @@ export interface DeniedRange {
   reset: Interval;
   retryAfter: Interval;
   ttlMs: Interval;
+  /** The wait until the bucket takes a request again, before any rounding (ms). */
+  waitMs: Interval;
 }
 
 export interface Prediction {
@@ -115,6 +117,7 @@ export function predict(backlog: Interval, T: Interval, limit: number): Predicti
       reset: { lo: ceilSeconds(bLo), hi: ceilSecondsHi(bHi) },
       retryAfter: { lo: Math.max(1, ceilSeconds(bLo - edgeHi)), hi: Math.max(1, ceilSecondsHi(bHi - edgeLo)) },
       ttlMs: { lo: bLo, hi: bHi },
+      waitMs: { lo: Math.max(0, bLo - edgeHi), hi: Math.max(0, bHi - edgeLo) },
     };
   }
   return out;
