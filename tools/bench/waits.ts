@@ -127,9 +127,7 @@ export async function benchWaits(s: WaitsSettings): Promise<Figure[]> {
       unit: 'x',
       values: ratios(wall('faults'), wall('clean')),
       target: { op: '<=', value: 1.3 },
-      note: `faults ${TWELVE_FAULTS.join(', ')}; ${failing.join(', ')} failing checks; ${wall('faults')
-        .map((v) => v.toFixed(1))
-        .join(', ')} s`,
+      note: `faults ${TWELVE_FAULTS.join(', ')}; ${failing.join(', ')} failing checks; ${secs(wall('faults'))} s`,
     }),
     figure({
       id: 'waits.far-ratio',
@@ -138,9 +136,7 @@ export async function benchWaits(s: WaitsSettings): Promise<Figure[]> {
       unit: 'x',
       values: ratios(wall('far'), wall('clean')),
       target: { op: '<=', value: 1.5 },
-      note: `--latency-ms 80:20 on every answer; ${wall('far')
-        .map((v) => v.toFixed(1))
-        .join(', ')} s`,
+      note: `--latency-ms 80:20 on every answer; ${secs(wall('far'))} s`,
     }),
     figure({
       id: 'waits.k6-wait-ratio',
