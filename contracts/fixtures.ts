@@ -75,11 +75,10 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
     async ({ suite, budget, redactor, samples }, use, testInfo) => {
       const timing = startTiming();
       const horizon = suite.target.nodes.horizon;
-      // The test's own recorder and those of the shared work it starts: its network time counts theirs too.
-      const recorders: Recorder[] = [];
+      // Shared work gets clients of its own: its exchanges go to the first test that reads it (SharedWork),
+      // not to the test that happened to start it, which may end before the work does.
       const fresh = (): SharedClients => {
         const recorder = new Recorder(redactor);
-        recorders.push(recorder);
         const check = new Checks(redactor, suite.selected);
         const api = new ApiClient(recorder, budget, {
           timeoutMs: suite.target.limits.timeoutMs,
@@ -91,7 +90,7 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
       const { recorder, api, check } = fresh();
       await use({ target: suite.target, recorder, api, check, samples, fresh });
       // However the test ended, its checks so far and the non-2xx answers it met go to the reporter.
-      const exchanges = recorders.flatMap((r) => r.exchanges);
+      const exchanges = recorder.exchanges;
       const body: TestAttachment = {
         checks: check.results,
         non2xx: api.non2xx,

@@ -2,6 +2,7 @@
 // block numbers. A worker runs every piece at once, started by the first of those tests, each
 // with clients of its own (fixtures: fresh()); each rule's test (titled by the catalogue, its rule
 // id its tag, as h2spec keys a case to its clause) takes its rule's checks from the pieces that have them.
+import type { Exchange } from '../src/record/recorder.js';
 import type { RuleDef } from '../src/rules/catalogue.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
@@ -21,7 +22,8 @@ export interface Work {
 interface WorkDone {
   checks: CheckResult[];
   non2xx: Non2xx[];
-  /** Its non-2xx answers went to ERR-01 with the first test that waited for it. */
+  exchanges: Exchange[];
+  /** Its non-2xx answers (ERR-01) and exchanges (HAR, timing) went with the first test that waited for it. */
   claimed: boolean;
 }
 
@@ -46,7 +48,7 @@ export class SharedWork {
       const done = (async (): Promise<WorkDone> => {
         const c = fresh();
         await w.run(c);
-        return { checks: c.check.results, non2xx: c.api.non2xx, claimed: false };
+        return { checks: c.check.results, non2xx: c.api.non2xx, exchanges: c.recorder.exchanges, claimed: false };
       })();
       // Its tests await it and fail on a throw; until one does, it is not an unhandled rejection.
       done.catch(() => undefined);
@@ -66,7 +68,7 @@ export class SharedWork {
       spec.contract(
         rule.title,
         [rule.id],
-        async ({ api, check, fresh }) => {
+        async ({ api, check, recorder, fresh }) => {
           this.start(fresh);
           for (const w of pieces) {
             const done = await this.running.get(w);
@@ -74,6 +76,7 @@ export class SharedWork {
             if (!done.claimed) {
               done.claimed = true;
               api.non2xx.push(...done.non2xx);
+              recorder.exchanges.push(...done.exchanges);
             }
             check.adopt(done.checks.filter((c) => c.rule === rule.id));
           }
