@@ -41,7 +41,7 @@ export const RULE_PHASES: Record<string, readonly PhaseName[]> = {
 };
 
 /** Most extra requests RL-14 spends: the varied ones between the drain's under-cap requests, and the integrity phase's. */
-export const RL14_MAX_EXTRA_REQUESTS = 12;
+export const RL14_MAX_EXTRA_REQUESTS = 16;
 
 export const RL_RULES = rulesOf('probes');
 

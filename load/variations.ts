@@ -110,13 +110,14 @@ export function singleClientAddresses(rnd: () => number): Variation[] {
  * RL-14's cap part (load/probes/drain.ts). With the burst above the cap: the token in a header form
  * (a cap keyed on the `auth` argument does not count it). Behind a proxy that spaces requests,
  * between the first requests under the cap: header forms and a varying parameter by turns (a cap
- * keyed on the whole query string counts each as new), three of each, so that with about 19 plain
- * requests a second either kind alone, let through, puts more than 20 into one second.
+ * keyed on the whole query string counts each as new), five of each in consecutive gaps, so that
+ * either kind alone, let through, puts more than the cap into the second around them even when a
+ * busy client fits only 16 plain requests into it.
  */
 export function capVariations(rnd: () => number): { burst: Variation[]; underCap: Variation[] } {
   const headers = OTHER_TOKEN_FORMS.map(tokenForm);
   const header = headers.find((v) => v.request.form === 'x-auth-token') ?? headers[0];
-  const byTurns = [0, 1, 2].flatMap((i) => [
+  const byTurns = [0, 1, 2, 3, 4].flatMap((i) => [
     ...(headers.length ? [headers[(headers.indexOf(header!) + i) % headers.length]!] : []),
     extraParam(rnd),
   ]);

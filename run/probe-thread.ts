@@ -5,6 +5,7 @@
 // A thread has no TypeScript loader: from the sources it runs this module bundled by esbuild (which
 // tsx already brings), dependencies included; the package's compiled module runs as it is.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -90,8 +91,11 @@ async function buildThreadScript(outfile: string): Promise<string[]> {
 function threadScript(): Promise<URL> {
   if (COMPILED) return Promise.resolve(new URL(import.meta.url));
   bundled ??= (async () => {
-    const outfile = join(CACHE_DIR, 'probe-thread.mjs');
-    const stampsFile = join(CACHE_DIR, 'probe-thread.inputs.json');
+    // Named for this checkout: worktrees may share one node_modules (a symlink), and the stamps
+    // below only see their own checkout's files.
+    const checkout = createHash('sha256').update(fileURLToPath(import.meta.url)).digest('hex').slice(0, 12);
+    const outfile = join(CACHE_DIR, `probe-thread-${checkout}.mjs`);
+    const stampsFile = join(CACHE_DIR, `probe-thread-${checkout}.inputs.json`);
     try {
       const stamps = JSON.parse(readFileSync(stampsFile, 'utf8')) as Record<string, string>;
       if (existsSync(outfile) && Object.entries(stamps).every(([path, s]) => stamp(path) === s))

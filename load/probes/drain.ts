@@ -304,8 +304,8 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   // send, and after the previous request reached the server when it answered late).
   let at = resumeAt;
   let refused = 0;
-  // RL-14: behind a proxy that spaces requests, varied ones go between the first plain ones (every
-  // third gap, about a second's worth), where the plain ones alone keep the cap full.
+  // RL-14: behind a proxy that spaces requests, varied ones go between the first plain ones, one per
+  // gap, where the plain ones alone keep the cap full.
   const mix = plan.varied && spacesRequests(session.samples, result.burst, plan.cap) ? [...plan.varied.underCap] : [];
   const mixed: Promise<Sample>[] = [];
   for (let i = 0; i < shape.underCapRequests + Math.min(refused, plan.slack) && !stop; i++) {
@@ -326,7 +326,7 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
         return s;
       }),
     );
-    const v = i % 3 === 1 ? mix.shift() : undefined;
+    const v = i >= 1 ? mix.shift() : undefined;
     if (v) {
       const mid = scheduled + step / 2;
       await session.waitUntil(mid);

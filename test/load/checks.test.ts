@@ -245,6 +245,13 @@ const TABLE: Record<string, Row[]> = {
       says: /said retry-after 5 s; the GCRA wait rounds up to at most 1 s \(\+1 s allowed\)/,
     },
     {
+      // The edge request may land after a refill and pass: the model judges the value itself.
+      name: 'retry-after 0, shorter than the GCRA wait',
+      run: { edit: at('afterZero', (a) => withHeaders(a, { 'retry-after': '0' })) },
+      verdict: 'fail',
+      says: /said retry-after 0 s, but the GCRA model puts the wait at \d+ ms at least/,
+    },
+    {
       name: 'still refused at the retry-after edge',
       run: { edit: at('atEdge', denied) },
       verdict: 'fail',
