@@ -93,7 +93,10 @@ function threadScript(): Promise<URL> {
   bundled ??= (async () => {
     // Named for this checkout: worktrees may share one node_modules (a symlink), and the stamps
     // below only see their own checkout's files.
-    const checkout = createHash('sha256').update(fileURLToPath(import.meta.url)).digest('hex').slice(0, 12);
+    const checkout = createHash('sha256')
+      .update(fileURLToPath(import.meta.url))
+      .digest('hex')
+      .slice(0, 12);
     const outfile = join(CACHE_DIR, `probe-thread-${checkout}.mjs`);
     const stampsFile = join(CACHE_DIR, `probe-thread-${checkout}.inputs.json`);
     try {
