@@ -24,10 +24,33 @@ export interface CrossCheckItem {
   why: CrossCheckReason;
 }
 
-/** What NFT-11 reads, in order: the first and last item of every page, then the seeded sample (walk order). */
-export function crossCheckPlan(edges: readonly SampledItem[], sample: readonly SampledItem[]): CrossCheckItem[] {
+/**
+ * Most pages whose edges NFT-11 reads: two reads a page would make a long walk (500 pages by
+ * default) spend more than its own requests again, most of limits.maxRequests.
+ */
+export const EDGE_PAGES = 25;
+
+/** `k` of `pages`, spread evenly over them, the first and last included. */
+function spread<T>(pages: readonly T[], k: number): T[] {
+  if (pages.length <= k) return [...pages];
+  if (k <= 1) return pages.slice(0, k);
+  return [...new Set(Array.from({ length: k }, (_, i) => pages[Math.round((i * (pages.length - 1)) / (k - 1))]!))];
+}
+
+/**
+ * What NFT-11 reads, in order: the first and last item of every page (of at most `edgePages` pages
+ * spread over the walk), then the seeded sample (walk order).
+ */
+export function crossCheckPlan(
+  edges: readonly SampledItem[],
+  sample: readonly SampledItem[],
+  edgePages = EDGE_PAGES,
+): CrossCheckItem[] {
+  const pages = new Set(spread([...new Set(edges.map((e) => e.page))], edgePages));
   return [
-    ...edges.map((item): CrossCheckItem => ({ item, why: { edge: item.index === 0 ? 'first' : 'last' } })),
+    ...edges
+      .filter((e) => pages.has(e.page))
+      .map((item): CrossCheckItem => ({ item, why: { edge: item.index === 0 ? 'first' : 'last' } })),
     ...sample.map((item, k): CrossCheckItem => ({ item, why: { sample: k + 1 } })),
   ];
 }

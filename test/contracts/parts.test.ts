@@ -144,6 +144,11 @@ describe('rarity walk bookkeeping', () => {
         .slice(7),
       ['p4-last', 'p5-first', 'sample-1', 'sample-2', 'sample-3', 'sample-4', 'sample-5'],
     );
+    assert.deepEqual(
+      crossCheckPlan(w.edges, [], 3).map((x) => crossCheckSlot(x.item, x.why)),
+      ['p1-first', 'p1-last', 'p3-first', 'p3-last', 'p5-first'],
+      'a long walk: the edges of pages spread over it, the first and last page included',
+    );
     assert.equal(walkWith(1, 0).sample.length, 0);
     assert.equal(walkWith(1, 100).sample.length, 41 - 9, 'every item that is no page edge, and no more');
   });
