@@ -130,6 +130,9 @@ export function burstSize(plan: DrainPlan): { plain: number; varied: number } {
   return { plain: Math.max(plan.cap + 1, plan.cap + plan.burstExtra - varied), varied };
 }
 
+/** Longest a burst may be stretched by stalls of the client: with network delays it stays inside one second. */
+export const BURST_SPAN_MAX_MS = 700;
+
 /** Sends the burst: n plain requests, then the plan's varied ones at the same rate (into `varied`). */
 async function sendBurst(
   session: Session,
@@ -145,15 +148,21 @@ async function sendBurst(
   const tailPending: Promise<Sample>[] = [];
   // After a stall (a busy machine) the burst moves on by the delay rather than catching up: it stays
   // at twice the cap, and the requests a catch-up would bunch together are ones any cap refuses, so
-  // the drain would have to send more under the cap for the quota they did not use.
+  // the drain would have to send more under the cap for the quota they did not use. It moves on only
+  // as far as it still ends by BURST_SPAN_MAX_MS after its start (its plain span if longer): spread
+  // over more, fewer than the cap would surely arrive within one second, and the cap goes untested
+  // on a small bucket that has no quota for a second burst. Past that, the rest catches up.
+  const total = n + tail.length;
+  const lastBy = t0 + Math.max((total - 1) * spacing, BURST_SPAN_MAX_MS);
   let at = t0;
-  for (let i = 0; i < n + tail.length; i++) {
+  for (let i = 0; i < total; i++) {
     await session.waitUntil(at);
     const late = session.now() - at;
     const v = tail[i - n];
     const purpose = `burst at ${plan.burstRateFactor}x the cap${v ? `: ${v.label}` : ''}`;
     (v ? tailPending : pending).push(session.fire('GET', purpose, at, 'burst', v));
-    at += spacing + (late > spacing / 4 ? late : 0);
+    const left = total - i - 1;
+    at = Math.min(at + spacing + (late > spacing / 4 ? late : 0), lastBy - (left - 1) * spacing);
   }
   varied.push(...(await Promise.all(tailPending)));
   return Promise.all(pending);
