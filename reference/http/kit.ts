@@ -101,10 +101,13 @@ function closeIdleConnections(server: Server): void {
     clearTimeout(s.timer);
     s.timer = setTimeout(() => socket.destroy(), IDLE_CLOSE_MS);
   };
+  // Armed once a connection has answered a request (a keep-alive connection, idle): a new one waits
+  // for its first request as node's own servers do (headersTimeout). Armed at connect, a server whose
+  // loop is busy for IDLE_CLOSE_MS would close a new connection whose request is already on the wire,
+  // which no server does, and the client's one resend on a new connection could fail too.
   server.on('connection', (socket: Socket) => {
     idle.set(socket, { inFlight: 0 });
     socket.on('close', () => clearTimeout(idle.get(socket)?.timer));
-    arm(socket);
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const s = idle.get(req.socket);

@@ -2,7 +2,7 @@
 // `/m/` (so one target file can point each section at another misbehaviour); a raw TCP server
 // plays a gRPC server that accepts connections and never says a word; a closed port refuses (held
 // closed for as long as the target lives: support/ports.ts).
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { closedPort } from '../../support/ports.js';
 
@@ -147,23 +147,33 @@ export async function startHostile(): Promise<Hostile> {
     s.on('error', () => undefined);
   };
 
-  const http = createHttpServer((req, res) => {
-    const mode = /^\/m\/([^/?]+)/.exec(req.url ?? '')?.[1] ?? '';
-    bump(stats, mode);
-    // Drain whatever the client sends (a POST body) so the request side never blocks the answer.
-    req.resume();
-    handle(mode, req, res, stats, timers);
-  });
-  http.on('connection', track);
-  // The upgrade is read and never answered: no 101, no refusal, no close.
-  http.on('upgrade', (_req, socket: Socket) => {
-    bump(stats, 'ws-hang');
-    track(socket);
-  });
-  http.keepAliveTimeout = 60_000;
-  http.headersTimeout = 120_000;
-  http.requestTimeout = 0;
-  const httpPort = await listenLocal(http);
+  // One server per mode, each on a port of its own: each section of a target file is another origin,
+  // as on a real deployment, so what one misbehaviour does to a client's view of its origin (the
+  // silent-origin breaker, a pool full of 50 MB streams) is not blamed on another.
+  const serve = async (upgrades: boolean) => {
+    const http = createHttpServer((req, res) => {
+      const mode = /^\/m\/([^/?]+)/.exec(req.url ?? '')?.[1] ?? '';
+      bump(stats, mode);
+      // Drain whatever the client sends (a POST body) so the request side never blocks the answer.
+      req.resume();
+      handle(mode, req, res, stats, timers);
+    });
+    http.on('connection', track);
+    // The upgrade is read and never answered: no 101, no refusal, no close.
+    if (upgrades)
+      http.on('upgrade', (_req, socket: Socket) => {
+        bump(stats, 'ws-hang');
+        track(socket);
+      });
+    http.keepAliveTimeout = 60_000;
+    http.headersTimeout = 120_000;
+    http.requestTimeout = 0;
+    return { http, port: await listenLocal(http) };
+  };
+  const byMode = new Map<string, { http: Server; port: number }>();
+  for (const mode of HOSTILE_MODES) byMode.set(mode, await serve(false));
+  const wsHang = await serve(true);
+  const servers = [...byMode.values(), wsHang];
 
   // Accepts, reads and discards, says nothing: a gRPC client waits for the HTTP/2 settings forever.
   const grpc = createNetServer((socket) => {
@@ -176,17 +186,17 @@ export async function startHostile(): Promise<Hostile> {
   const refused = await closedPort();
 
   return {
-    url: (mode) => `http://127.0.0.1:${httpPort}/m/${mode}`,
-    wsHangUrl: `ws://127.0.0.1:${httpPort}/m/ws-hang/websocket`,
+    url: (mode) => `http://127.0.0.1:${byMode.get(mode)!.port}/m/${mode}`,
+    wsHangUrl: `ws://127.0.0.1:${wsHang.port}/m/ws-hang/websocket`,
     grpcHangAddress: `127.0.0.1:${grpcPort}`,
     refusedPort: refused.port,
     stats,
     close: async () => {
       for (const t of timers) clearInterval(t);
       for (const s of sockets) s.destroy();
-      http.closeAllConnections();
+      for (const { http } of servers) http.closeAllConnections();
       await Promise.all([
-        new Promise<void>((r) => http.close(() => r())),
+        ...servers.map(({ http }) => new Promise<void>((r) => http.close(() => r()))),
         new Promise<void>((r) => grpc.close(() => r())),
         refused.close(),
       ]);
