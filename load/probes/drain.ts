@@ -133,6 +133,27 @@ export function burstSize(plan: DrainPlan): { plain: number; varied: number } {
 /** Longest a burst may be stretched by stalls of the client: with network delays it stays inside one second. */
 export const BURST_SPAN_MAX_MS = 700;
 
+/**
+ * When the burst's next request goes, given when this one was due (`at`), how late it left, and how
+ * many are still to go after it. After a stall (a busy machine) the burst moves on by the delay
+ * rather than catching up: it stays at twice the cap, and the requests a catch-up would bunch
+ * together are ones any cap refuses, so the drain would have to send more under the cap for the
+ * quota they did not use. It moves on only as far as the rest still ends by BURST_SPAN_MAX_MS after
+ * the burst's start (its plain span if longer): spread over more, fewer than the cap would surely
+ * arrive within one second, and the cap goes untested on a small bucket that has no quota for a
+ * second burst. Past that, the rest catches up.
+ */
+export function nextBurstAt(
+  b: { t0: number; total: number; spacing: number },
+  at: number,
+  lateMs: number,
+  left: number,
+): number {
+  const lastBy = b.t0 + Math.max((b.total - 1) * b.spacing, BURST_SPAN_MAX_MS);
+  const movedOn = at + b.spacing + (lateMs > b.spacing / 4 ? lateMs : 0);
+  return Math.min(movedOn, lastBy - (left - 1) * b.spacing);
+}
+
 /** Sends the burst: n plain requests, then the plan's varied ones at the same rate (into `varied`). */
 async function sendBurst(
   session: Session,
@@ -146,14 +167,7 @@ async function sendBurst(
   const pending: Promise<Sample>[] = [];
   const tail = plan.varied?.burst ?? [];
   const tailPending: Promise<Sample>[] = [];
-  // After a stall (a busy machine) the burst moves on by the delay rather than catching up: it stays
-  // at twice the cap, and the requests a catch-up would bunch together are ones any cap refuses, so
-  // the drain would have to send more under the cap for the quota they did not use. It moves on only
-  // as far as it still ends by BURST_SPAN_MAX_MS after its start (its plain span if longer): spread
-  // over more, fewer than the cap would surely arrive within one second, and the cap goes untested
-  // on a small bucket that has no quota for a second burst. Past that, the rest catches up.
   const total = n + tail.length;
-  const lastBy = t0 + Math.max((total - 1) * spacing, BURST_SPAN_MAX_MS);
   let at = t0;
   for (let i = 0; i < total; i++) {
     await session.waitUntil(at);
@@ -161,8 +175,7 @@ async function sendBurst(
     const v = tail[i - n];
     const purpose = `burst at ${plan.burstRateFactor}x the cap${v ? `: ${v.label}` : ''}`;
     (v ? tailPending : pending).push(session.fire('GET', purpose, at, 'burst', v));
-    const left = total - i - 1;
-    at = Math.min(at + spacing + (late > spacing / 4 ? late : 0), lastBy - (left - 1) * spacing);
+    at = nextBurstAt({ t0, total, spacing }, at, late, total - i - 1);
   }
   varied.push(...(await Promise.all(tailPending)));
   return Promise.all(pending);
