@@ -12,6 +12,7 @@ import type { ProgressEvent } from '../../src/stages.js';
 import type { ProbesOutcome, RunContext } from '../../src/stages.js';
 import { secretsOf, type ResolvedHorizon, type ResolvedTarget } from '../../src/target-file/types.js';
 import { Redactor } from '../../src/record/redact.js';
+import { timelineStallMs } from '../support/stalls.js';
 
 export interface ProbeRun {
   outcome: ProbesOutcome;
@@ -108,6 +109,11 @@ export async function probeHorizon(
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Longest a busy machine held up a request of the run, ms, beyond the node's own delay (support/stalls.ts). */
+export function machineStallMs(r: ProbeRun, nodeDelayMs = 0): number {
+  return timelineStallMs(r.outcome.timeline, nodeDelayMs);
 }
 
 /** One line per check, for assertion messages. */

@@ -9,6 +9,7 @@ import { LIMITER_FAULTS } from '../../reference/faults/limiter.js';
 import { RL_RULES } from '../../load/plan.js';
 import {
   inPool,
+  machineStallMs,
   probeHorizon,
   probeInChild,
   probeReference,
@@ -23,6 +24,7 @@ import { defaultOptions } from '../../reference/options.js';
 import type { RunContext } from '../../src/stages.js';
 import { Redactor } from '../../src/record/redact.js';
 import { closedPort } from '../support/ports.js';
+import { judgeSteady } from '../support/stalls.js';
 
 const TOKEN = defaultOptions().credentials.horizonToken;
 
@@ -53,10 +55,14 @@ const FAULT_NODE_FOR: Record<string, ChildSpec['options']> = {
   'rl-no-cap': { hourlyLimit: 7200, burst: 100 },
 };
 
+const LATENCY = { baseMs: 80, jitterMs: 40 };
+/** The most the latency run's node delays an answer, ms (what machineStallMs leaves out). */
+const LATENCY_MAX_MS = LATENCY.baseMs + LATENCY.jitterMs;
+
 const FULL_RUNS: Record<string, ChildSpec['options']> = {
   dedicated: {},
   shared: { customer: 'shared', hourlyLimit: 2000 },
-  latency: { latency: { baseMs: 80, jitterMs: 40 } },
+  latency: { latency: LATENCY },
   strictSpacing: { variants: [CAP_STRICT_SPACING_VARIANT] },
   queryOnly: { variants: [QUERY_ONLY_VARIANT] },
 };
@@ -114,30 +120,36 @@ function assertCleanFullRun(r: ProbeRun, expectedT: number, within: number) {
 }
 
 // How long a run takes is the benchmark's figure (tools/bench/probes.ts): tests judge verdicts.
-test('dedicated 3600/h, burst 100: every RL rule judged, none fails, T within 2% of 1 s, at most Limit + 40 requests', async () => {
+test('dedicated 3600/h, burst 100: every RL rule judged, none fails, T within 2% of 1 s, at most Limit + 40 requests', async (t) => {
   const r = await runOf('dedicated');
-  assertCleanFullRun(r, 1000, 0.02);
-  const l = r.outcome.limiter!;
-  assert.ok(l.requestsSent <= l.limit + 40, `${l.requestsSent} requests`);
-  assert.equal(r.outcome.checks.find((c) => c.rule === 'RL-13')?.evidence.observation?.usedQuota, 'no');
+  judgeSteady(t, machineStallMs(r), () => {
+    assertCleanFullRun(r, 1000, 0.02);
+    const l = r.outcome.limiter!;
+    assert.ok(l.requestsSent <= l.limit + 40, `${l.requestsSent} requests`);
+    assert.equal(r.outcome.checks.find((c) => c.rule === 'RL-13')?.evidence.observation?.usedQuota, 'no');
+  });
   // Progress reached the CLI: every phase, with requests counted.
   const phases = new Set(r.progress.map((e) => (e.stage === 'probes' ? e.phase.split(':')[0] : '')));
   for (const p of ['dynamics', 'drain', 'recovery']) assert.ok(phases.has(p), p);
 });
 
-test('shared 2000/h: none fails, T within 2% of 1.8 s', async () => {
-  assertCleanFullRun(await runOf('shared'), 1800, 0.02);
+test('shared 2000/h: none fails, T within 2% of 1.8 s', async (t) => {
+  const r = await runOf('shared');
+  judgeSteady(t, machineStallMs(r), () => assertCleanFullRun(r, 1800, 0.02));
 });
 
-test('80 ms ± 40 ms of network latency: the verdicts are unchanged and T is within 5%', async () => {
+test('80 ms ± 40 ms of network latency: the verdicts are unchanged and T is within 5%', async (t) => {
   const slow = await runOf('latency');
-  assertCleanFullRun(slow, 1000, 0.05);
-  assert.deepEqual(byRule(slow), byRule(await runOf('dedicated')));
+  const local = await runOf('dedicated');
+  judgeSteady(t, Math.max(machineStallMs(slow, LATENCY_MAX_MS), machineStallMs(local)), () => {
+    assertCleanFullRun(slow, 1000, 0.05);
+    assert.deepEqual(byRule(slow), byRule(local));
+  });
 });
 
-test('a proxy that spaces requests strictly (nginx limit_req without burst): none fails; its refusals are RL-13 and counted', async () => {
+test('a proxy that spaces requests strictly (nginx limit_req without burst): none fails; its refusals are RL-13 and counted', async (t) => {
   const r = await runOf('strictSpacing');
-  assertCleanFullRun(r, 1000, 0.02);
+  judgeSteady(t, machineStallMs(r), () => assertCleanFullRun(r, 1000, 0.02));
   const rl13 = r.outcome.checks.find((c) => c.rule === 'RL-13')!;
   assert.equal(rl13.verdict, 'observed');
   // Paced sends keep at least one cap interval from the start: the spacing costs no refusals to learn.
@@ -147,8 +159,12 @@ test('a proxy that spaces requests strictly (nginx limit_req without burst): non
   assert.ok(gapped && gapped.minGapMs >= 50, `least actual gap ${gapped?.minGapMs} ms`);
 });
 
-test('RL-14 on the reference (every token form from one bucket): every variation is limited as the token', async () => {
+test('RL-14 on the reference (every token form from one bucket): every variation is limited as the token', async (t) => {
   const r = await runOf('dedicated');
+  judgeSteady(t, machineStallMs(r), () => integrityAllLimited(r));
+});
+
+function integrityAllLimited(r: ProbeRun) {
   const rows = r.outcome.limiter!.integrity as { id: string; when: string; answer: string; verdict: string }[];
   const empty = rows.filter((x) => x.when === 'empty bucket');
   assert.deepEqual(
@@ -167,16 +183,18 @@ test('RL-14 on the reference (every token form from one bucket): every variation
   );
   assert.notEqual(burst[0]!.verdict, 'fail');
   assert.equal(r.outcome.checks.find((c) => c.id === 'rl.integrity[cap]')?.verdict, 'pass');
-});
+}
 
-test(`variant ${QUERY_ONLY_VARIANT}: none fails; RL-14 says the header forms were not tested (the node refused them)`, async () => {
+test(`variant ${QUERY_ONLY_VARIANT}: none fails; RL-14 says the header forms were not tested (the node refused them)`, async (t) => {
   const r = await runOf('queryOnly');
-  assertCleanFullRun(r, 1000, 0.02);
-  const bucket = r.outcome.checks.find((c) => c.id === 'rl.integrity[bucket]')!;
-  assert.match(
-    bucket.message,
-    /^3 varied request\(s\) were limited .*not tested: the token as Authorization: Bearer only \(the node refused it \(401\)/,
-  );
+  judgeSteady(t, machineStallMs(r), () => {
+    assertCleanFullRun(r, 1000, 0.02);
+    const bucket = r.outcome.checks.find((c) => c.id === 'rl.integrity[bucket]')!;
+    assert.match(
+      bucket.message,
+      /^3 varied request\(s\) were limited .*not tested: the token as Authorization: Bearer only \(the node refused it \(401\)/,
+    );
+  });
 });
 
 /** What each RL-14 fault's evidence says, and that nothing else fails with it. */
@@ -188,22 +206,24 @@ const RL14_EVIDENCE: Record<string, RegExp> = {
 };
 
 for (const [fault, says] of Object.entries(RL14_EVIDENCE)) {
-  test(`limiter fault ${fault}: RL-14 fails at the empty bucket with the variation and the plain answer before it, nothing else fails`, async () => {
+  test(`limiter fault ${fault}: RL-14 fails at the empty bucket with the variation and the plain answer before it, nothing else fails`, async (t) => {
     const r = await runOf(fault);
     const lines = verdictLines(r.outcome);
-    const bucket = r.outcome.checks.find((c) => c.id === 'rl.integrity[bucket]')!;
-    assert.equal(bucket.verdict, 'fail', lines);
-    assert.match(bucket.message, says);
-    assert.ok((bucket.evidence.exchanges?.length ?? 0) >= 2, 'the plain exchange and the varied one');
-    assert.deepEqual(
-      r.outcome.checks.filter((c) => c.verdict === 'fail' && c.rule !== 'RL-14').map((c) => c.id),
-      [],
-      lines,
-    );
+    judgeSteady(t, machineStallMs(r), () => {
+      const bucket = r.outcome.checks.find((c) => c.id === 'rl.integrity[bucket]')!;
+      assert.equal(bucket.verdict, 'fail', lines);
+      assert.match(bucket.message, says);
+      assert.ok((bucket.evidence.exchanges?.length ?? 0) >= 2, 'the plain exchange and the varied one');
+      assert.deepEqual(
+        r.outcome.checks.filter((c) => c.verdict === 'fail' && c.rule !== 'RL-14').map((c) => c.id),
+        [],
+        lines,
+      );
+    });
   });
 }
 
-test('two runs back to back on one node: the second finds the bucket not full, waits for it and says why; neither fails or errors', async () => {
+test('two runs back to back on one node: the second finds the bucket not full, waits for it and says why; neither fails or errors', async (t) => {
   const opts = defaultOptions({ hourlyLimit: 7200, burst: 30 });
   const node = await startHorizonNode(opts);
   try {
@@ -217,10 +237,12 @@ test('two runs back to back on one node: the second finds the bucket not full, w
     for (const run of ['first', 'second']) {
       const r = await probeHorizon(horizon);
       const lines = verdictLines(r.outcome);
-      assert.deepEqual(
-        r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id),
-        [],
-        `${run} run\n${lines}`,
+      judgeSteady(t, machineStallMs(r), () =>
+        assert.deepEqual(
+          r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id),
+          [],
+          `${run} run\n${lines}`,
+        ),
       );
       const waited = r.progress.some((e) => e.stage === 'probes' && /not full at the start/.test(e.phase));
       assert.equal(
@@ -235,36 +257,40 @@ test('two runs back to back on one node: the second finds the bucket not full, w
 });
 
 for (const fault of limiterFaults) {
-  test(`limiter fault ${fault.name}: ${fault.rule} fails`, async () => {
+  test(`limiter fault ${fault.name}: ${fault.rule} fails`, async (t) => {
     const r = await runOf(fault.name);
     const mine = r.outcome.checks.filter((c) => c.rule === fault.rule);
-    assert.ok(
-      mine.some((c) => c.verdict === 'fail'),
-      `${fault.description}\n${verdictLines(r.outcome)}`,
+    judgeSteady(t, machineStallMs(r), () =>
+      assert.ok(
+        mine.some((c) => c.verdict === 'fail'),
+        `${fault.description}\n${verdictLines(r.outcome)}`,
+      ),
     );
   });
 }
 
-test('a limiter that never counts HEAD: RL-03 fails with the GET after the HEAD, and T, the drain and every other rule rest on the GETs', async () => {
+test('a limiter that never counts HEAD: RL-03 fails with the GET after the HEAD, and T, the drain and every other rule rest on the GETs', async (t) => {
   const r = await runOf('rl-head-free');
-  const lines = verdictLines(r.outcome);
-  const bad = r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
-  assert.deepEqual(
-    bad.map((c) => c.id),
-    ['rl.dynamics.faster-than-T'],
-    lines,
-  );
-  assert.match(bad[0]!.message, /^HEAD #\d+ was not counted: the GET after it \(#\d+\) showed Remaining \d+/, lines);
-  const counted = (bad[0]!.evidence.actual as { counted: { method: string; seen: string }[] }).counted;
-  assert.deepEqual(
-    counted.filter((m) => m.seen === 'not counted').map((m) => m.method),
-    ['HEAD'],
-    'only the HEAD was not counted',
-  );
-  const l = r.outcome.limiter!;
-  const T = 3_600_000 / FAULT_NODE_FOR['rl-head-free']!.hourlyLimit!;
-  assert.ok(Math.abs(l.emissionIntervalMs - T) / T <= 0.02, `T ${l.emissionIntervalMs} ms`);
-  assert.equal(l.modelConsistent, true);
+  judgeSteady(t, machineStallMs(r), () => {
+    const lines = verdictLines(r.outcome);
+    const bad = r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+    assert.deepEqual(
+      bad.map((c) => c.id),
+      ['rl.dynamics.faster-than-T'],
+      lines,
+    );
+    assert.match(bad[0]!.message, /^HEAD #\d+ was not counted: the GET after it \(#\d+\) showed Remaining \d+/, lines);
+    const counted = (bad[0]!.evidence.actual as { counted: { method: string; seen: string }[] }).counted;
+    assert.deepEqual(
+      counted.filter((m) => m.seen === 'not counted').map((m) => m.method),
+      ['HEAD'],
+      'only the HEAD was not counted',
+    );
+    const l = r.outcome.limiter!;
+    const T = 3_600_000 / FAULT_NODE_FOR['rl-head-free']!.hourlyLimit!;
+    assert.ok(Math.abs(l.emissionIntervalMs - T) / T <= 0.02, `T ${l.emissionIntervalMs} ms`);
+    assert.equal(l.modelConsistent, true);
+  });
 });
 
 test('no horizon node in the target: every selected RL rule is skipped with the reason', async () => {
