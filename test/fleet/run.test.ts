@@ -12,13 +12,14 @@ import { ACCOUNT_BUCKET_VARIANT } from '../../reference/limiter/pipeline.js';
 import { resolveTarget } from '../../src/target-file/load.js';
 import { parseSelectors } from '../../src/select.js';
 import { runFleet } from '../../run/fleet.js';
-import { fleetOf } from '../../src/fleet/rollup.js';
+import { fleetOf, type FleetSection } from '../../src/fleet/rollup.js';
 import { RL_RULES } from '../../load/plan.js';
 import type { HorizonNode } from '../../src/types/generated/target.js';
 import { emptySummary, VERDICTS } from '../../src/verdict.js';
 import type { ResultsFile } from '../../src/results.js';
 import { runCli } from '../safety/support/cli.js';
 import { HANG_MS } from '../support/backstops.js';
+import { judgeSteady, timelineStallMs, type TimedRequest } from '../support/stalls.js';
 
 const OUT = resolve('test-results/fleet-run');
 let ref: RunningFleetReference;
@@ -32,7 +33,7 @@ after(async () => ref?.close());
 test(
   '4 horizon nodes: 4 sets of RL verdicts, all clean; a token listed twice is probed once',
   { timeout: HANG_MS },
-  async () => {
+  async (t) => {
     const file = structuredClone(ref.target);
     const horizons = file.nodes!.horizon as HorizonNode[];
     assert.equal(horizons.length, 4);
@@ -46,35 +47,12 @@ test(
     });
     const r = run.results;
     const fleet = fleetOf(r)!;
+    const timeline = JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as (TimedRequest & {
+      node?: string;
+    })[];
 
-    for (const h of horizons.slice(0, 4)) {
-      const mine = r.checks.filter((c) => c.node === h.name);
-      assert.deepEqual([...new Set(mine.map((c) => c.rule))].sort(), [...RL_RULES].sort(), `${h.name}: every RL rule`);
-      const bad = mine.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
-      assert.deepEqual(
-        bad.map((c) => `${c.rule} ${c.message}`),
-        [],
-        `${h.name}: clean`,
-      );
-      assert.ok(mine.every((c) => c.target === 'reference' && c.nodeKind === 'horizon'));
-      const node = fleet.nodes.find((n) => n.name === h.name)!;
-      assert.equal(node.limiter?.limit, 31, `${h.name}: Limit = burst + 1`);
-      // The sharing probe found a bucket of its own: probed at once with the others.
-      const sharing = mine.find((c) => c.id === 'rl.rate.bucket-sharing')!;
-      assert.equal(sharing.verdict, 'observed');
-      assert.deepEqual(
-        sharing.evidence.observation,
-        { bucket: 'separate', sharesWith: [], probed: 'in parallel' },
-        sharing.message,
-      );
-      const sharingRequests = (sharing.evidence.actual as { requestsSent: number }).requestsSent;
-      assert.equal(sharingRequests, 3, `${h.name}: three reads in the sharing probe`);
-      assert.equal(node.limiter!.bucketAtStart, 'full', `${h.name}: what the sharing probe took had leaked back`);
-      assert.ok(
-        node.limiter!.requestsSent > 0 && node.requestsSent!.probes === node.limiter!.requestsSent + sharingRequests,
-        `${h.name}: its spend is its plan's and its part of the sharing probe`,
-      );
-    }
+    // The verdicts and the sharing probe's reading rest on timing: judged on a steady run.
+    judgeSteady(t, timelineStallMs(timeline), () => everyNodeClean(r, fleet, horizons));
     const again = r.checks.filter((c) => c.node === 'horizon-2-again');
     assert.ok(again.length > 0 && again.every((c) => c.verdict === 'skipped' && /probed once/.test(c.message)));
     assert.equal(fleet.nodes.find((n) => n.name === 'horizon-2-again')?.sameTokenAs, 'reference/horizon-2');
@@ -94,7 +72,6 @@ test(
       fleet.targets[0]!.requestsSent,
       fleet.nodes.reduce((a, n) => a + (n.requestsSent?.probes ?? 0) + (n.requestsSent?.contracts ?? 0), 0),
     );
-    const timeline = JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as { node?: string }[];
     assert.deepEqual(
       [...new Set(timeline.map((e) => e.node))].sort(),
       horizons
@@ -251,3 +228,35 @@ test('an interrupt stops every plan thread at once; the report is still written'
   }
   assert.ok(readFileSync(join(OUT, 'interrupted', 'results.json'), 'utf8').length > 0);
 });
+
+/** Every horizon node's RL verdicts are clean, and the sharing probe found each a bucket of its own. */
+function everyNodeClean(r: ResultsFile, fleet: FleetSection, horizons: HorizonNode[]): void {
+  for (const h of horizons.slice(0, 4)) {
+    const mine = r.checks.filter((c) => c.node === h.name);
+    assert.deepEqual([...new Set(mine.map((c) => c.rule))].sort(), [...RL_RULES].sort(), `${h.name}: every RL rule`);
+    const bad = mine.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+    assert.deepEqual(
+      bad.map((c) => `${c.rule} ${c.message}`),
+      [],
+      `${h.name}: clean`,
+    );
+    assert.ok(mine.every((c) => c.target === 'reference' && c.nodeKind === 'horizon'));
+    const node = fleet.nodes.find((n) => n.name === h.name)!;
+    assert.equal(node.limiter?.limit, 31, `${h.name}: Limit = burst + 1`);
+    // The sharing probe found a bucket of its own: probed at once with the others.
+    const sharing = mine.find((c) => c.id === 'rl.rate.bucket-sharing')!;
+    assert.equal(sharing.verdict, 'observed');
+    assert.deepEqual(
+      sharing.evidence.observation,
+      { bucket: 'separate', sharesWith: [], probed: 'in parallel' },
+      sharing.message,
+    );
+    const sharingRequests = (sharing.evidence.actual as { requestsSent: number }).requestsSent;
+    assert.equal(sharingRequests, 3, `${h.name}: three reads in the sharing probe`);
+    assert.equal(node.limiter!.bucketAtStart, 'full', `${h.name}: what the sharing probe took had leaked back`);
+    assert.ok(
+      node.limiter!.requestsSent > 0 && node.requestsSent!.probes === node.limiter!.requestsSent + sharingRequests,
+      `${h.name}: its spend is its plan's and its part of the sharing probe`,
+    );
+  }
+}
