@@ -19,7 +19,7 @@ import { emptySummary, VERDICTS } from '../../src/verdict.js';
 import type { ResultsFile } from '../../src/results.js';
 import { runCli } from '../safety/support/cli.js';
 import { HANG_MS } from '../support/backstops.js';
-import { judgeSteady, timelineStallMs, type TimedRequest } from '../support/stalls.js';
+import { judgeSteady, runStallMs } from '../support/stalls.js';
 
 const OUT = resolve('test-results/fleet-run');
 let ref: RunningFleetReference;
@@ -47,12 +47,9 @@ test(
     });
     const r = run.results;
     const fleet = fleetOf(r)!;
-    const timeline = JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as (TimedRequest & {
-      node?: string;
-    })[];
 
     // The verdicts and the sharing probe's reading rest on timing: judged on a steady run.
-    judgeSteady(t, timelineStallMs(timeline), () => everyNodeClean(r, fleet, horizons));
+    judgeSteady(t, runStallMs(out), () => everyNodeClean(r, fleet, horizons));
     const again = r.checks.filter((c) => c.node === 'horizon-2-again');
     assert.ok(again.length > 0 && again.every((c) => c.verdict === 'skipped' && /probed once/.test(c.message)));
     assert.equal(fleet.nodes.find((n) => n.name === 'horizon-2-again')?.sameTokenAs, 'reference/horizon-2');
@@ -72,6 +69,7 @@ test(
       fleet.targets[0]!.requestsSent,
       fleet.nodes.reduce((a, n) => a + (n.requestsSent?.probes ?? 0) + (n.requestsSent?.contracts ?? 0), 0),
     );
+    const timeline = JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as { node?: string }[];
     assert.deepEqual(
       [...new Set(timeline.map((e) => e.node))].sort(),
       horizons

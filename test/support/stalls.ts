@@ -1,7 +1,10 @@
 // How long this process's event loop was held up while a test ran: on a loaded machine, a server in
 // this process stamps an arrival that much later than the request came. Tolerances on server-side
 // times are stated in it, so a busy machine widens them instead of failing the test.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { TimelineEntry } from '../../src/stages.js';
 
 export interface StallWatch {
   /** The longest stall seen so far, ms (at least the 10 ms resolution). */
@@ -19,11 +22,7 @@ export function watchStalls(): StallWatch {
 export const MACHINE_STALL_MS = 300;
 
 /** What a probe timeline says of the machine: each request's due, sent and answered times, ms. */
-export interface TimedRequest {
-  scheduledAt: number;
-  sentAt: number;
-  receivedAt?: number;
-}
+export type TimedRequest = Pick<TimelineEntry, 'scheduledAt' | 'sentAt' | 'receivedAt'>;
 
 /**
  * Longest a busy machine held up a request of a probe run, ms: how late it left after its due time,
@@ -37,6 +36,11 @@ export function timelineStallMs(timeline: readonly TimedRequest[], nodeDelayMs =
     if (e.receivedAt !== undefined) most = Math.max(most, e.receivedAt - e.sentAt - nodeDelayMs);
   }
   return Math.round(most);
+}
+
+/** timelineStallMs of a CLI run, from the timeline.json in its output folder. */
+export function runStallMs(outDir: string): number {
+  return timelineStallMs(JSON.parse(readFileSync(join(outDir, 'timeline.json'), 'utf8')) as TimedRequest[]);
 }
 
 /**

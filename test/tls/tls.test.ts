@@ -13,7 +13,7 @@ import type { ResultsFile } from '../../src/results.js';
 import { runCli, type CliRun } from '../safety/support/cli.js';
 import { startWatchedReference, type WatchedReference } from '../safety/support/reference.js';
 import { SLOW_MACHINE_MS } from '../support/backstops.js';
-import { judgeSteady, timelineStallMs, type TimedRequest } from '../support/stalls.js';
+import { judgeSteady, runStallMs } from '../support/stalls.js';
 import type { TargetFile } from '../../src/types/generated/target.js';
 import { nginxSkip } from '../support/nginx.js';
 import { makePki, opensslSkip, startTlsFront, type Pki, type TlsFront } from '../support/tls.js';
@@ -35,10 +35,6 @@ function results(out: string): ResultsFile {
   return JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
 }
 
-function timeline(out: string): TimedRequest[] {
-  return JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as TimedRequest[];
-}
-
 /** The untrusted run's request timeout, ms: long enough that waiting one out cannot pass for a busy machine. */
 const WAITED_OUT_MS = 120_000;
 
@@ -46,9 +42,16 @@ const WAITED_OUT_MS = 120_000;
  * The contract runs' request timeout: a backstop (support/backstops.ts), the same for the plain and
  * the TLS runs; the default 10 s was reached on loopback on a very busy machine.
  */
-const slowMachineLimits = (tf: TargetFile) => {
-  tf.limits = { ...tf.limits, timeoutMs: SLOW_MACHINE_MS };
+const withTimeout = (tf: TargetFile, timeoutMs = SLOW_MACHINE_MS) => {
+  tf.limits = { ...tf.limits, timeoutMs };
 };
+
+/** A target file for the reference behind the TLS front, its requests timing out after `timeoutMs`. */
+const behindTls = (timeoutMs?: number) =>
+  ref.writeTarget((tf) => {
+    Object.assign(tf, structuredClone(front.target));
+    withTimeout(tf, timeoutMs);
+  });
 
 async function run(
   name: string,
@@ -78,11 +81,11 @@ before(async () => {
   ref = await startWatchedReference();
   pki = makePki();
   front = await startTlsFront(ref.target, pki);
-  tlsTarget = ref.writeTarget((t) => {
-    Object.assign(t, structuredClone(front.target));
-    slowMachineLimits(t);
-  });
-  const p = await run('plain', ref.writeTarget(slowMachineLimits));
+  tlsTarget = behindTls();
+  const p = await run(
+    'plain',
+    ref.writeTarget((tf) => withTimeout(tf)),
+  );
   assert.ok(p.results, `plain run wrote no results: ${p.r.stderr.slice(-400)}`);
   plain = p.results;
   assert.ok(plain.summary.pass > 10, `the plain run passed only ${plain.summary.pass} checks`);
@@ -125,11 +128,7 @@ test(
     // fast the machine; one that did not stays far under it, however busy (the bare start of the
     // CLI, a usage error, is measured alongside for the diagnostic).
     const bare = await runCli(['--no-such-flag']);
-    const untrusted = ref.writeTarget((tf) => {
-      Object.assign(tf, structuredClone(front.target));
-      tf.limits = { ...tf.limits, timeoutMs: WAITED_OUT_MS };
-    });
-    const { r, results: tls } = await run('untrusted', untrusted);
+    const { r, results: tls } = await run('untrusted', behindTls(WAITED_OUT_MS));
     t.diagnostic(
       `untrusted run: exit ${r.code} in ${Math.round(r.wallMs)} ms; a bare CLI start: ${Math.round(bare.wallMs)} ms`,
     );
@@ -266,7 +265,7 @@ test(
         `plain: exit ${runs[0].code} in ${Math.round(runs[0].wallMs)} ms; TLS: exit ${runs[1].code} in ${Math.round(runs[1].wallMs)} ms`,
       );
       const [a, b] = [results(join(refs[0]!.dir, 'plain')), results(join(refs[1]!.dir, 'tls'))];
-      const stall = Math.max(...['plain', 'tls'].map((d, i) => timelineStallMs(timeline(join(refs[i]!.dir, d)))));
+      const stall = Math.max(...['plain', 'tls'].map((d, i) => runStallMs(join(refs[i]!.dir, d))));
       judgeSteady(t, stall, () => {
         assert.ok(
           Object.keys(b.rules)

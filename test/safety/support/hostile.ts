@@ -1,5 +1,6 @@
-// A misbehaving target on 127.0.0.1. One HTTP server answers by the first path segment after
-// `/m/` (so one target file can point each section at another misbehaviour); a raw TCP server
+// A misbehaving target on 127.0.0.1. One HTTP server per misbehaviour, each on its own port and
+// answering by the first path segment after `/m/` (so one target file can point each section at
+// another misbehaviour, each section another origin, as on a real deployment); a raw TCP server
 // plays a gRPC server that accepts connections and never says a word; a closed port refuses (held
 // closed for as long as the target lives: support/ports.ts).
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
