@@ -30,6 +30,8 @@ export interface CallSpec {
    * credentials`). Calls that expect data leave it out and count as `unexpected refusal`.
    */
   cause?: string;
+  /** Waits until the request may leave (the rate-limited node's spacing); not called for a request that is not sent. */
+  pace?: () => Promise<void>;
 }
 
 export interface CallResult {
@@ -113,6 +115,8 @@ export interface ApiClientOptions {
   /** Requests in flight at once per host (default: no bound). */
   perHost?: number;
   rateLimited?: RateLimitedNode;
+  /** The rate-limited node's answers already in hand (the probes', contracts/probe-answers.ts): a call one answers is not sent. */
+  answered?: (spec: CallSpec) => CallResult | undefined;
   /** Aborted: no request is sent any more, and those in flight stop. */
   signal?: AbortSignal;
 }
@@ -140,6 +144,12 @@ export class ApiClient {
   async call(spec: CallSpec): Promise<CallResult> {
     const host = originOf(spec.url);
     const limited = this.rateLimited !== undefined && host === this.rateLimited.host;
+    const known = limited ? this.opts.answered?.(spec) : undefined;
+    if (known) {
+      if (!known.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, known.exchange, known.body);
+      return known;
+    }
+    await spec.pace?.();
     const bound = this.opts.perHost;
     if (!limited)
       return bound === undefined ? this.callOnce(spec, true) : inHostSlot(host, bound, () => this.callOnce(spec, true));

@@ -138,8 +138,8 @@ async function restCall(
   method: 'GET' | 'POST' | 'HEAD' = def.method,
   id = 1,
 ): Promise<CallResult> {
-  if (RATE_LIMITED.has(def.node)) await paceRateLimited(target);
   return api.call({
+    ...(RATE_LIMITED.has(def.node) && { pace: () => paceRateLimited(target) }),
     purpose,
     method,
     url: node.endpoint + def.path(target),

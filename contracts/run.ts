@@ -29,7 +29,8 @@ import { DEFAULT_CONCURRENCY } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { Exchange } from '../src/record/recorder.js';
 import type { Gap } from '../src/coverage.js';
-import type { ContractsOutcome, RunContext, TestTrace } from '../src/stages.js';
+import type { ContractsOutcome, ProbeAnswer, RunContext, TestTrace } from '../src/stages.js';
+import { probeAnswered } from './probe-answers.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
 import { PLAYWRIGHT_DIR } from '../src/out-files.js';
 import { MODULE_EXT } from '../src/package.js';
@@ -49,15 +50,16 @@ export interface ContractsOptions {
   /** Write Playwright's HTML report under outDir/playwright (default true). */
   htmlReport?: boolean;
   /**
-   * Settles once the probes are done with the horizon node (a full run: contracts and probes side by
-   * side, run/pipeline.ts): the stage sends the horizon node's contract requests only then.
-   */
-  /**
    * Run only the tests that report the rules this target cannot test (they send nothing): their
    * `skipped` checks, and no gaps (the caller says why the other rules got no check).
    */
   notTestableOnly?: boolean;
-  horizonAfter?: Promise<unknown>;
+  /**
+   * Settles once the probes are done with the horizon node (a full run: contracts and probes side by
+   * side, run/pipeline.ts), with their answers: the stage sends the horizon node's contract requests
+   * only then, and only those no probe answer serves (contracts/probe-answers.ts).
+   */
+  horizonAfter?: Promise<readonly ProbeAnswer[] | undefined>;
 }
 
 /**
@@ -71,11 +73,11 @@ async function rateLimitedWork(
   selected: (rule: string) => boolean,
   redactor: Redactor,
   file: string,
-  after: Promise<unknown> | undefined,
+  after: Promise<readonly ProbeAnswer[] | undefined> | undefined,
 ): Promise<{ non2xx: Non2xx[]; exchanges: Exchange[] }> {
   const horizon = ctx.target.nodes.horizon;
   if (!horizon || !works.length) return { non2xx: [], exchanges: [] };
-  await after?.catch(() => undefined);
+  const answers = (await after?.catch(() => undefined)) ?? [];
   const budget = new Budget({
     maxRequests: ctx.target.limits.maxRequests,
     deadline: ctx.deadline,
@@ -87,6 +89,7 @@ async function rateLimitedWork(
     timeoutMs: ctx.target.limits.timeoutMs,
     rateLimited: { host: new URL(horizon.endpoint).host, deadline: ctx.deadline },
     signal: ctx.signal,
+    ...(answers.length && { answered: probeAnswered(answers, horizon) }),
   });
   const check = new Checks(redactor, selected);
   try {

@@ -2,9 +2,10 @@
 // the Recorder, has its rate-limit headers parsed, and becomes a Sample. No request leaves after
 // an abort or once the budget is spent: those stop the running phase with a StopProbe.
 import type { Exchange, ExchangeInput } from '../src/record/recorder.js';
+import type { ProbeAnswer } from '../src/stages.js';
 import type { Engine, EngineResponse, ProbeMethod } from './engine/types.js';
 import { parseRateLimitHeaders, type Sample } from './sample.js';
-import { tagOf, type Variation } from './variations.js';
+import { PLAIN_FORM, tagOf, type Variation } from './variations.js';
 import {
   gapSinceForwarded,
   headerlessRefusal,
@@ -61,8 +62,14 @@ export const PROXY_RETRIES = 3;
 /** How often a paced request waits again for the request before it to answer (Session.waitPaced). */
 export const PACED_WAITS = 4;
 
+/** Statuses that answer a request for what it is (data, or the token refused), not for when it came. */
+const REUSABLE_STATUS = (status: number): boolean =>
+  (status >= 200 && status < 300) || status === 401 || status === 403;
+
 export class Session {
   readonly samples: Sample[] = [];
+  /** The first complete answer to each method and token form (ProbeAnswer: the horizon contract checks judge these). */
+  readonly answers = new Map<string, ProbeAnswer>();
   /** What the proxy's refusals have taught about its spacing (every sample feeds it). */
   readonly spacing: ProxySpacing;
   private phase = 'start';
@@ -279,6 +286,19 @@ export class Session {
     await Promise.all([...this.inFlight].map((p) => p.then(noop, noop)));
   }
 
+  private keepAnswer(r: EngineResponse, method: ProbeMethod, exchange: Exchange, variation?: Variation): void {
+    const v = variation?.request;
+    // Only the token's form may differ from the plain request: a parameter or a header changes what is asked.
+    if (v && (v.params?.length || v.headers || v.paramsFirst)) return;
+    const form = v?.form ?? PLAIN_FORM;
+    const key = `${method} ${form}`;
+    if (r.status === undefined || r.error || !REUSABLE_STATUS(r.status) || this.answers.has(key)) return;
+    const body = r.body ?? '';
+    const bytes = r.bodyBytes ?? Buffer.byteLength(body);
+    if (Buffer.byteLength(body) !== bytes && method !== 'HEAD') return; // cut at the engine's cap
+    this.answers.set(key, { method, form, status: r.status, headers: r.headers, body, bytes, exchange });
+  }
+
   private toSample(
     r: EngineResponse,
     seq: number,
@@ -318,6 +338,7 @@ export class Session {
       ...(variation ? { variation: tagOf(variation) } : {}),
     };
     this.samples.push(sample);
+    this.keepAnswer(r, method, exchange, variation);
     this.unanswered.delete(seq);
     this.lastAnswerAt = Math.max(this.lastAnswerAt, r.receivedAt);
     if (this.lastFired?.seq === seq) this.lastFired.answeredAt = r.receivedAt;

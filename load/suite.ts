@@ -143,5 +143,10 @@ export async function runSuite(input: SuiteInput): Promise<ProbesOutcome> {
     },
     input.selected,
   );
-  return { checks, limiter: limiterBlock(a, plan, input.engine, input.horizon), timeline: timelineOf(a, t0) };
+  return {
+    checks,
+    limiter: limiterBlock(a, plan, input.engine, input.horizon),
+    timeline: timelineOf(a, t0),
+    answers: [...session.answers.values()],
+  };
 }

@@ -32,7 +32,7 @@ import { KIND_RULES, slug, unitsOf, type Unit } from '../src/fleet/units.js';
 import { runContracts } from '../contracts/run.js';
 import { runProbesInThread, threadsAvailable } from './probe-thread.js';
 import { runProbes } from '../load/run.js';
-import { causesAndTls, type RunOptions, type RunOutcome } from './pipeline.js';
+import { causesAndTls, whenAborted, type RunOptions, type RunOutcome } from './pipeline.js';
 import { cover, INTERRUPTED, stageFailed } from '../src/coverage.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
 import { preflight } from '../src/net/preflight.js';
@@ -145,6 +145,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
   const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-fleet-'));
   const outDir = resolve(opts.outDir);
   const controller = new AbortController();
+  const abortedAt = whenAborted(controller.signal);
   // Every unit and plan listens for an interrupt on this one signal.
   setMaxListeners(0, controller.signal);
   const onAbort = () => controller.abort();
@@ -378,6 +379,14 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     }
 
     const interrupted = controller.signal.aborted;
+    // Stopped before a node's plan could judge it (during the sharing probe, the contracts or the wait
+    // for full quota): each node's rules say so, as a plan cut short says it of its own.
+    if (interrupted && probes)
+      for (const p of probed) {
+        const ref = { kind: 'horizon', name: p.node.name };
+        const mine = checks.filter((c) => c.target === p.d.target.name && c.node === p.node.name);
+        checks.push(...tag(cover(p.ctx.selected, mine, [INTERRUPTED]), p.d.target.name, ref));
+      }
     if (interrupted) checks.push(...cover(selected, checks, [INTERRUPTED]));
 
     const nodes: FleetNodeInfo[] = deployments.flatMap((d) =>
@@ -410,6 +419,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
       extra: {
         selection: opts.selection.text,
         interrupted,
+        ...(abortedAt() && { interruptedAt: abortedAt() }),
         seed,
         ...causesAndTls(checks, opts.targets.find((t) => t.tls) ?? opts.targets[0]!),
         ...opts.extra,

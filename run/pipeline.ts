@@ -12,7 +12,7 @@ import { secretsOf } from '../src/target-file/load.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
-import type { ContractTrace, ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
+import type { ContractTrace, ProbeAnswer, ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
 import { runContracts, type ContractsOptions } from '../contracts/run.js';
 import { clearReports, writeReports } from '../reports/write.js';
 import type { HarExchange } from '../reports/har.js';
@@ -24,7 +24,8 @@ import { tlsRecord, useTls } from '../src/tls/trust.js';
 
 /** results.json `order`: how the contract checks and the probes shared the run. */
 export const SIDE_BY_SIDE =
-  'contracts and probes side by side; the probes alone on the horizon node, its contract checks after them';
+  'contracts and probes side by side; the probes alone on the horizon node, its contract checks after them ' +
+  "(judged on the probes' own answer where a probe sent the same request)";
 const ONE_AFTER_ANOTHER = 'contracts, then probes';
 
 export interface RunOptions {
@@ -58,6 +59,16 @@ export interface RunOutcome {
   contractTrace?: ContractTrace;
 }
 
+/**
+ * When `signal` was aborted (ISO time), read later: results.json's `interruptedAt`, the moment the
+ * run stopped sending (a loaded machine may run the signal handler well after the signal was sent).
+ */
+export function whenAborted(signal: AbortSignal): () => string | undefined {
+  let at: string | undefined;
+  signal.addEventListener('abort', () => (at = new Date().toISOString()), { once: true });
+  return () => at;
+}
+
 /** The cause line when a check that went to `where` could not connect (refused, DNS, TLS: none heals within a run). */
 function unreachable(checks: readonly CheckResult[], where: string): string | undefined {
   const mine = checks
@@ -82,6 +93,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   const budgetFile = join(workDir, 'budget.count');
   writeFileSync(budgetFile, '');
   const controller = new AbortController();
+  const abortedAt = whenAborted(controller.signal);
   const onAbort = () => controller.abort();
   if (opts.signal) {
     if (opts.signal.aborted) controller.abort();
@@ -112,6 +124,8 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   /** When each stage ran, and in which order (results.json `stages` and `order`). */
   const stages: { stage: string; startedAt: string; finishedAt: string }[] = [];
   let order = ONE_AFTER_ANOTHER;
+  /** The probes' answers the horizon node's contract checks judge instead of sending them again (ProbeAnswer). */
+  let probeAnswers: ProbeAnswer[] = [];
 
   try {
     await clearReports(ctx.outDir);
@@ -153,6 +167,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
         // Loaded when the probes start: the HTTP engine is not needed before the first request.
         const { runProbes } = await import('../load/run.js');
         const outcome = await runProbes(ctx);
+        probeAnswers = outcome.answers ?? [];
         byStage.probes.checks.push(...outcome.checks);
         timeline = outcome.timeline;
         limiter = outcome.limiter;
@@ -165,7 +180,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       // other hosts run meanwhile, and those of the horizon node wait until the probes are done.
       order = SIDE_BY_SIDE;
       const probed = probes();
-      await Promise.all([contracts({ horizonAfter: probed }), probed]);
+      await Promise.all([contracts({ horizonAfter: probed.then(() => probeAnswers) }), probed]);
     } else {
       if (wants('contracts')) await contracts({ notTestableOnly: nothingReachable });
       // A horizon node that cannot be reached is not probed (its rules get the cause); without one, its rules are skipped.
@@ -193,6 +208,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       extra: {
         selection: opts.selection.text,
         interrupted,
+        ...(abortedAt() && { interruptedAt: abortedAt() }),
         seed,
         ...(stages.length > 1 && { order }),
         ...(stages.length && { stages }),

@@ -113,10 +113,30 @@ export interface ContractTrace {
   tests: TestTrace[];
 }
 
+/**
+ * The first answer the probes got to one shape of fee_stats request (method and token form, nothing
+ * else varied): the horizon node's contract checks judge it instead of sending the same request
+ * again after the probes, when the bucket is empty and each one would wait a whole T for quota.
+ * Only complete answers that are data or an auth refusal (never a 429, never a cut body).
+ */
+export interface ProbeAnswer {
+  method: 'GET' | 'HEAD';
+  /** The token's form (src/auth/forms.ts FormId). */
+  form: string;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  bytes: number;
+  /** The probe's recorded (redacted) exchange: the evidence names the probe request it came from. */
+  exchange: Exchange;
+}
+
 export interface ProbesOutcome {
   checks: CheckResult[];
   limiter: LimiterEstimates | null;
   timeline: TimelineEntry[];
+  /** Answers the horizon node's contract checks may judge as their own (ProbeAnswer). */
+  answers?: ProbeAnswer[];
   /** Every exchange the probes recorded (redacted), when ctx.recordExchanges. */
   exchanges?: Exchange[];
 }

@@ -1,6 +1,7 @@
 // What the probe logic needs from an HTTP engine. The probes are engine-free: the Node engine
 // (undici) and the k6 adapter both implement this, so the same plan runs under either.
 import { applyForm, withQueryParam, type FormId } from '../../src/auth/forms.js';
+import { feeStatsUrlOf } from '../../src/service/fee-stats.js';
 
 export type ProbeMethod = 'GET' | 'HEAD';
 
@@ -48,7 +49,7 @@ export interface Engine {
 
 /** The horizon node's fee-statistics path with the token in the `auth` query parameter. */
 export function feeStatsUrl(endpoint: string, token: string): string {
-  return withQueryParam(`${endpoint.replace(/\/+$/, '')}/fee_stats`, 'auth', token);
+  return withQueryParam(feeStatsUrlOf(endpoint), 'auth', token);
 }
 
 export interface SendOptions {
@@ -75,7 +76,7 @@ export function feeStatsRequest(
   token: string,
   v: RequestVariation = {},
 ): { url: string; headers: Record<string, string> } {
-  let url = `${endpoint.replace(/\/+$/, '')}/fee_stats`;
+  let url = feeStatsUrlOf(endpoint);
   const addParams = () => {
     for (const [name, value] of v.params ?? []) url = withQueryParam(url, name, value);
   };

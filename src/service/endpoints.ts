@@ -5,6 +5,7 @@
 import type { NodePath } from '../auth/forms.js';
 import type { Family } from '../rules/catalogue.js';
 import type { SchemaName } from '../schemas/validate.js';
+import { FEE_STATS_PATH } from './fee-stats.js';
 
 /** Where an endpoint lives: {base_url} (new keys), {legacy_base_url} (legacy keys) or a node's Endpoint URL. */
 export type ServerKind = 'base' | 'legacy' | 'node';
@@ -286,7 +287,7 @@ export const ENDPOINTS = {
     id: 'nodeFeeStats',
     family: 'node',
     methods: ['GET', 'HEAD'],
-    path: '/fee_stats',
+    path: FEE_STATS_PATH,
     servers: NODE,
     summary: 'Fee statistics of the horizon-style node; HEAD is what rate-limit checks use',
     source: 'Endpoints / Dedicated node endpoints (fee statistics); Limits; Errors',

@@ -11,6 +11,7 @@ import { nginxSkip } from '../support/nginx.js';
 import { startNginxFront } from './nginx-front.js';
 import { probeHorizon, verdictLines } from './reference-harness.js';
 import { QUERY_ONLY_VARIANT } from '../../reference/nodes/horizon.js';
+import { judgeSteady, timelineStallMs } from '../support/stalls.js';
 
 const skip = nginxSkip();
 
@@ -62,19 +63,27 @@ test(
 test(
   'nginx limit_req without burst, keyed on auth, before a node that also takes header tokens: RL-14 fails (header requests past the cap) and nothing else',
   { skip },
-  async () => {
+  async (t) => {
     const r = await probeFront('strict', 'allForms');
     const lines = verdictLines(r.outcome);
+    // The catch needs the burst sent at its pace: judged on a run the machine did not hold up.
+    judgeSteady(t, timelineStallMs(r.outcome.timeline), () => {
+      assert.deepEqual(
+        notPassing(r.outcome.checks).map((c) => c.id),
+        ['rl.integrity[cap]'],
+        lines,
+      );
+      const cap = r.outcome.checks.find((c) => c.id === 'rl.integrity[cap]')!;
+      assert.equal(cap.verdict, 'fail', lines);
+      assert.match(
+        cap.message,
+        /^\d+ requests were accepted within \d+ ms, over the cap of 20: \d+ plain and \d+ varied \(the token as /,
+      );
+    });
     assert.deepEqual(
-      notPassing(r.outcome.checks).map((c) => c.id),
-      ['rl.integrity[cap]'],
+      r.outcome.checks.filter((c) => c.verdict === 'fail' && c.id !== 'rl.integrity[cap]').map((c) => c.id),
+      [],
       lines,
-    );
-    const cap = r.outcome.checks.find((c) => c.id === 'rl.integrity[cap]')!;
-    assert.equal(cap.verdict, 'fail', lines);
-    assert.match(
-      cap.message,
-      /^\d+ requests were accepted within \d+ ms, over the cap of 20: \d+ plain and \d+ varied \(the token as /,
     );
     // Its quota still holds: the header requests are the token's at the empty bucket.
     assert.equal(r.outcome.checks.find((c) => c.id === 'rl.integrity[bucket]')?.verdict, 'pass', lines);
@@ -85,15 +94,22 @@ test(
   'nginx limit_req burst=19 nodelay (39 accepted in the first second): RL-10 fails; ' +
     'RL-14 does not judge varied requests against a cap the plain ones exceed; nothing else',
   { skip },
-  async () => {
+  async (t) => {
     const r = await probeFront('nodelay', 'allForms');
     const lines = verdictLines(r.outcome);
+    judgeSteady(t, timelineStallMs(r.outcome.timeline), () => {
+      assert.deepEqual(
+        notPassing(r.outcome.checks).map((c) => `${c.id} ${c.verdict}`),
+        ['rl.cap fail', 'rl.integrity[cap] error'],
+        lines,
+      );
+      const cap = r.outcome.checks.find((c) => c.id === 'rl.integrity[cap]')!;
+      assert.match(cap.message, /the cap does not hold for the plain request either \(RL-10\)/);
+    });
     assert.deepEqual(
-      notPassing(r.outcome.checks).map((c) => `${c.id} ${c.verdict}`),
-      ['rl.cap fail', 'rl.integrity[cap] error'],
+      r.outcome.checks.filter((c) => c.verdict === 'fail' && c.id !== 'rl.cap').map((c) => c.id),
+      [],
       lines,
     );
-    const cap = r.outcome.checks.find((c) => c.id === 'rl.integrity[cap]')!;
-    assert.match(cap.message, /the cap does not hold for the plain request either \(RL-10\)/);
   },
 );

@@ -267,13 +267,24 @@ test(
       const [a, b] = [results(join(refs[0]!.dir, 'plain')), results(join(refs[1]!.dir, 'tls'))];
       const stall = Math.max(...['plain', 'tls'].map((d, i) => runStallMs(join(refs[i]!.dir, d))));
       judgeSteady(t, stall, () => {
-        assert.ok(
-          Object.keys(b.rules)
-            .filter((r) => r.startsWith('RL-'))
-            .every((r) => b.rules[r] !== 'error' && b.rules[r] !== 'skipped'),
-          JSON.stringify(b.rules),
+        const unjudged = Object.keys(b.rules).filter(
+          (r) => r.startsWith('RL-') && (b.rules[r] === 'error' || b.rules[r] === 'skipped'),
         );
-        assert.deepEqual(differences(a, b), []);
+        assert.deepEqual(
+          unjudged.map(
+            (r) => `${r} ${b.rules[r]}: ${b.checks.find((c) => c.rule === r && c.verdict === b.rules[r])?.message}`,
+          ),
+          [],
+          'every RL rule judged over TLS',
+        );
+        // A rule the plain run could not test (`error`: a busy machine made a request leave past an
+        // edge) has nothing to compare with; the TLS run's own verdicts are asserted above.
+        const untested = Object.keys(a.rules).filter((r) => a.rules[r] === 'error');
+        if (untested.length) t.diagnostic(`not compared, the plain run could not test them: ${untested.join(', ')}`);
+        assert.deepEqual(
+          differences(a, b).filter((d) => !untested.includes(d.split(' ')[0]!)),
+          [],
+        );
       });
       assert.equal(b.summary.fail, 0);
     } finally {

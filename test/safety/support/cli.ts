@@ -20,6 +20,12 @@ export interface CliRun {
   peakRssKb?: number;
   /** performance.now() at exit, for comparing with other clocks of the test process. */
   exitedAt: number;
+  /**
+   * The most time any process of the tree (its main thread, where its JavaScript runs) spent
+   * runnable but not running between two moments (performance.now()), ms: how long a loaded
+   * machine held that sender up, from /proc/<pid>/schedstat sampled every 50 ms (0 without /proc).
+   */
+  heldUpMs(from: number, to: number): number;
 }
 
 export interface CliOptions {
@@ -79,6 +85,40 @@ export function processTree(root: number): number[] {
   return out;
 }
 
+/** Run-queue wait of a process's main thread so far, ns (the second field of /proc/<pid>/schedstat). */
+function runDelayNs(pid: number): number | undefined {
+  try {
+    const ns = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+    return Number.isFinite(ns) ? ns : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each process's run-queue wait over time: samples of (performance.now(), ns). */
+class RunDelays {
+  private readonly byPid = new Map<number, { t: number; ns: number }[]>();
+
+  sample(pid: number, t: number): void {
+    const ns = runDelayNs(pid);
+    if (ns === undefined) return;
+    const mine = this.byPid.get(pid) ?? [];
+    mine.push({ t, ns });
+    this.byPid.set(pid, mine);
+  }
+
+  /** The most any process waited between `from` and `to`, ms: from its last sample at or before `from` to its first at or after `to`. */
+  maxMs(from: number, to: number): number {
+    let most = 0;
+    for (const samples of this.byPid.values()) {
+      const start = [...samples].reverse().find((x) => x.t <= from) ?? samples[0]!;
+      const end = samples.find((x) => x.t >= to) ?? samples[samples.length - 1]!;
+      most = Math.max(most, (end.ns - start.ns) / 1e6);
+    }
+    return most;
+  }
+}
+
 function hwmKb(pid: number): number | undefined {
   try {
     const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -107,11 +147,14 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
     for (const l of lines) opts.onStderrLine?.(l);
   });
   let peak: number | undefined;
+  const delays = new RunDelays();
   const sample = () => {
     if (child.pid === undefined) return;
+    const now = performance.now();
     for (const pid of processTree(child.pid)) {
       const kb = hwmKb(pid);
       if (kb !== undefined) peak = Math.max(peak ?? 0, kb);
+      delays.sample(pid, now);
     }
   };
   const sampler = setInterval(sample, 50);
@@ -132,7 +175,16 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
       clearInterval(sampler);
       clearTimeout(killer);
       const exitedAt = performance.now();
-      resolvePromise({ code, signal, stdout, stderr, wallMs: exitedAt - started, peakRssKb: peak, exitedAt });
+      resolvePromise({
+        code,
+        signal,
+        stdout,
+        stderr,
+        wallMs: exitedAt - started,
+        peakRssKb: peak,
+        exitedAt,
+        heldUpMs: (from, to) => delays.maxMs(from, to),
+      });
     });
   });
 }

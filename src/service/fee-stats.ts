@@ -1,0 +1,8 @@
+// The horizon node's fee_stats path, on its own (no imports): the k6 bundles build their requests
+// from it as the contract checks and the Node probes do (src/service/endpoints.ts lists it too).
+export const FEE_STATS_PATH = '/fee_stats';
+
+/** The fee_stats URL of a horizon node, without a credential: the probes' requests and the contract checks' go to it. */
+export function feeStatsUrlOf(endpoint: string): string {
+  return `${endpoint.replace(/\/+$/, '')}${FEE_STATS_PATH}`;
+}
