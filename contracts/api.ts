@@ -149,11 +149,13 @@ export class ApiClient {
       if (!known.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, known.exchange, known.body);
       return known;
     }
-    await spec.pace?.();
     const bound = this.opts.perHost;
-    if (!limited)
+    if (!limited) {
+      await spec.pace?.();
       return bound === undefined ? this.callOnce(spec, true) : inHostSlot(host, bound, () => this.callOnce(spec, true));
+    }
     for (let tries = 0; ; tries++) {
+      await spec.pace?.();
       const res = await this.callOnce(spec, false);
       const retryAfterS = Number(res.headers['retry-after']);
       const waitMs = retryAfterS * 1000 + 50;

@@ -28,6 +28,37 @@ export async function settleAll<T>(tasks: readonly (() => Promise<T>)[], concurr
   return out;
 }
 
+/** A promise's value or error, as settleAll gives them. */
+export function settled<T>(p: Promise<T>): Promise<Settled<T>> {
+  return p.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/**
+ * Runs tasks as they are added, at most `concurrency` at once, in the order added; each call gives
+ * its task's value or error (settleAll for work that arrives over time).
+ */
+export function taskQueue(concurrency: number): <T>(task: () => Promise<T>) => Promise<Settled<T>> {
+  let free = Math.max(1, concurrency);
+  const waiting: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<Settled<T>> => {
+    if (free > 0) free--;
+    else await new Promise<void>((r) => waiting.push(r));
+    try {
+      return { ok: true, value: await task() };
+    } catch (error) {
+      return { ok: false, error };
+    } finally {
+      // The slot passes to the next task waiting, if any.
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    }
+  };
+}
+
 /** The value, or the task's error thrown again (inside a check's guard, where it becomes `error`). */
 export function valueOf<T>(s: Settled<T>): T {
   if (!s.ok) throw s.error;

@@ -7,7 +7,7 @@ import { wrongCredentialCount, wrongCredentials } from '../src/auth/wrong-creden
 import type { Evidence } from '../src/verdict.js';
 import type { Checks } from './checks.js';
 import { suiteEnv } from './env.js';
-import { AUTH_CONCURRENCY, settleAll, valueOf } from './in-flight.js';
+import { AUTH_CONCURRENCY, settleAll, taskQueue, valueOf, type Settled } from './in-flight.js';
 
 export const NO_TOKEN_CAUSE = 'no node token';
 export const WRONG_TOKEN_CAUSE = 'a wrong node token';
@@ -79,7 +79,7 @@ export async function learnOpenForms(
   }
 }
 
-interface NodeProbe {
+export interface NodeProbe {
   form?: FormId;
   values?: readonly string[];
   kind: AuthProbe['probe'];
@@ -99,24 +99,67 @@ export async function refuseNode(
   token: string,
   attempt: NodeAttempt,
 ): Promise<void> {
-  const seed = row.seed ?? suiteEnv().seed;
-  const probes: NodeProbe[] = [{ kind: 'none', label: 'no token', expect: 'refuse' }];
-  for (const [i, form] of accepted.entries()) {
-    for (const w of wrongCredentials(form, token, seed, { full: row.full, index: row.index * 3 + i })) {
-      if (!row.refuseOnly || w.expect === 'refuse')
-        probes.push({ form, values: w.values, kind: w.kind, label: w.label, expect: w.expect, rotating: w.rotating });
-    }
-  }
-  const idOf = (p: NodeProbe) =>
-    p.form ? `${row.id}[${p.rotating ? 'rotating' : p.kind}:${p.form}]` : `${row.id}[no-token]`;
-  const answers = await settleAll(
-    probes.map((p) => () => attempt(p.form, p.values, idOf(p), p.kind === 'none' ? NO_TOKEN_CAUSE : WRONG_TOKEN_CAUSE)),
-    row.refuseOnly ? 1 : AUTH_CONCURRENCY,
+  await judgeRefusals(
+    check,
+    row,
+    await sendRefusals(
+      row,
+      token,
+      attempt,
+      accepted.map((f) => Promise.resolve(f)),
+    ),
   );
-  for (const [i, p] of probes.entries()) {
-    const id = idOf(p);
+}
+
+/** A refusal probe and what its attempt gave (judged by judgeRefusals). */
+export interface SentRefusal {
+  probe: NodeProbe;
+  answer: Settled<Awaited<ReturnType<NodeAttempt>>>;
+}
+
+const idOf = (row: NodeRow, p: NodeProbe) =>
+  p.form ? `${row.id}[${p.rotating ? 'rotating' : p.kind}:${p.form}]` : `${row.id}[no-token]`;
+
+/**
+ * Sends refuseNode's requests as the right token's answers come in: no token at once, and each
+ * form's wrong tokens as soon as that form is known to be accepted (`forms`: each settles to its form
+ * when the right token got data there, to undefined otherwise), so a form still waiting for its
+ * answer (a rate-limited node's quota) holds up only its own. Answers come back in plan order: no
+ * token, then the forms in the order given.
+ */
+export async function sendRefusals(
+  row: NodeRow,
+  token: string,
+  attempt: NodeAttempt,
+  forms: readonly Promise<FormId | undefined>[],
+): Promise<SentRefusal[]> {
+  const seed = row.seed ?? suiteEnv().seed;
+  const run = taskQueue(row.refuseOnly ? 1 : AUTH_CONCURRENCY);
+  const send = (probe: NodeProbe) =>
+    run(() =>
+      attempt(probe.form, probe.values, idOf(row, probe), probe.kind === 'none' ? NO_TOKEN_CAUSE : WRONG_TOKEN_CAUSE),
+    ).then((answer) => ({ probe, answer }));
+  const noToken = send({ kind: 'none', label: 'no token', expect: 'refuse' });
+  const perForm = forms.map(async (pending, k) => {
+    const form = await pending;
+    if (!form) return [];
+    // A rotating kind is picked by the form's place among the accepted ones (every kind on a full row).
+    const place = row.full ? k : (await Promise.all(forms.slice(0, k))).filter(Boolean).length;
+    return wrongCredentials(form, token, seed, { full: row.full, index: row.index * 3 + place })
+      .filter((w) => !row.refuseOnly || w.expect === 'refuse')
+      .map((w) =>
+        send({ form, values: w.values, kind: w.kind, label: w.label, expect: w.expect, rotating: w.rotating }),
+      );
+  });
+  return Promise.all([noToken, ...(await Promise.all(perForm)).flat()]);
+}
+
+/** Judges sendRefusals' answers in plan order: a refusal passes, data fails (observed where the description is open). */
+export async function judgeRefusals(check: Checks, row: NodeRow, sent: readonly SentRefusal[]): Promise<void> {
+  for (const { probe: p, answer } of sent) {
+    const id = idOf(row, p);
     await check.guard('NAUTH-07', id, async () => {
-      const r = valueOf(answers[i]!);
+      const r = valueOf(answer);
       const what = `${row.label} with ${!p.form ? 'no token' : p.kind === 'empty' ? `an empty token as ${p.form}` : `the token (${p.label}) as ${p.form}`}`;
       const authProbe: AuthProbe = {
         row: row.row,

@@ -8,8 +8,15 @@ import { spacedGapMs } from '../src/pacing.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { ApiClient, CallResult } from './api.js';
 import { ev, type Checks } from './checks.js';
-import { settleAll, valueOf } from './in-flight.js';
-import { OPEN_FORM_CAUSE, refuseNode, refusalCount, type NodeAttempt, type NodeRow } from './node-refusals.js';
+import { settled, valueOf } from './in-flight.js';
+import {
+  judgeRefusals,
+  OPEN_FORM_CAUSE,
+  refusalCount,
+  sendRefusals,
+  type NodeAttempt,
+  type NodeRow,
+} from './node-refusals.js';
 import { bodyShape, mediaType } from './shape.js';
 import { JSON_HEADERS, PATHS } from './urls.js';
 
@@ -115,12 +122,13 @@ function jsonProblem(res: CallResult): string | undefined {
  * (nginx limit_req without burst refuses a request less than 1/cap after the last one): its
  * requests go out one cap interval apart with a margin (src/pacing.ts), as the probes' do.
  */
-let lastRateLimitedSend = 0;
+let nextRateLimitedSend = 0;
 async function paceRateLimited(target: ResolvedTarget): Promise<void> {
-  const gapMs = spacedGapMs(target.nodes.horizon?.perSecondCap ?? 20);
-  const wait = lastRateLimitedSend + gapMs - Date.now();
+  // Each caller takes the next free moment at once, so requests waiting together keep the gap too.
+  const at = Math.max(Date.now(), nextRateLimitedSend);
+  nextRateLimitedSend = at + spacedGapMs(target.nodes.horizon?.perSecondCap ?? 20);
+  const wait = at - Date.now();
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  lastRateLimitedSend = Date.now();
 }
 
 /** 429 is the rate limit's documented answer: it says "not now", nothing about the path. */
@@ -180,8 +188,9 @@ export interface RestWork {
 
 /**
  * The work of each REST path the target has: the right token in every form the table lists (all
- * at once; one at a time, paced, on the rate-limited node), the path's own NODE rule judged on the
- * first documented form that got past auth, a HEAD on fee_stats, then NAUTH-07's refusals.
+ * at once; paced on the rate-limited node), the path's own NODE rule judged on the first documented
+ * form that got past auth, a HEAD on fee_stats, and NAUTH-07's refusals (each form's as soon as that
+ * form is known to be accepted).
  */
 export function restWorks(target: ResolvedTarget, seed: number): RestWork[] {
   const works: RestWork[] = [];
@@ -211,7 +220,7 @@ export function restWorks(target: ResolvedTarget, seed: number): RestWork[] {
       `${def.label} with each token form, without one and with wrong ones`,
       rules,
       async ({ api, check }) => {
-        // The right token in each form, all at once (one at a time, paced, on the rate-limited node); judged in order.
+        // The right token in each form, all at once (paced on the rate-limited node); judged in order.
         const requestIds = usages.map(() => randomInt(1_000_000, 2_000_000_000));
         const sendUsage = (u: TokenUsage, i: number) =>
           restCall(
@@ -226,25 +235,36 @@ export function restWorks(target: ResolvedTarget, seed: number): RestWork[] {
             def.method,
             requestIds[i],
           );
-        const sent = RATE_LIMITED.has(def.node)
-          ? undefined
-          : settleAll(
-              usages.map((u, i) => () => sendUsage(u, i)),
-              usages.length,
-            );
+        const sent = usages.map((u, i) => settled(sendUsage(u, i)));
+        const attempt: NodeAttempt = async (form, values, purpose, cause) => {
+          const res = await restCall(target, api, def, node, form, values, purpose, cause);
+          return {
+            data: res.ok,
+            what: res.ok ? `answered ${res.status}` : `refused (${res.status})`,
+            evidence: ev(res.exchange, { expected: 'not 2xx', actual: res.status, observation: restObservation(res) }),
+          };
+        };
+        // Each form's wrong tokens go out as soon as the right token got data there: a form still
+        // waiting for quota (the rate-limited node after the probes) holds up only its own.
+        const refusals = check.wants('NAUTH-07')
+          ? sendRefusals(
+              row,
+              node.token,
+              attempt,
+              sent.map((p, i) => p.then((r) => (r.ok && r.value.ok ? usages[i]!.form : undefined))),
+            )
+          : undefined;
         let judged = false;
         let answered = false;
-        const accepted: FormId[] = [];
         for (const [i, u] of usages.entries()) {
           const id = `node.${path}[${u.form}]`;
           const requestId = requestIds[i]!;
           await check.guard(judged ? [u.rule] : [u.rule, def.rule], id, async () => {
-            const res = sent ? valueOf((await sent)[i]!) : await sendUsage(u, i);
+            const res = valueOf(await sent[i]!);
             answered = true;
             const refused = AUTH_REFUSALS.includes(res.status);
             const observation = { status: res.status, accepted: res.ok };
             const what = `${def.label}, token as ${u.form}`;
-            if (res.ok) accepted.push(u.form);
             const authProbe = {
               [AUTH_PROBE_FIELD]: {
                 row: row.row,
@@ -323,15 +343,7 @@ export function restWorks(target: ResolvedTarget, seed: number): RestWork[] {
             );
           });
         }
-        const attempt: NodeAttempt = async (form, values, purpose, cause) => {
-          const res = await restCall(target, api, def, node, form, values, purpose, cause);
-          return {
-            data: res.ok,
-            what: res.ok ? `answered ${res.status}` : `refused (${res.status})`,
-            evidence: ev(res.exchange, { expected: 'not 2xx', actual: res.status, observation: restObservation(res) }),
-          };
-        };
-        if (check.wants('NAUTH-07')) await refuseNode(check, row, accepted, node.token, attempt);
+        if (refusals) await judgeRefusals(check, row, await refusals);
       },
       {
         requests:
