@@ -5,6 +5,7 @@ import { randomInt } from 'node:crypto';
 import { NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '../src/auth/forms.js';
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
 import { spacedGapMs } from '../src/pacing.js';
+import { FEE_STATS_HEADERS } from '../src/service/fee-stats.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { ApiClient, CallResult } from './api.js';
 import { ev, type Checks } from './checks.js';
@@ -84,6 +85,7 @@ export const REST_PATHS: Record<RestPath, RestPathDef> = {
     label: 'fee_stats',
     method: 'GET',
     path: () => PATHS.feeStats,
+    headers: FEE_STATS_HEADERS,
     full: true,
   },
 };

@@ -3,10 +3,21 @@
 // whole T for quota. The probes already sent the same fee_stats requests (the token in each form,
 // a HEAD) while quota was left, so a contract call they answered is judged on that answer, and its
 // evidence is the probe's recorded exchange. A call no probe answered is sent as before.
-import { feeStatsUrlOf } from '../src/service/fee-stats.js';
+import { FEE_STATS_HEADERS, feeStatsUrlOf } from '../src/service/fee-stats.js';
 import type { ProbeAnswer } from '../src/stages.js';
 import type { CallResult, CallSpec } from './api.js';
 import { is2xx, parseJson } from './shape.js';
+
+/** The same header names (in any case) with the same values. */
+function sameHeaders(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const norm = (h: Readonly<Record<string, string>>) =>
+    JSON.stringify(
+      Object.entries(h)
+        .map(([k, v]) => [k.toLowerCase(), v])
+        .sort(),
+    );
+  return norm(a) === norm(b);
+}
 
 /** Answers `spec` from the probes' answers when one of them was the same request; each answer serves once. */
 export function probeAnswered(
@@ -20,7 +31,7 @@ export function probeAnswered(
       spec.url === url &&
       (spec.method === 'GET' || spec.method === 'HEAD') &&
       spec.body === undefined &&
-      Object.keys(spec.headers ?? {}).length === 0 &&
+      sameHeaders(spec.headers ?? {}, FEE_STATS_HEADERS) &&
       spec.auth?.secret === horizon.token;
     if (!same) return undefined;
     const i = left.findIndex((a) => a.method === spec.method && a.form === spec.auth!.form);

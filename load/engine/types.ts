@@ -1,7 +1,7 @@
 // What the probe logic needs from an HTTP engine. The probes are engine-free: the Node engine
 // (undici) and the k6 adapter both implement this, so the same plan runs under either.
 import { applyForm, withQueryParam, type FormId } from '../../src/auth/forms.js';
-import { feeStatsUrlOf } from '../../src/service/fee-stats.js';
+import { FEE_STATS_HEADERS, feeStatsUrlOf } from '../../src/service/fee-stats.js';
 
 export type ProbeMethod = 'GET' | 'HEAD';
 
@@ -81,7 +81,7 @@ export function feeStatsRequest(
     for (const [name, value] of v.params ?? []) url = withQueryParam(url, name, value);
   };
   if (v.paramsFirst) addParams();
-  const r = applyForm(v.form ?? 'auth-query', token, url, { accept: 'application/json', ...v.headers });
+  const r = applyForm(v.form ?? 'auth-query', token, url, { ...FEE_STATS_HEADERS, ...v.headers });
   url = r.url;
   if (!v.paramsFirst) addParams();
   return { url, headers: r.headers };

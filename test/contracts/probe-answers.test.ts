@@ -12,6 +12,7 @@ import { Session } from '../../load/session.js';
 import type { Engine, EngineResponse, ProbeMethod, SendOptions } from '../../load/engine/types.js';
 import { tokenForm, extraParam } from '../../load/variations.js';
 import { seededRandom } from '../../src/random.js';
+import { FEE_STATS_HEADERS } from '../../src/service/fee-stats.js';
 
 const HORIZON = { endpoint: 'http://127.0.0.1:9/node/', token: 'tok-123456' };
 const URL_OF = 'http://127.0.0.1:9/node/fee_stats';
@@ -40,6 +41,7 @@ const call = (over: Partial<CallSpec> = {}): CallSpec => ({
   purpose: 'node.feeStats[auth-query]',
   method: 'GET',
   url: URL_OF,
+  headers: { ...FEE_STATS_HEADERS },
   auth: { form: 'auth-query', secret: HORIZON.token },
   ...over,
 });
@@ -55,10 +57,11 @@ test('a probe answer serves the same request once, and nothing else', () => {
     ['a near miss of the token', call({ auth: { form: 'auth-query', secret: 'tok-12345' } }), 'send'],
     ['the token twice', call({ auth: { form: 'auth-query', secret: [HORIZON.token, HORIZON.token] } }), 'send'],
     ['no token', call({ auth: undefined }), 'send'],
-    ['a header besides it', call({ headers: { 'x-extra': '1' } }), 'send'],
+    ['a header besides it', call({ headers: { ...FEE_STATS_HEADERS, 'x-extra': '1' } }), 'send'],
+    ['no Accept header', call({ headers: {} }), 'send'],
+    ['Accept in another case', call({ headers: { Accept: 'application/json' } }), 'probe'],
     ['a POST', call({ method: 'POST', body: '{}' }), 'send'],
     ['a form no probe sent', call({ auth: { form: 'x-auth-token', secret: HORIZON.token } }), 'send'],
-    ['the plain GET', call(), 'probe'],
     ['the plain GET again: each answer serves once', call(), 'send'],
     ['the HEAD', call({ method: 'HEAD' }), 'probe'],
     ['the bearer form (refused)', call({ auth: { form: 'bearer', secret: HORIZON.token } }), 'probe'],

@@ -117,8 +117,9 @@ export async function benchWaits(s: WaitsSettings): Promise<Figure[]> {
       target: { op: '<=', value: 1.2 },
       note:
         `full ${secs(wall('full'))} s; probes alone ${secs(wall('probes'))} s; the contract stage ended ` +
-        `${secs(afterProbes)} s after the probes (the horizon node's contract checks run then: its right-token ` +
-        'requests wait for the quota the probes used up, one emission interval each, and its refusals are paced under its cap)',
+        `${secs(afterProbes)} s after the probes (the horizon node's contract checks finish then: those a probe's ` +
+        'answer serves are judged on it, a token form no probe got an answer for waits for quota, and the refusals are ' +
+        "paced under its cap, each form's as soon as that form is known to be accepted)",
     }),
     figure({
       id: 'waits.faults-ratio',
