@@ -258,6 +258,21 @@ const TABLE: Record<string, Row[]> = {
       says: /sent once retry-after 1 s \(from #\d+\) had passed still got 429/,
     },
     {
+      // A busy machine sent a varied request late, after quota had leaked back: it used the quota.
+      name: 'an acceptance between the 429 and the edge request spoils the edge: not a fail',
+      run: {
+        whileEmpty: 2,
+        edit: (a, where) =>
+          where.step === 'whileEmpty' && where.seq % 2 === 0
+            ? accepted(a, '0')
+            : where.step === 'atEdge'
+              ? denied(a)
+              : a,
+      },
+      verdict: 'error',
+      says: /^the retry-after edge could not be tested: #\d+ was accepted after the 429 #\d+ and before the edge request #\d+/,
+    },
+    {
       name: 'no retry-after to wait for',
       run: { faults: ['retry-after-missing'] },
       verdict: 'error',

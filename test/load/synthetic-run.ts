@@ -34,6 +34,7 @@ export type Step =
   | 'oneTLater'
   | 'afterZero'
   | 'integrity'
+  | 'whileEmpty'
   | 'atEdge';
 
 export interface SynthOptions {
@@ -56,6 +57,8 @@ export interface SynthOptions {
   spacing?: SpacingSummary;
   /** No plan stated (RL-09 names the matching plan instead). */
   planAssumed?: boolean;
+  /** Requests sent between the 429 after Remaining 0 and the retry-after edge (the real plan's integrity hook), one cap interval apart. */
+  whileEmpty?: number;
   /** Varied requests (their ids) the proxy's cap does not see, while the GCRA limits them as the token's (RL-14). */
   pastCap?: string[];
   /** The customer's terms the checks are told (default: dedicated, the simulator's hourly limit). */
@@ -183,6 +186,8 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
     const ra = z.rl.retryAfter;
     if (z.status === 429 && ra !== undefined) {
       recovery.edge = { at: z.receivedAt + ra * 1000, from: z.seq, retryAfter: ra };
+      for (let i = 1; i <= (o.whileEmpty ?? 0); i++)
+        send('whileEmpty', 'GET', z.receivedAt + i * (drain?.spacingMs ?? 300));
       recovery.atEdge = send('atEdge', 'GET', recovery.edge.at + 25);
     } else recovery.notes.push('the 429 right after Remaining 0 had no usable retry-after: its edge cannot be tested');
     phases.push({ name: 'recovery', status: 'done' });
