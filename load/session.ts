@@ -294,8 +294,9 @@ export class Session {
     const key = `${method} ${form}`;
     if (r.status === undefined || r.error || !REUSABLE_STATUS(r.status) || this.answers.has(key)) return;
     const body = r.body ?? '';
-    const bytes = r.bodyBytes ?? Buffer.byteLength(body);
-    if (Buffer.byteLength(body) !== bytes && method !== 'HEAD') return; // cut at the engine's cap
+    const kept = Buffer.byteLength(body);
+    if (r.bodyBytes !== undefined && r.bodyBytes !== kept && method !== 'HEAD') return; // cut at the engine's cap
+    const bytes = r.bodyBytes ?? kept;
     this.answers.set(key, { method, form, status: r.status, headers: r.headers, body, bytes, exchange });
   }
 

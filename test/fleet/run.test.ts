@@ -207,19 +207,10 @@ test(
 );
 
 test('an interrupt stops every plan thread at once; the report is still written', async () => {
-  const controller = new AbortController();
   // Interrupted once the first probe request has gone out: every plan then has seconds of limiter
   // time ahead of it (drain, recovery), so a thread that went on would finish its phases and judge
   // its node; one that stops at once leaves rules of every node unfinished, however slow the machine.
-  const run = await runFleet({
-    targets: [resolveTarget(ref.target, {}, 'reference')],
-    selection: parseSelectors('load'),
-    outDir: join(OUT, 'interrupted'),
-    signal: controller.signal,
-    progress: (e) => {
-      if (e.stage === 'probes' && e.requestsSent > 0) controller.abort();
-    },
-  });
+  const run = await interruptedFleet('interrupted', (e) => e.requestsSent > 0);
   assert.equal(run.interrupted, true);
   for (const h of ref.target.nodes!.horizon as HorizonNode[]) {
     const unfinished = run.results.checks.filter((c) => c.node === h.name && c.verdict === 'error');
@@ -229,16 +220,7 @@ test('an interrupt stops every plan thread at once; the report is still written'
 });
 
 test('an interrupt during the bucket-sharing probe: every node says its rules were interrupted', async () => {
-  const controller = new AbortController();
-  const run = await runFleet({
-    targets: [resolveTarget(ref.target, {}, 'reference')],
-    selection: parseSelectors('load'),
-    outDir: join(OUT, 'interrupted-sharing'),
-    signal: controller.signal,
-    progress: (e) => {
-      if (e.stage === 'probes' && /bucket sharing/.test(e.phase ?? '')) controller.abort();
-    },
-  });
+  const run = await interruptedFleet('interrupted-sharing', (e) => /bucket sharing/.test(e.phase));
   assert.equal(run.interrupted, true);
   assert.ok((run.results as { interruptedAt?: string }).interruptedAt, 'results say when');
   for (const h of ref.target.nodes!.horizon as HorizonNode[]) {
@@ -250,6 +232,20 @@ test('an interrupt during the bucket-sharing probe: every node says its rules we
     );
   }
 });
+
+/** A probes-only fleet run of the reference, aborted at the first probe progress event `when` accepts. */
+function interruptedFleet(dir: string, when: (e: { phase: string; requestsSent: number }) => boolean) {
+  const controller = new AbortController();
+  return runFleet({
+    targets: [resolveTarget(ref.target, {}, 'reference')],
+    selection: parseSelectors('load'),
+    outDir: join(OUT, dir),
+    signal: controller.signal,
+    progress: (e) => {
+      if (e.stage === 'probes' && when(e)) controller.abort();
+    },
+  });
+}
 
 /** Every horizon node's RL verdicts are clean, and the sharing probe found each a bucket of its own. */
 function everyNodeClean(r: ResultsFile, fleet: FleetSection, horizons: HorizonNode[]): void {
