@@ -20,8 +20,29 @@ import { prepareOutDir } from './outdir.js';
 import { createProgress } from '../run/progress.js';
 import type { RunningReference } from '../reference/start.js';
 import { NODE_KINDS, START, type NodeKind } from './start-flags.js';
+import { runQueueWaitMs } from '../src/run-queue.js';
 
 /** Errors that escape the run are printed through the target's redactor once it is known. */
+/** The most the partial reports may take after a signal on a machine that keeps chainprobe waiting for a CPU. */
+const STARVED_EXIT_MS = 10_000;
+
+/**
+ * Exits (130) `ms` after now, whatever happens: a hung writer or child never keeps an interrupted run.
+ * The time the machine kept this process waiting for a CPU meanwhile is added (up to STARVED_EXIT_MS
+ * in all): a starved process writing its partial reports is slow, not stuck.
+ */
+function leaveAfter(ms: number): void {
+  const start = performance.now();
+  const waitedAt = runQueueWaitMs();
+  const check = () => {
+    const waited = waitedAt === undefined ? 0 : (runQueueWaitMs() ?? waitedAt) - waitedAt;
+    const due = Math.min(ms + waited, STARVED_EXIT_MS) - (performance.now() - start);
+    if (due <= 0) process.exit(130);
+    setTimeout(check, due).unref();
+  };
+  setTimeout(check, ms).unref();
+}
+
 export let redactLine = (s: string): string => s;
 
 type Cli = FlagValues<typeof START.flags>;
@@ -217,8 +238,9 @@ export async function main(cli: Cli): Promise<number> {
     signals++;
     controller.abort();
     process.stderr.write('\nchainprobe: interrupted; writing partial reports\n');
-    // Whatever happens, leave within 2 seconds of the first signal.
-    setTimeout(() => process.exit(130), signals > 1 ? 100 : 1800).unref();
+    // A second signal: leave now.
+    if (signals > 1) setTimeout(() => process.exit(130), 100).unref();
+    else leaveAfter(1800);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

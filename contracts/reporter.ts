@@ -69,12 +69,12 @@ export function redactFreeText(redactor: Redactor, s: string): string {
     );
 }
 
-/** The access family of a test: its spec file, `<family>.spec.ts`. */
+/** The access family of a test: its spec file, `<family>.spec.ts` (or `.js`, compiled). */
 function familyOf(test: TestCase): string {
   // test.location points into fixtures.ts (where `test()` is called); the file suite is the spec.
   let suite: Suite | undefined = test.parent;
   while (suite && suite.type !== 'file') suite = suite.parent;
-  return basename(suite?.location?.file ?? suite?.title ?? 'contracts').replace(/\.spec\.ts$/, '');
+  return basename(suite?.location?.file ?? suite?.title ?? 'contracts').replace(/\.spec\.[jt]s$/, '');
 }
 
 /**

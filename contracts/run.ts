@@ -34,9 +34,9 @@ import { probeAnswered } from './probe-answers.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
 import { PLAYWRIGHT_DIR } from '../src/out-files.js';
 import { MODULE_EXT } from '../src/package.js';
+import { compiledRoot, PLAYWRIGHT_JS_ENV } from '../src/compiled.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CONFIG = join(ROOT, 'contracts', `playwright.config${MODULE_EXT}`);
 /** Time the runner gets after the deadline to stop its workers and write its reports. */
 const GRACE_MS = 2_500;
 /** After SIGINT/SIGTERM, how long before the process group is killed outright. */
@@ -104,6 +104,19 @@ async function rateLimitedWork(
     budget.close();
   }
   return { non2xx: api.non2xx, exchanges: recorder.exchanges };
+}
+
+/**
+ * What Playwright runs: chainprobe's JavaScript with Playwright's TypeScript loader off (src/compiled.ts
+ * says why), or, where it cannot be compiled, the sources as they are (a slower start, the same tests).
+ */
+async function suiteFiles(): Promise<{ config: string; env: Readonly<Record<string, string>> }> {
+  try {
+    const root = await compiledRoot();
+    return { config: join(root, 'contracts', 'playwright.config.js'), env: PLAYWRIGHT_JS_ENV };
+  } catch {
+    return { config: join(ROOT, 'contracts', `playwright.config${MODULE_EXT}`), env: {} };
+  }
 }
 
 function playwrightCli(): string {
@@ -210,7 +223,9 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const htmlDir = opts.htmlReport === false ? undefined : join(ctx.outDir, PLAYWRIGHT_DIR);
 
   // Families are spec files (file filters are regular expressions on the path).
-  const args = [playwrightCli(), 'test', '-c', CONFIG, ...families.map((f) => `[/\\\\]${f}\\.spec\\${MODULE_EXT}$`)];
+  const suite = await suiteFiles();
+  // Either extension: a test's location is its TypeScript source where the compiled copy maps back to it.
+  const args = [playwrightCli(), 'test', '-c', suite.config, ...families.map((f) => `[/\\\\]${f}\\.spec\\.[jt]s$`)];
   // The rule selection still applies to the checks the tests report (ENV.only below).
   const grep = opts.notTestableOnly ? NOT_TESTABLE_TITLE : grepFor(selected);
   if (grep) args.push('--grep', grep);
@@ -226,6 +241,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: childEnv({
+      ...suite.env,
       [ENV.target]: JSON.stringify(ctx.target),
       [ENV.only]: selected.length === CONTRACT_RULES.length ? 'all' : selected.join(','),
       [ENV.budgetFile]: ctx.budgetFile,

@@ -15,6 +15,7 @@ import { resolveTarget, secretsOf } from '../../src/target-file/load.js';
 import { newRunSeed } from '../../src/auth/near-miss.js';
 import { Redactor } from '../../src/record/redact.js';
 import type { ResolvedTarget } from '../../src/target-file/types.js';
+import { withSlowMachineTimeout } from '../support/backstops.js';
 
 export interface HarnessRun extends ContractsOutcome {
   target: ResolvedTarget;
@@ -45,7 +46,8 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
   const ref = await startReference(o.reference);
   const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-contracts-test-'));
   try {
-    let target = resolveTarget(ref.target, {});
+    // The reference answers every request: a timeout would measure a starved machine, not it.
+    let target = withSlowMachineTimeout(resolveTarget(ref.target, {}));
     if (o.edit) target = await o.edit(target);
     const budgetFile = join(workDir, 'budget.count');
     writeFileSync(budgetFile, '');

@@ -62,7 +62,11 @@ async function interruptWhen(ref: WatchedReference, ready: (stderrSoFar: string)
   const stallMs = stalls.maxMs();
   stalls.stop();
   assert.ok(signalAt >= 0, `the moment to interrupt never came; stderr:\n${stderr.slice(-800)}`);
-  assert.ok(existsSync(join(out, 'results.json')), 'no partial results.json');
+  assert.ok(
+    existsSync(join(out, 'results.json')),
+    `no partial results.json (exit ${run.code}, held up ${Math.round(run.heldUpMs(signalAt, run.exitedAt))} ms` +
+      ` after the signal); stderr:\n${run.stderr.slice(-800)}`,
+  );
   const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile & {
     interruptedAt?: string;
   };

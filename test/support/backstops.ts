@@ -12,3 +12,12 @@ export const SLOW_MACHINE_MS = 30_000;
 
 /** For a whole test or a child process (a CLI run, a Playwright run): only a hang reaches it. */
 export const HANG_MS = 600_000;
+
+/**
+ * A target against a server of the test's own that answers every request: its requests time out
+ * after SLOW_MACHINE_MS instead of the target's limits.timeoutMs, so a starved machine cannot turn
+ * an answer into an `error` (tests of timeouts set their own).
+ */
+export function withSlowMachineTimeout<T extends { limits: { timeoutMs: number } }>(target: T): T {
+  return { ...target, limits: { ...target.limits, timeoutMs: Math.max(target.limits.timeoutMs, SLOW_MACHINE_MS) } };
+}

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HANG_MS } from '../../support/backstops.js';
+import { runQueueWaitMs } from '../../../src/run-queue.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -85,25 +86,15 @@ export function processTree(root: number): number[] {
   return out;
 }
 
-/** Run-queue wait of a process's main thread so far, ns (the second field of /proc/<pid>/schedstat). */
-function runDelayNs(pid: number): number | undefined {
-  try {
-    const ns = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
-    return Number.isFinite(ns) ? ns : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Each process's run-queue wait over time: samples of (performance.now(), ns). */
+/** Each process's run-queue wait over time: samples of (performance.now(), ms). */
 class RunDelays {
-  private readonly byPid = new Map<number, { t: number; ns: number }[]>();
+  private readonly byPid = new Map<number, { t: number; ms: number }[]>();
 
   sample(pid: number, t: number): void {
-    const ns = runDelayNs(pid);
-    if (ns === undefined) return;
+    const ms = runQueueWaitMs(pid);
+    if (ms === undefined) return;
     const mine = this.byPid.get(pid) ?? [];
-    mine.push({ t, ns });
+    mine.push({ t, ms });
     this.byPid.set(pid, mine);
   }
 
@@ -113,7 +104,7 @@ class RunDelays {
     for (const samples of this.byPid.values()) {
       const start = [...samples].reverse().find((x) => x.t <= from) ?? samples[0]!;
       const end = samples.find((x) => x.t >= to) ?? samples[samples.length - 1]!;
-      most = Math.max(most, (end.ns - start.ns) / 1e6);
+      most = Math.max(most, end.ms - start.ms);
     }
     return most;
   }

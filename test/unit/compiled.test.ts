@@ -1,0 +1,90 @@
+// The compiled copy a clone runs the contract suite from (src/compiled.ts): which files it holds,
+// that it is keyed by the sources' content, that its modules know they are compiled and still find
+// the package's files, and that Playwright lists the suite from it with its TypeScript loader off,
+// each test located at its TypeScript source (the contracts stage filters tests by that location).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { COMPILED_CACHE, compiledRoot, PLAYWRIGHT_JS_ENV, productFiles, productHash } from '../../src/compiled.js';
+import { CONTRACT_FAMILIES } from '../../src/rules/catalogue.js';
+import { startReference } from '../../reference/start.js';
+import { resolveTarget } from '../../src/target-file/load.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const rel = (files: readonly string[]) => files.map((f) => relative(ROOT, f));
+
+test('the product files: every source of the product folders (cli/selfcheck too), no k6 script, no run output', () => {
+  const { sources, assets } = productFiles(ROOT);
+  const names = rel(sources);
+  for (const must of ['contracts/playwright.config.ts', 'contracts/node.spec.ts', 'cli/main.ts', 'src/compiled.ts'])
+    assert.ok(names.includes(must), must);
+  assert.ok(
+    names.some((f) => f.startsWith('cli/selfcheck/')),
+    'cli/selfcheck/ is a source folder, not the self-check output',
+  );
+  assert.deepEqual(
+    names.filter((f) => f.startsWith('load/k6/') || f.endsWith('.d.ts') || !f.endsWith('.ts')),
+    [],
+  );
+  assert.deepEqual(
+    names.filter((f) => /^reports\/(latest|bench|selfcheck)\//.test(f)),
+    [],
+  );
+  assert.ok(rel(assets).length > 0 && rel(assets).every((f) => f.endsWith('.proto')));
+});
+
+test('the compiled copy: named by the sources hash, the suite and its assets in it, compiled modules that find the package', async () => {
+  const root = await compiledRoot();
+  assert.equal(root, join(COMPILED_CACHE, `js-${productHash(ROOT)}`));
+  assert.equal(await compiledRoot(), root, 'one copy per process');
+  for (const f of [
+    'contracts/playwright.config.js',
+    'contracts/reporter.js',
+    ...CONTRACT_FAMILIES.map((x) => `contracts/${x}.spec.js`),
+  ])
+    assert.ok(existsSync(join(root, f)), f);
+  for (const a of productFiles(ROOT).assets) assert.ok(existsSync(join(root, relative(ROOT, a))), relative(ROOT, a));
+  const pkg = (await import(
+    pathToFileURL(join(root, 'src', 'package.js')).href
+  )) as typeof import('../../src/package.js');
+  assert.equal(pkg.COMPILED, true);
+  assert.equal(pkg.MODULE_EXT, '.js');
+  assert.equal(pkg.PACKAGE_ROOT, ROOT, 'schemas/ and docs/ are found from the copy');
+});
+
+test('Playwright lists the compiled suite with its TypeScript loader off, each test at its TypeScript source', async () => {
+  const root = await compiledRoot();
+  const ref = await startReference();
+  try {
+    const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
+    const r = spawnSync(
+      process.execPath,
+      [cli, 'test', '-c', join(root, 'contracts', 'playwright.config.js'), '--list', '--reporter=json'],
+      {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          FORCE_COLOR: '0',
+          ...PLAYWRIGHT_JS_ENV,
+          CHAINPROBE_TARGET: JSON.stringify(resolveTarget(ref.target, {})),
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    type Spec = { title: string; file: string; line: number };
+    type Suite = { specs?: Spec[]; suites?: Suite[] };
+    const walk = (s: Suite): Spec[] => [...(s.specs ?? []), ...(s.suites ?? []).flatMap(walk)];
+    const specs = (JSON.parse(r.stdout) as { suites: Suite[] }).suites.flatMap(walk);
+    assert.ok(specs.length > 40, `${specs.length} tests listed`);
+    const families = new Set(specs.map((s) => basename(s.file)));
+    assert.deepEqual([...families].sort(), CONTRACT_FAMILIES.map((f) => `${f}.spec.ts`).sort());
+  } finally {
+    await ref.close();
+  }
+});
