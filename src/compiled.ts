@@ -26,8 +26,8 @@ import { COMPILED, PACKAGE_ROOT } from './package.js';
 export const PRODUCT_FOLDERS = ['cli', 'run', 'contracts', 'load', 'reports', 'reference', 'src'] as const;
 /** Under the product folders but not part of a run: k6's own scripts are bundled for k6 instead. */
 const NOT_COMPILED = ['load/k6'];
-/** Files the code opens from its own folder. */
-const ASSET = /\.proto$/;
+/** Files the code opens from its own folder: .proto files, the precompiled validators (CommonJS). */
+const ASSET = /\.(proto|cjs)$/;
 /** Where runs write under the product folders (git-ignored, can be large): never sources. */
 const OUTPUT = ['reports/latest', 'reports/bench', 'reports/selfcheck'];
 

@@ -1,6 +1,7 @@
 // `npm run generate`: TypeScript types from every schema of schemas/ into src/types/generated/,
-// one module per schema plus index.ts, and the generated pages of docs/ (the rule catalogue and
-// the commands, from src/rules/catalogue.ts and the commands' flag tables). `--check` generates in
+// one module per schema plus index.ts, the precompiled validators (tools/generate-validators.ts),
+// and the generated pages of docs/ (the rule catalogue and the commands, from
+// src/rules/catalogue.ts and the commands' flag tables). `--check` generates in
 // memory and exits 1 when the files on disk differ (npm test runs it), so neither drifts.
 //
 // A $ref to another schema file becomes a type import instead of being inlined, so each type is
@@ -13,10 +14,12 @@ import { isSchemaNode, mapSchema, type SchemaNode as Json } from '../src/schemas
 import { commandLine } from '../cli/args.js';
 import { GENERATE } from './generate-flags.js';
 import { exitWith } from '../cli/fatal.js';
+import { validatorsModule, VALIDATORS_FILE } from './generate-validators.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCHEMA_DIR = join(ROOT, 'schemas');
 const OUT_DIR = join(ROOT, 'src/types/generated');
+const VALIDATORS_DIR = join(ROOT, 'src/schemas/generated');
 const SUFFIX = '.schema.json';
 
 const banner = (file: string) =>
@@ -176,6 +179,14 @@ async function main(): Promise<void> {
       wanted: await generate(),
       have: onDisk(),
       removeExtra: true,
+    },
+    {
+      dir: VALIDATORS_DIR,
+      rel: 'src/schemas/generated',
+      what: 'precompiled validators',
+      wanted: new Map([[VALIDATORS_FILE, validatorsModule()]]),
+      have: readAll(VALIDATORS_DIR, [VALIDATORS_FILE]),
+      removeExtra: false,
     },
     ...(() => {
       const docs = generateDocs();

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { commandLine, defineCommand } from '../cli/args.js';
 import { exitWith } from '../cli/fatal.js';
 import { browserRequired, findChromium, skipLine } from '../test/support/chromium.js';
+import { compiledRoot } from '../src/compiled.js';
 
 export const TEST = defineCommand({
   invocation: 'npm test --',
@@ -84,7 +85,7 @@ function longestFirst(files: string[]): string[] {
   return [...files].sort((a, b) => rank(a) - rank(b));
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const cli = commandLine(TEST);
   const only = cli.positionals;
   const concurrency = cli.values.concurrency ?? defaultConcurrency();
@@ -99,6 +100,9 @@ function main(): void {
     console.error(`no test files found${only.length ? ` under ${only.map((d) => join('test', d)).join(', ')}` : ''}`);
     process.exit(1);
   }
+  // The copy of the product Playwright runs (src/compiled.ts), compiled once here rather than by
+  // the first test files at the same time.
+  await compiledRoot().catch(() => undefined);
   const tests = spawnSync(
     process.execPath,
     ['--import', 'tsx', join('tools', 'run-test-files.ts'), String(concurrency), ...files],
@@ -112,9 +116,5 @@ function main(): void {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    main();
-  } catch (e) {
-    exitWith(TEST.prefix, e);
-  }
+  main().catch((e: unknown) => exitWith(TEST.prefix, e));
 }

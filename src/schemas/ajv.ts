@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 let loaded: { Ajv2020: typeof AjvClass; addFormats: (ajv: AjvClass) => AjvClass } | undefined;
 
 export type Ajv = AjvClass;
-export type { ErrorObject, ValidateFunction };
+export type { ErrorObject, Options, ValidateFunction };
 
 export function createAjv(options: Options = {}): Ajv {
   loaded ??= {

@@ -1,9 +1,13 @@
 // Schema validation for everything the suite reads: every file of schemas/ is loaded once into one
 // ajv 2020-12 instance, together with a strict view of each (generated here, never kept by hand)
-// that lists the fields a record carries beyond the documented ones (RES-02).
+// that lists the fields a record carries beyond the documented ones (RES-02). Their validators are
+// compiled ahead of time by `npm run generate` (src/schemas/generated/validators.cjs) and used while
+// they match schemas/.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAjv, type ErrorObject, type ValidateFunction } from './ajv.js';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { createAjv, type Ajv, type ErrorObject, type Options, type ValidateFunction } from './ajv.js';
 import { describeValue, dottedPath, pointerSegments } from './paths.js';
 import { isSchemaNode, mapSchema, type SchemaNode } from './walk.js';
 import { packagePath } from '../package.js';
@@ -131,42 +135,99 @@ interface Loaded {
   strict: (name: string) => ValidateFunction;
 }
 
-let loaded: Loaded | undefined;
-
-/** Reads schemas/ once per process; each validator is compiled on first use and kept. */
-function load(): Loaded {
-  if (loaded) return loaded;
-  const ajv = createAjv({ verbose: true });
-  ajv.addVocabulary(['x-source', 'x-rules', 'x-expected', 'x-secret', ...VALUE_ANNOTATIONS]);
+/** The schemas of schemas/ by $id, and the hash of their files that precompiled validators are keyed by. */
+export function readSchemaFiles(): { byId: Map<string, Json>; hash: string } {
   const byId = new Map<string, Json>();
+  const hash = createHash('sha256');
   for (const file of readdirSync(SCHEMA_DIR)
     .filter((f) => f.endsWith('.schema.json'))
     .sort()) {
-    const schema = JSON.parse(readFileSync(join(SCHEMA_DIR, file), 'utf8')) as Json;
+    const text = readFileSync(join(SCHEMA_DIR, file), 'utf8');
+    hash.update(file).update('\0').update(text).update('\0');
+    const schema = JSON.parse(text) as Json;
     const expectedId = SCHEMA_BASE + file;
     if (schema.$id !== expectedId) throw new Error(`schemas/${file}: $id must be ${expectedId}`);
     byId.set(expectedId, schema);
-    ajv.addSchema(schema);
-    ajv.addSchema(strictViewOf(schema) as Json);
   }
-  const names = new Set<string>([
+  return { byId, hash: hash.digest('hex').slice(0, 16) };
+}
+
+/** Every name validate() accepts: the SCHEMA constants and every file stem. */
+export function namesOf(byId: ReadonlyMap<string, Json>): Set<string> {
+  return new Set<string>([
     ...Object.values(SCHEMA),
     ...[...byId.keys()].map((id) => id.slice(SCHEMA_BASE.length, -'.schema.json'.length)),
   ]);
-  const cached = (base: string) => {
+}
+
+export type View = 'lax' | 'strict';
+
+/** The $id of a schema name in a view. */
+export const viewId = (view: View, name: string): string => idOf(name, view === 'lax' ? SCHEMA_BASE : STRICT_BASE);
+
+/** The export of the precompiled module (src/schemas/generated/validators.cjs) holding a view's validator. */
+export const exportNameOf = (view: View, name: string): string => `${view}_${name.replace(/[^A-Za-z0-9]/g, '_')}`;
+
+/**
+ * One ajv instance with every schema and its strict view: what validates when the precompiled
+ * validators do not match schemas/, and what `npm run generate` precompiles them from.
+ */
+export function schemaAjv(byId: ReadonlyMap<string, Json>, options: Options = {}): Ajv {
+  const ajv = createAjv({ verbose: true, ...options });
+  ajv.addVocabulary(['x-source', 'x-rules', 'x-expected', 'x-secret', ...VALUE_ANNOTATIONS]);
+  for (const schema of byId.values()) {
+    ajv.addSchema(schema);
+    ajv.addSchema(strictViewOf(schema) as Json);
+  }
+  return ajv;
+}
+
+type Precompiled = Record<string, ValidateFunction | string | undefined>;
+
+/**
+ * The validators `npm run generate` compiled ahead of time (ajv's standalone code), when they were
+ * compiled from these very schema files: compiling them here cost each contract worker about half
+ * a second of CPU. Otherwise none, and ajv compiles them (the drift check of `npm test` keeps the
+ * module in step with schemas/).
+ */
+function precompiled(hash: string): Precompiled | undefined {
+  try {
+    const mod = createRequire(import.meta.url)('./generated/validators.cjs') as Precompiled;
+    return mod.schemasHash === hash ? mod : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let loaded: Loaded | undefined;
+
+/** Reads schemas/ once per process; each validator is taken (or compiled) on first use and kept. */
+function load(): Loaded {
+  if (loaded) return loaded;
+  const { byId, hash } = readSchemaFiles();
+  const names = namesOf(byId);
+  const pre = precompiled(hash);
+  let ajv: Ajv | undefined;
+  const cached = (view: View) => {
     const cache = new Map<string, ValidateFunction>();
     return (name: string): ValidateFunction => {
       let fn = cache.get(name);
       if (fn) return fn;
       if (!names.has(name)) throw new Error(`unknown schema name "${name}" (known: ${[...names].join(', ')})`);
-      fn = ajv.getSchema(idOf(name, base));
-      if (!fn) throw new Error(`no schema ${idOf(name, base)}`);
+      const made = pre?.[exportNameOf(view, name)];
+      fn = typeof made === 'function' ? made : (ajv ??= schemaAjv(byId)).getSchema(viewId(view, name));
+      if (!fn) throw new Error(`no schema ${viewId(view, name)}`);
       cache.set(name, fn);
       return fn;
     };
   };
-  loaded = { byId, names, lax: cached(SCHEMA_BASE), strict: cached(STRICT_BASE) };
+  loaded = { byId, names, lax: cached('lax'), strict: cached('strict') };
   return loaded;
+}
+
+/** Whether this process validates with the precompiled validators (false: ajv compiles them). */
+export function usesPrecompiled(): boolean {
+  return precompiled(readSchemaFiles().hash) !== undefined;
 }
 
 /** Every schema name that validate() accepts: the SCHEMA constants and every file stem. */

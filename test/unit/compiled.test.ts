@@ -34,7 +34,8 @@ test('the product files: every source of the product folders (cli/selfcheck too)
     names.filter((f) => /^reports\/(latest|bench|selfcheck)\//.test(f)),
     [],
   );
-  assert.ok(rel(assets).length > 0 && rel(assets).every((f) => f.endsWith('.proto')));
+  assert.ok(rel(assets).includes('src/schemas/generated/validators.cjs'), 'the precompiled validators');
+  assert.ok(rel(assets).every((f) => /\.(proto|cjs)$/.test(f)));
 });
 
 test('the compiled copy: named by the sources hash, the suite and its assets in it, compiled modules that find the package', async () => {

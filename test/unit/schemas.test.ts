@@ -7,12 +7,20 @@ import {
   extraFields,
   headerRecord,
   isValid,
+  exportNameOf,
+  readSchemaFiles,
+  schemaAjv,
   schemaNames,
   strictViewOf,
+  usesPrecompiled,
   validate,
+  viewId,
   type SchemaName,
   type SchemaProblem,
+  type View,
 } from '../../src/schemas/validate.js';
+import type { ValidateFunction } from '../../src/schemas/ajv.js';
+import { createRequire } from 'node:module';
 import { mapSchema, isSchemaNode } from '../../src/schemas/walk.js';
 import { isRuleId } from '../../src/rules/catalogue.js';
 import { substituteEnv } from '../../src/target-file/load.js';
@@ -673,4 +681,41 @@ test('type generation is deterministic, matches the files on disk, and declares 
     'json2ts numbered a duplicate',
   );
   assert.ok(first.get('target.ts')?.includes('export interface TargetFile'));
+});
+
+test('the precompiled validators match schemas/ and judge as ajv compiling the schemas does, errors included', () => {
+  assert.ok(usesPrecompiled(), 'src/schemas/generated/validators.cjs is out of date: run npm run generate');
+  const { byId } = readSchemaFiles();
+  const ajv = schemaAjv(byId);
+  const pre = createRequire(import.meta.url)('../../src/schemas/generated/validators.cjs') as Record<
+    string,
+    ValidateFunction
+  >;
+  // Each correct record, the same with its first field removed and with it of the wrong type, and plain odd values.
+  const values = Object.values(RECORDS).flatMap((r) => {
+    const [first] = Object.keys(r as object);
+    const without = { ...(r as Record<string, unknown>) };
+    if (first) delete without[first];
+    return [
+      r,
+      without,
+      { ...(r as object), ...(first && { [first]: [{ wrong: true }] }) },
+      { ...(r as object), extra: 1 },
+    ];
+  });
+  for (const name of schemaNames())
+    for (const view of ['lax', 'strict'] as View[]) {
+      const compiled = ajv.getSchema(viewId(view, name))!;
+      const made = pre[exportNameOf(view, name)]!;
+      for (const value of [...values, {}, null, 1, 'x', []]) {
+        const a = made(value);
+        const b = compiled(value);
+        assert.equal(a, b, `${view} ${name}: ${JSON.stringify(value)}`);
+        assert.deepEqual(
+          made.errors ?? null,
+          compiled.errors ?? null,
+          `${view} ${name} errors: ${JSON.stringify(value)}`,
+        );
+      }
+    }
 });
