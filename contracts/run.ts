@@ -224,7 +224,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
 
   // Families are spec files (file filters are regular expressions on the path).
   const suite = await suiteFiles();
-  // Either extension: a test's location is its TypeScript source where the compiled copy maps back to it.
+  // Either extension: the compiled copy's specs, or the sources where it could not be compiled.
   const args = [playwrightCli(), 'test', '-c', suite.config, ...families.map((f) => `[/\\\\]${f}\\.spec\\.[jt]s$`)];
   // The rule selection still applies to the checks the tests report (ENV.only below).
   const grep = opts.notTestableOnly ? NOT_TESTABLE_TITLE : grepFor(selected);

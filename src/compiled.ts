@@ -61,11 +61,7 @@ export function productFiles(root: string): { sources: string[]; assets: string[
  * (esbuild, no bundling, so every module finds its files and packages from where it is, as in the
  * sources), the assets copied beside them.
  */
-export async function compileProduct(
-  root: string,
-  outDir: string,
-  opts: { sourcemap?: boolean } = {},
-): Promise<{ files: number }> {
+export async function compileProduct(root: string, outDir: string): Promise<{ files: number }> {
   const { sources, assets } = productFiles(root);
   // esbuild is a development dependency: a clone has it, the package never calls this.
   const { build } = await import('esbuild');
@@ -78,7 +74,6 @@ export async function compileProduct(
     format: 'esm',
     target: 'node20',
     logLevel: 'error',
-    ...(opts.sourcemap && { sourcemap: 'linked' as const, sourceRoot: '' }),
   });
   for (const a of assets) {
     const to = join(outDir, relative(root, a));
@@ -142,7 +137,7 @@ export function compiledRoot(): Promise<string> {
       inCache = false;
     }
     try {
-      await compileProduct(PACKAGE_ROOT, staging, { sourcemap: true });
+      await compileProduct(PACKAGE_ROOT, staging);
     } catch (e) {
       rmSync(staging, { recursive: true, force: true });
       throw e;

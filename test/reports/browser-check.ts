@@ -11,6 +11,7 @@ import { chromium } from '@playwright/test';
 import { OPEN_FAILURES_PER_RULE } from '../../reports/html.js';
 import { RULES } from '../../src/rules/catalogue.js';
 import { CHROMIUM_FLAGS, chromiumPath } from '../support/chromium.js';
+import { HANG_MS } from '../support/backstops.js';
 
 export const CHART_IDS = ['remaining', 'reset', 'rate', 'retry-after'] as const;
 
@@ -77,6 +78,9 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS });
   try {
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, serviceWorkers: 'block' });
+    // Playwright's 30 s action default is a budget on a loaded machine (a full-page screenshot timed
+    // out beside a second npm test): its actions get the backstop instead.
+    context.setDefaultTimeout(HANG_MS);
     const blocked: string[] = [];
     await context.route('**/*', (route) => {
       const url = route.request().url();

@@ -115,17 +115,19 @@ test('SIGINT during the probes stops sending at once, writes partial reports and
   // Quota for a drain of several seconds (burst 100, T = 200 ms), so the signal lands mid-drain.
   const ref = await startWatchedReference({ hourlyLimit: 18_000, burst: 100 });
   try {
+    // Only the horizon node's arrivals: the contract checks of the other hosts run beside the probes.
+    const horizon = () => ref.arrivals.filter((a) => a.server === 'horizon');
+    const inLastSecond = (at: number) => horizon().filter((a) => a.at > at - 1000 && a.at <= at).length;
     let drainFrom = -1;
     const x = await interruptWhen(ref, (stderr) => {
-      if (drainFrom < 0 && /probes · drain: under the cap/.test(stderr)) drainFrom = ref.arrivals.length;
-      // Several requests into the under-cap drain: the probes are sending steadily.
-      return drainFrom >= 0 && ref.arrivals.length >= drainFrom + 10;
+      if (drainFrom < 0 && /probes · drain: under the cap/.test(stderr)) drainFrom = horizon().length;
+      // Several requests into the under-cap drain, and some of them just now: the probes are sending
+      // (a loaded machine may pause them; the signal waits for them to send again).
+      return drainFrom >= 0 && horizon().length >= drainFrom + 10 && inLastSecond(performance.now()) >= 3;
     });
-    const before = ref.arrivals.filter(
-      (a) => a.server === 'horizon' && a.at > x.signalAt - 1000 && a.at <= x.signalAt,
-    ).length;
+    const before = inLastSecond(x.signalAt);
     t.diagnostic(`${before} requests reached the horizon node in the second before the signal`);
-    assert.ok(before >= 5, 'the probes were not sending when the signal came');
+    assert.ok(before >= 3, 'the probes were not sending when the signal came');
     assertCleanStop(t, ref, x, 'probes', IN_FLIGHT_MS);
     const rl = x.results.checks.filter((c) => c.rule.startsWith('RL-'));
     const cut = rl.filter((c) => c.verdict === 'error' && /interrupted/i.test(c.message));

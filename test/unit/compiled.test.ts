@@ -1,7 +1,7 @@
 // The compiled copy a clone runs the contract suite from (src/compiled.ts): which files it holds,
 // that it is keyed by the sources' content, that its modules know they are compiled and still find
 // the package's files, and that Playwright lists the suite from it with its TypeScript loader off,
-// each test located at its TypeScript source (the contracts stage filters tests by that location).
+// each test in its compiled spec file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -57,7 +57,7 @@ test('the compiled copy: named by the sources hash, the suite and its assets in 
   assert.equal(pkg.PACKAGE_ROOT, ROOT, 'schemas/ and docs/ are found from the copy');
 });
 
-test('Playwright lists the compiled suite with its TypeScript loader off, each test at its TypeScript source', async () => {
+test('Playwright lists the compiled suite with its TypeScript loader off, each test in its compiled spec file', async () => {
   const root = await compiledRoot();
   const ref = await startReference();
   try {
@@ -84,7 +84,7 @@ test('Playwright lists the compiled suite with its TypeScript loader off, each t
     const specs = (JSON.parse(r.stdout) as { suites: Suite[] }).suites.flatMap(walk);
     assert.ok(specs.length > 40, `${specs.length} tests listed`);
     const families = new Set(specs.map((s) => basename(s.file)));
-    assert.deepEqual([...families].sort(), CONTRACT_FAMILIES.map((f) => `${f}.spec.ts`).sort());
+    assert.deepEqual([...families].sort(), CONTRACT_FAMILIES.map((f) => `${f}.spec.js`).sort());
   } finally {
     await ref.close();
   }
