@@ -177,6 +177,17 @@ export function checkAcceptedBeforeFirst429(
   const withinOne = observed >= forecast.countLo - 1 && observed <= forecast.countHi + 1;
   const seen = `${observed} requests were accepted before the first 429`;
   const range = `${forecast.countLo}..${forecast.countHi}`;
+  // No 429 in the drain (it ended first, as on a machine that sent too late to find the bucket
+  // empty): the count stopped with the drain, not at the limiter. Only more than a GCRA accepts is known.
+  if (!denial && observed <= forecast.countHi + 1)
+    return {
+      verdict: 'error',
+      message:
+        `inconclusive: the drain ended after ${observed} accepted request(s) without a 429, ` +
+        `so the count before the first 429 is unknown (the GCRA forecast is ${range})`,
+      evidence: { ...evidence, cause: 'no denial' },
+      samples: reach.slice(-2),
+    };
   if (withinOne)
     return {
       verdict: 'pass',

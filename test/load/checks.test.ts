@@ -387,6 +387,19 @@ const TABLE: Record<string, Row[]> = {
       says: /^9 requests were accepted before the first 429; a GCRA with Limit 10 and T .* accepts 13\.\.13 \(±1\)$/,
     },
     {
+      // Every 429 of the drain lost on the way: the drain ends before the limiter said no.
+      name: 'the drain ends without a 429',
+      run: { edit: at('underCap', (a) => (a.status === 429 ? { headers: {}, error: 'other side closed' } : a)) },
+      verdict: 'error',
+      says: /^inconclusive: the drain ended after \d+ accepted request\(s\) without a 429, so the count before the first 429 is unknown/,
+    },
+    {
+      name: 'a limiter that never says no',
+      run: { edit: at('underCap', (a) => (a.status === 429 ? accepted(a) : a)) },
+      verdict: 'fail',
+      says: /requests were accepted before the first 429; a GCRA with Limit 10 and T .* accepts 13\.\.13 \(±1\)$/,
+    },
+    {
       name: 'Limit and T unknown',
       run: NO_LIMIT,
       verdict: 'error',

@@ -66,20 +66,30 @@ test(
   async (t) => {
     const r = await probeFront('strict', 'allForms');
     const lines = verdictLines(r.outcome);
-    // The catch needs the burst sent at its pace: judged on a run the machine did not hold up.
-    judgeSteady(t, timelineStallMs(r.outcome.timeline), () => {
-      assert.deepEqual(
-        notPassing(r.outcome.checks).map((c) => c.id),
-        ['rl.integrity[cap]'],
-        lines,
-      );
-      const cap = r.outcome.checks.find((c) => c.id === 'rl.integrity[cap]')!;
-      assert.equal(cap.verdict, 'fail', lines);
-      assert.match(
-        cap.message,
-        /^\d+ requests were accepted within \d+ ms, over the cap of 20: \d+ plain and \d+ varied \(the token as /,
-      );
-    });
+    const cap = r.outcome.checks.find((c) => c.id === 'rl.integrity[cap]')!;
+    t.diagnostic(`${cap.verdict}: ${cap.message}`);
+    // The catch needs the burst sent at its pace: judged on a run the machine did not hold up. Its
+    // margin is small (24-25 accepted in one second against the cap of 20 on a quiet machine, with
+    // requests held up about 30 ms): an answer counts in a window only if its whole interval does, and
+    // a 100 ms hold-up already costs two or three of them.
+    const CATCH_MARGIN_MS = 100;
+    judgeSteady(
+      t,
+      timelineStallMs(r.outcome.timeline),
+      () => {
+        assert.deepEqual(
+          notPassing(r.outcome.checks).map((c) => c.id),
+          ['rl.integrity[cap]'],
+          lines,
+        );
+        assert.equal(cap.verdict, 'fail', lines);
+        assert.match(
+          cap.message,
+          /^\d+ requests were accepted within \d+ ms, over the cap of 20: \d+ plain and \d+ varied \(the token as /,
+        );
+      },
+      CATCH_MARGIN_MS,
+    );
     assert.deepEqual(
       r.outcome.checks.filter((c) => c.verdict === 'fail' && c.id !== 'rl.integrity[cap]').map((c) => c.id),
       [],
