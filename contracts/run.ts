@@ -4,7 +4,7 @@
 // child is stopped; the stage says why the selected rules it left without a check got none (the
 // run turns that into their `error` records, src/coverage.ts).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Budget } from '../src/budget.js';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -92,14 +92,17 @@ async function rateLimitedWork(
     ...(answers.length && { answered: probeAnswered(answers, horizon) }),
   });
   const check = new Checks(redactor, selected);
+  // The node tests read the file as soon as it exists: written beside it and renamed into place, it
+  // is never seen half written (on a loaded machine a test read it empty).
+  const publish = (body: object) => {
+    writeFileSync(`${file}.tmp`, JSON.stringify(body));
+    renameSync(`${file}.tmp`, file);
+  };
   try {
     for (const w of works) await w.run({ api, check });
-    writeFileSync(file, JSON.stringify({ checks: check.results }));
+    publish({ checks: check.results });
   } catch (e) {
-    writeFileSync(
-      file,
-      JSON.stringify({ checks: check.results, error: redactor.text(String((e as Error).message ?? e)) }),
-    );
+    publish({ checks: check.results, error: redactor.text(String((e as Error).message ?? e)) });
   } finally {
     budget.close();
   }

@@ -122,8 +122,12 @@ export function compiledRoot(): Promise<string> {
   compiled ??= (async () => {
     const root = join(COMPILED_CACHE, COPY_PREFIX + productHash(PACKAGE_ROOT));
     if (existsSync(root)) {
-      const now = new Date();
-      utimesSync(root, now, now); // in use: not stale for the pruning above
+      try {
+        const now = new Date();
+        utimesSync(root, now, now); // in use: not stale for the pruning above
+      } catch {
+        // a cache that cannot be touched is still there to use
+      }
       return root;
     }
     let staging: string;
