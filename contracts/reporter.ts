@@ -129,19 +129,25 @@ export default class ChainprobeReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const lines: ChecksLine[] = [];
+    /** Lines parsed from an attachment that was redacted as a whole: written as they are. */
+    const redacted = new Set<ChecksLine>();
+    const done = new Set<object>();
     const checks: CheckResult[] = [];
     let timing: TestAttachment['timing'];
     for (const a of result.attachments) {
       if (a.name !== CHECKS_ATTACHMENT || !a.body) continue;
-      const got = JSON.parse(a.body.toString('utf8')) as TestAttachment;
+      // Redacted once, as the text it is: the attachment (a megabyte in a run) is the bulk of
+      // what the runner handles, and every line below is parsed from the redacted text.
+      const text = this.free(a.body.toString('utf8'));
+      const got = JSON.parse(text) as TestAttachment;
       checks.push(...got.checks);
       timing = got.timing;
-      for (const item of got.non2xx) lines.push({ kind: 'non2xx', item });
-      if (got.exchanges) {
-        for (const exchange of got.exchanges) lines.push({ kind: 'exchange', exchange });
-        // The exchanges go to the run's HAR; Playwright's HTML report keeps the checks only.
-        a.body = Buffer.from(JSON.stringify({ ...got, exchanges: undefined }));
-      }
+      const add = (l: ChecksLine) => (lines.push(l), redacted.add(l));
+      for (const item of got.non2xx) add({ kind: 'non2xx', item });
+      // The exchanges go to the run's HAR; Playwright's HTML report keeps the checks only.
+      for (const exchange of got.exchanges ?? []) add({ kind: 'exchange', exchange });
+      a.body = Buffer.from(got.exchanges ? JSON.stringify({ ...got, exchanges: undefined }) : text);
+      done.add(a);
     }
     const failedOnVerdicts = result.annotations.some((a) => a.type === VERDICT_FAILURES_ANNOTATION);
     if (failedOnVerdicts && result.status === 'passed') failOnVerdicts(test, result, checks);
@@ -158,7 +164,11 @@ export default class ChainprobeReporter implements Reporter {
         ...timing,
       },
     });
-    for (const check of checks) lines.push({ kind: 'check', check });
+    for (const check of checks) {
+      const line: ChecksLine = { kind: 'check', check };
+      lines.push(line);
+      redacted.add(line);
+    }
     // A test that failed only on its checks' verdicts (steps.ts) ran to its end: nothing to add.
     if (
       result.status !== 'passed' &&
@@ -181,8 +191,8 @@ export default class ChainprobeReporter implements Reporter {
         });
       }
     }
-    this.redactResult(result);
-    this.write(lines);
+    this.redactResult(result, done);
+    this.write(lines, redacted);
     const rules = this.open.get(familyOf(test));
     for (const rule of this.rulesOf(test)) rules?.set(rule, (rules.get(rule) ?? 1) - 1);
     this.progress(familyOf(test));
@@ -213,9 +223,11 @@ export default class ChainprobeReporter implements Reporter {
     return this.free(msg || `test ${result.status}`).slice(0, 300);
   }
 
-  private write(lines: ChecksLine[]): void {
+  /** Appends the lines, each redacted unless it is in `redacted` (parsed from redacted text). */
+  private write(lines: ChecksLine[], redacted: ReadonlySet<ChecksLine> = new Set()): void {
     if (!this.checksFile || lines.length === 0) return;
-    appendFileSync(this.checksFile, lines.map((l) => this.free(JSON.stringify(l))).join('\n') + '\n');
+    const text = lines.map((l) => (redacted.has(l) ? JSON.stringify(l) : this.free(JSON.stringify(l))));
+    appendFileSync(this.checksFile, text.join('\n') + '\n');
   }
 
   private progress(family: string): void {
@@ -270,13 +282,14 @@ export default class ChainprobeReporter implements Reporter {
     }
   }
 
-  private redactResult(result: TestResult): void {
+  /** `done`: attachments already redacted (the checks attachment, in onTestEnd). */
+  private redactResult(result: TestResult, done: ReadonlySet<object> = new Set()): void {
     for (const step of result.steps) this.redactStep(step, true);
     for (const e of result.errors) this.redactError(e);
     if (result.error) this.redactError(result.error);
     this.redactChunks(result.stdout);
     this.redactChunks(result.stderr);
-    for (const a of result.attachments) this.redactAttachment(a);
+    for (const a of result.attachments) if (!done.has(a)) this.redactAttachment(a);
     for (const an of result.annotations) if (an.description) an.description = this.free(an.description);
   }
 }

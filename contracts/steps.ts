@@ -1,15 +1,19 @@
-// A contract test's checks as steps of Playwright's own report: one step per check, titled with
-// its verdict, rule, id and message, located at the test's line in its spec file. A fail or error
-// check is a failed step. The test itself does not throw for them: Playwright ends a worker after
-// every failed test and starts another (about a second of CPU each), so a deployment failing many
-// rules would cost as many workers. It is marked failed instead, with one error per failing check,
-// by the chainprobe reporter (failOnVerdicts), which every other reporter runs after: Playwright's
-// reports agree with chainprobe's verdicts. Steps are written when the test body ends: a check is
-// a synchronous statement, and its evidence is already complete by then.
+// A contract test's checks as steps of Playwright's own report: one step per rule the test checked,
+// titled with the rule's verdict and its checks' counts, and inside it one step per check that did
+// not pass (fail, error, observed, skipped), titled with its verdict, rule, id and message. Passing
+// checks are counted, not listed: a step costs a stack capture in the worker and two messages to
+// the runner, and a run has hundreds of passing checks (every check is in the test's
+// chainprobe-checks attachment). Steps are located at the test's line in its spec file. A fail or
+// error check is a failed step, and so is its rule's step. The test itself does not throw for them:
+// Playwright ends a worker after every failed test and starts another (about a second of CPU each),
+// so a deployment failing many rules would cost as many workers. It is marked failed instead, with
+// one error per failing check, by the chainprobe reporter (failOnVerdicts), which every other
+// reporter runs after: Playwright's reports agree with chainprobe's verdicts. Steps are written when
+// the test body ends: a check is a synchronous statement, and its evidence is already complete by then.
 import type { Location, TestInfo } from '@playwright/test';
 import type { TestError } from '@playwright/test/reporter';
 import { failureText } from '../src/check-text.js';
-import type { CheckResult, Verdict } from '../src/verdict.js';
+import { rollUp, VERDICTS, type CheckResult, type Verdict } from '../src/verdict.js';
 import { VERDICT_FAILURES_ANNOTATION } from './protocol.js';
 
 /** The verdicts that fail a test in Playwright's report (chainprobe exits 1 on them too). */
@@ -55,6 +59,22 @@ export function verdictErrors(at: Location, checks: readonly CheckResult[]): Tes
 
 export const stepTitle = (c: CheckResult) => `${c.verdict.toUpperCase()} ${c.rule} ${c.id}: ${c.message}`;
 
+/** A rule's step: its rolled-up verdict (as in results.json), then how many checks had each verdict. */
+export function ruleStepTitle(rule: string, checks: readonly CheckResult[]): string {
+  const verdict = rollUp(checks.map((c) => c.verdict));
+  const counts = VERDICTS.map((v) => [v, checks.filter((c) => c.verdict === v).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([v, n]) => `${n} ${v}`);
+  return `${verdict.toUpperCase()} ${rule}: ${checks.length} check${checks.length === 1 ? '' : 's'} (${counts.join(', ')})`;
+}
+
+/** The checks of each rule, rules in the order they were first checked. */
+function byRule(checks: readonly CheckResult[]): Map<string, CheckResult[]> {
+  const out = new Map<string, CheckResult[]>();
+  for (const c of checks) out.get(c.rule)?.push(c) ?? out.set(c.rule, [c]);
+  return out;
+}
+
 /**
  * Writes the steps. When the body itself threw (`bodyThrew`), the steps only show what was
  * checked before: the body's error is the test's error. Otherwise failing checks are annotated
@@ -67,18 +87,31 @@ export async function reportChecks(
   bodyThrew: boolean,
 ): Promise<void> {
   const at: Location = { file: info.file, line: info.line, column: info.column };
-  const failing: CheckResult[] = [];
-  for (const c of checks) {
-    const fails = FAILING.has(c.verdict);
-    if (fails) failing.push(c);
+  // Not boxed: a boxed step captures a stack trace through source maps (about a millisecond a
+  // step); the location is given, and the error's stack is the spec line.
+  const options = { box: false, location: at };
+  const failing = checks.filter((c) => FAILING.has(c.verdict));
+  for (const [rule, mine] of byRule(checks)) {
+    const ruleFails = mine.some((c) => FAILING.has(c.verdict));
     await step(
-      stepTitle(c),
+      ruleStepTitle(rule, mine),
       async () => {
-        if (fails) throw errorAt(at, failureText(c));
+        for (const c of mine) {
+          if (c.verdict === 'pass') continue;
+          await step(
+            stepTitle(c),
+            async () => {
+              if (FAILING.has(c.verdict)) throw errorAt(at, failureText(c));
+            },
+            options,
+          ).catch(() => {
+            // The step shows the error; its rule's step fails below.
+          });
+        }
+        if (ruleFails)
+          throw errorAt(at, `${rule}: ${mine.filter((c) => FAILING.has(c.verdict)).length} failing check(s)`);
       },
-      // Not boxed: a boxed step captures a stack trace through source maps (about a millisecond
-      // a step, seconds a run); the location is given, and the error's stack is the spec line.
-      { box: false, location: at },
+      options,
     ).catch(() => {
       // The step shows the error; the reporter fails the test on it.
     });

@@ -2,18 +2,14 @@
 // fleet run; in one event loop, one plan's model work (the replay analyses between phases) would
 // hold back the timers of the others and their pacing would suffer. Each thread has its own event
 // loop; the request budget is the run's counter file, shared by every thread and process.
-// A thread has no TypeScript loader: from the sources it runs this module bundled by esbuild (which
-// tsx already brings), dependencies included; the package's compiled module runs as it is.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+// A thread has no TypeScript loader: it runs chainprobe's JavaScript (src/compiled.ts).
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parentPort, workerData, Worker } from 'node:worker_threads';
 import { runProbes } from '../load/run.js';
 import { secretsOf, type ResolvedHorizon, type ResolvedTarget } from '../src/target-file/types.js';
 import { Redactor } from '../src/record/redact.js';
-import { COMPILED } from '../src/package.js';
+import { compiledRoot } from '../src/compiled.js';
 import type { ProbesOutcome, ProgressEvent, RunContext } from '../src/stages.js';
 
 interface ThreadInput {
@@ -34,94 +30,12 @@ type FromThread =
   | { type: 'done'; outcome: ProbesOutcome }
   | { type: 'failed'; message: string };
 
-let bundled: Promise<URL> | undefined;
-
-/** Where the bundle is kept between runs, with the sizes and times of the files it was built from. */
-const CACHE_DIR = fileURLToPath(new URL('../node_modules/.cache/chainprobe/', import.meta.url));
-const stamp = (path: string) => {
-  try {
-    const st = statSync(path);
-    return `${st.size}:${st.mtimeMs}`;
-  } catch {
-    return 'missing';
-  }
-};
-
-async function buildThreadScript(outfile: string): Promise<string[]> {
-  const { build } = await import('esbuild');
-  const result = await build({
-    entryPoints: [fileURLToPath(import.meta.url)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    minify: true,
-    outfile,
-    metafile: true,
-    logLevel: 'error',
-    // Modules that find files or packages from their own location (createRequire(import.meta.url))
-    // keep doing so from where they are in the repository, not from the bundle's folder.
-    plugins: [
-      {
-        name: 'source-import-meta-url',
-        setup(b) {
-          b.onLoad({ filter: /\.ts$/ }, (args) => ({
-            contents: readFileSync(args.path, 'utf8').replace(
-              /\bimport\.meta\.url\b/g,
-              JSON.stringify(pathToFileURL(args.path).href),
-            ),
-            loader: 'ts',
-          }));
-        },
-      },
-    ],
-    // Bundled CommonJS dependencies call require(): give the ES module one.
-    banner: {
-      js: `import { createRequire as __chainprobeRequire } from 'node:module'; const require = __chainprobeRequire(${JSON.stringify(import.meta.url)});`,
-    },
-  });
-  return Object.keys(result.metafile.inputs).map((p) => resolve(p));
-}
-
 /**
- * This module as one plain JavaScript file a worker thread can load: built once, kept under
- * node_modules/.cache and rebuilt when a file it was built from changes (a temporary build when
- * that folder cannot be written).
+ * This module as plain JavaScript a worker thread can load: the package's own, or in a clone the
+ * compiled copy the contract runner uses too (src/compiled.ts), compiled on first use.
  */
 function threadScript(): Promise<URL> {
-  if (COMPILED) return Promise.resolve(new URL(import.meta.url));
-  bundled ??= (async () => {
-    // Named for this checkout: worktrees may share one node_modules (a symlink), and the stamps
-    // below only see their own checkout's files.
-    const checkout = createHash('sha256')
-      .update(fileURLToPath(import.meta.url))
-      .digest('hex')
-      .slice(0, 12);
-    const outfile = join(CACHE_DIR, `probe-thread-${checkout}.mjs`);
-    const stampsFile = join(CACHE_DIR, `probe-thread-${checkout}.inputs.json`);
-    try {
-      const stamps = JSON.parse(readFileSync(stampsFile, 'utf8')) as Record<string, string>;
-      if (existsSync(outfile) && Object.entries(stamps).every(([path, s]) => stamp(path) === s))
-        return pathToFileURL(outfile);
-    } catch {
-      // no usable cache: build
-    }
-    try {
-      mkdirSync(CACHE_DIR, { recursive: true });
-      // Built beside, then renamed: a concurrent run never loads a half-written bundle.
-      const tmp = `${outfile}.${process.pid}.tmp.mjs`;
-      const inputs = await buildThreadScript(tmp);
-      renameSync(tmp, outfile);
-      writeFileSync(stampsFile, JSON.stringify(Object.fromEntries(inputs.map((p) => [p, stamp(p)]))));
-      return pathToFileURL(outfile);
-    } catch {
-      const dir = mkdtempSync(join(tmpdir(), 'chainprobe-thread-'));
-      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-      await buildThreadScript(join(dir, 'probe-thread.mjs'));
-      return pathToFileURL(join(dir, 'probe-thread.mjs'));
-    }
-  })();
-  return bundled;
+  return compiledRoot().then((root) => pathToFileURL(join(root, 'run', 'probe-thread.js')));
 }
 
 /** Whether plans can run in threads here (the bundle builds); otherwise they share this thread. */

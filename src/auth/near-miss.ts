@@ -103,7 +103,17 @@ function swapCase(s: string): string {
  * real value and from the others (a kind that cannot differ, e.g. the case of a digits-only token,
  * is left out). `other` is the other key generation's key, where there is one.
  */
-export function nearMisses(real: string, seed: number, other?: string): NearMiss[] {
+export function nearMisses(real: string, seed: number, other?: string): readonly NearMiss[] {
+  // The auth checks ask once per endpoint and form, hundreds of times a run, for a handful of values.
+  const key = `${seed}\0${real}\0${other ?? ''}`;
+  let out = made.get(key);
+  if (!out) made.set(key, (out = Object.freeze(makeNearMisses(real, seed, other))));
+  return out;
+}
+
+const made = new Map<string, readonly NearMiss[]>();
+
+function makeNearMisses(real: string, seed: number, other?: string): NearMiss[] {
   const n = real.length;
   if (n === 0) return [];
   const rnd = seededRandom((seed ^ hash(real)) >>> 0);

@@ -12,6 +12,7 @@ import {
   recordGrpcCall,
   type GrpcCallOptions,
   type GrpcOutcome,
+  withoutCallerStack,
 } from './grpc-reflection.js';
 
 export const HEALTH_PROTO = fileURLToPath(new URL('./proto/health.proto', import.meta.url));
@@ -77,10 +78,12 @@ export function checkHealth(o: GrpcCallOptions): Promise<string> {
         }),
       o.deadlineMs + 1000,
     );
-    client.Check({ service: '' }, metadataOf(o.metadata), { deadline: sentAt + o.deadlineMs }, (err, res) => {
-      if (err) return finish(callError(where, err, o.address));
-      const status = res?.status ?? 'UNKNOWN';
-      finish({ responseBody: JSON.stringify({ status }), status: { code: grpc.status.OK, details: '' } }, status);
-    });
+    withoutCallerStack(() =>
+      client.Check({ service: '' }, metadataOf(o.metadata), { deadline: sentAt + o.deadlineMs }, (err, res) => {
+        if (err) return finish(callError(where, err, o.address));
+        const status = res?.status ?? 'UNKNOWN';
+        finish({ responseBody: JSON.stringify({ status }), status: { code: grpc.status.OK, details: '' } }, status);
+      }),
+    );
   });
 }

@@ -1,5 +1,6 @@
 // Playwright's own report agrees with chainprobe: a test with a failing check is failed there,
-// with one step per check located in its spec file, and rule ids are tags that --grep selects by.
+// with a step per rule and inside it a step per check that did not pass, located in its spec file,
+// and rule ids are tags that --grep selects by.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { describe, it } from 'node:test';
 import { startReference } from '../../reference/start.js';
 import { isRuleId } from '../../src/rules/catalogue.js';
 import { resolveTarget } from '../../src/target-file/load.js';
+import { ruleStepTitle, stepTitle } from '../../contracts/steps.js';
 import { htmlReportFiles, runAgainstReference } from './harness.js';
 import { HANG_MS } from '../support/backstops.js';
 
@@ -16,6 +18,7 @@ interface PwStep {
   title: string;
   location?: { file: string; line: number };
   error?: unknown;
+  steps?: PwStep[];
 }
 interface PwTest {
   title: string;
@@ -26,7 +29,7 @@ interface PwTest {
 }
 
 describe("Playwright's report", () => {
-  it('counts a test with a failing check as failed, one step per check located in its spec file', async () => {
+  it('counts a test with a failing check as failed: a step per rule, in it a step per check that did not pass, located in its spec file', async () => {
     let html = '';
     const run = await runAgainstReference({
       reference: { faults: new Set(['event-block-number-string']) },
@@ -58,17 +61,33 @@ describe("Playwright's report", () => {
     assert.equal(result.status, 'failed');
     assert.match(result.errors?.[0]?.message ?? '', /fail NFT-01 /);
 
-    const checkSteps = result.steps.filter((s) => /^(PASS|FAIL|OBSERVED|SKIPPED|ERROR) /.test(s.title));
     const mine = run.checks.filter((c) => c.rule === 'NFT-01');
-    assert.equal(checkSteps.length, mine.length, 'one step per check');
-    for (const c of mine) {
-      const step = checkSteps.find((s) => s.title === `${c.verdict.toUpperCase()} ${c.rule} ${c.id}: ${c.message}`);
-      assert.ok(step, `no step for ${c.id}`);
-      assert.equal(step.location?.file, events.location.file);
-      assert.equal(step.location?.line, events.location.line);
+    assert.ok(
+      mine.some((c) => c.verdict === 'pass'),
+      'the fault leaves passing NFT-01 checks too',
+    );
+    const ruleSteps = result.steps.filter((s) =>
+      /^(PASS|FAIL|OBSERVED|SKIPPED|ERROR) [A-Z]+-\d+: \d+ checks? \(/.test(s.title),
+    );
+    const rule = ruleSteps.find((s) => s.title === ruleStepTitle('NFT-01', mine));
+    assert.ok(rule, `no step for NFT-01 among ${ruleSteps.map((s) => s.title).join(' | ')}`);
+    assert.match(rule.title, /^FAIL NFT-01: /);
+    assert.ok(rule.error !== undefined, "the failing rule's step is failed");
+    const at = (s: PwStep) => [s.location?.file, s.location?.line];
+    assert.deepEqual(at(rule), [events.location.file, events.location.line]);
+    // Inside it: the checks that did not pass, one step each; passing checks are only counted.
+    const inner = (rule.steps ?? []).filter((s) => !s.title.startsWith('Attach'));
+    const notPassing = mine.filter((c) => c.verdict !== 'pass');
+    assert.deepEqual(
+      inner.map((s) => s.title),
+      notPassing.map(stepTitle),
+    );
+    for (const c of notPassing) {
+      const step = inner.find((s) => s.title === stepTitle(c))!;
+      assert.deepEqual(at(step), [events.location.file, events.location.line]);
       assert.equal(
         step.error !== undefined,
-        c.verdict === 'fail',
+        c.verdict === 'fail' || c.verdict === 'error',
         `${c.verdict} step ${c.id}: error ${JSON.stringify(step.error)}`,
       );
     }
