@@ -70,9 +70,9 @@ test(
     t.diagnostic(`${cap.verdict}: ${cap.message}`);
     // The catch needs the burst sent at its pace: judged on a run the machine did not hold up. Its
     // margin is small (24-25 accepted in one second against the cap of 20 on a quiet machine, with
-    // requests held up about 30 ms): an answer counts in a window only if its whole interval does, and
-    // a 100 ms hold-up already costs two or three of them.
-    const CATCH_MARGIN_MS = 100;
+    // requests held up about 30 ms): an answer counts in a window only if its whole interval does,
+    // and a stress run whose requests were held up 88 ms had lost all five (20 accepted).
+    const CATCH_MARGIN_MS = 50;
     judgeSteady(
       t,
       timelineStallMs(r.outcome.timeline),
