@@ -92,7 +92,7 @@ export async function reportChecks(
   const options = { box: false, location: at };
   const failing = checks.filter((c) => FAILING.has(c.verdict));
   for (const [rule, mine] of byRule(checks)) {
-    const ruleFails = mine.some((c) => FAILING.has(c.verdict));
+    const ruleFailing = mine.filter((c) => FAILING.has(c.verdict)).length;
     await step(
       ruleStepTitle(rule, mine),
       async () => {
@@ -108,8 +108,7 @@ export async function reportChecks(
             // The step shows the error; its rule's step fails below.
           });
         }
-        if (ruleFails)
-          throw errorAt(at, `${rule}: ${mine.filter((c) => FAILING.has(c.verdict)).length} failing check(s)`);
+        if (ruleFailing) throw errorAt(at, `${rule}: ${ruleFailing} failing check(s)`);
       },
       options,
     ).catch(() => {

@@ -38,7 +38,7 @@ function threadScript(): Promise<URL> {
   return compiledRoot().then((root) => pathToFileURL(join(root, 'run', 'probe-thread.js')));
 }
 
-/** Whether plans can run in threads here (the bundle builds); otherwise they share this thread. */
+/** Whether plans can run in threads here (the compiled copy is there); otherwise they share this thread. */
 export function threadsAvailable(): Promise<boolean> {
   return threadScript().then(
     () => true,
