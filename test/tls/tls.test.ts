@@ -174,6 +174,7 @@ test(
     const grpcOnly = ref.writeTarget((t) => {
       t.nodes!.chainB!.grpcAddress = front.target.nodes!.chainB!.grpcAddress;
       t.nodes!.chainB!.grpcTls = true;
+      withTimeout(t);
     });
     const out = join(ref.dir, 'grpc-untrusted');
     const r = await runCli(['--target', grpcOnly, '--only', `${SELECTION},ERR-01`, '--out', out], {
