@@ -99,7 +99,9 @@ test('--node horizon against a shared-plan node without --customer: RL-09 names 
     );
     const rl09 = results(out).checks.find((c) => c.rule === 'RL-09');
     assert.equal(rl09?.verdict, 'pass', rl09?.message);
-    assert.match(rl09!.message, /\(2000\/h, .*the shared plan \(2000\/h\)/);
+    // The estimate is shown as measured (1999/h when a busy machine skewed T by half a millisecond).
+    const [, perHour] = /\((\d+)\/h, .*the shared plan \(2000\/h\)/.exec(rl09!.message) ?? [];
+    assert.ok(perHour && Math.abs(Number(perHour) - 2000) <= 2000 * 0.02, rl09!.message);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(results(out).limiter?.planStated, false);
   } finally {

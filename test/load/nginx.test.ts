@@ -52,8 +52,14 @@ test(
     const rl13 = r.outcome.checks.find((c) => c.rule === 'RL-13')!;
     assert.equal(rl13.verdict, 'observed');
     assert.match(rl13.message, /the proxy refused \d+ request/);
-    // Requests the proxy refused never reached the node: sent = served + refused by the proxy.
-    assert.equal(l.requestsSent, r.served + (l.proxyRefusals as number), lines);
+    // Requests the proxy refused never reached the node: sent = served + refused by the proxy. A
+    // request left without an answer (a stress run had one) may or may not have reached it.
+    const reached = r.served + (l.proxyRefusals as number);
+    const unanswered = r.outcome.timeline.filter((e) => e.status === undefined).length;
+    assert.ok(
+      l.requestsSent >= reached && l.requestsSent <= reached + unanswered,
+      `sent ${l.requestsSent}, served ${r.served}, refused by the proxy ${String(l.proxyRefusals)}, unanswered ${unanswered}\n${lines}`,
+    );
     assert.ok((l.pacingGapMs as number) >= 50, `paced gap ${String(l.pacingGapMs)} ms`);
     const gapped = (l.pacing as { gapped?: { minGapMs: number } }).gapped;
     assert.ok(gapped && gapped.minGapMs >= 50, `least actual gap ${gapped?.minGapMs} ms`);

@@ -3,10 +3,12 @@
 // embedded reference; the same with 12 contract faults; with the reference 80 +- 20 ms away; the
 // full run against the longer of contracts and probes alone; the k6 adapter's waits against the
 // Node engine's (virtual clock, k6 double: no k6 binary here). The last repetition's contract runs
-// are also traced (docs/benchmarks.md shows where their time went).
+// are also traced (docs/benchmarks.md shows where their time went), and after each clean contract
+// run Playwright's floor is measured: the same shape with empty tests (floor.ts).
 import { join } from 'node:path';
 import { bothEngines } from '../../test/load/virtual-node-engine.js';
 import { figure, ratios, type Figure } from './figures.js';
+import { emptyRunMs, suiteShape } from './floor.js';
 import type { RunChildInput, RunChildResult } from './run-child.js';
 import { runInChild } from './runs.js';
 import { traceBreakdown, traceMarkdown } from './trace.js';
@@ -59,17 +61,33 @@ async function k6Waits(): Promise<{ k6Ms: number; nodeMs: number }> {
 }
 
 const secs = (values: readonly number[]) => values.map((v) => v.toFixed(1)).join(', ');
+const traceRunnerMs = (r: RunChildResult) =>
+  r.contractTrace ? r.contractTrace.closedAt - r.contractTrace.spawnedAt : NaN;
 const bad = (r: RunChildResult) => r.summary.fail + r.summary.error;
 
 export async function benchWaits(s: WaitsSettings): Promise<Figure[]> {
   const group = 'Where users wait (issue 24)';
   const runs: Record<Side, RunChildResult[]> = { clean: [], faults: [], far: [], full: [], probes: [] };
   const order = Object.keys(SIDES) as Side[];
+  const floor: { ms: number; runnerMs: number; tests: number; workers: number }[] = [];
   for (let i = 0; i < s.reps; i++) {
     // Alternated, so a slow spell of the machine hits both sides of a ratio alike.
     for (const side of i % 2 ? [...order].reverse() : order) {
-      runs[side].push(await runInChild({ ...SIDES[side], outDir: join(s.outRoot, 'runs', `waits-${side}`) }));
-      s.log?.(`waits ${i + 1}/${s.reps}: ${side} ${(runs[side].at(-1)!.wallMs / 1000).toFixed(1)} s`);
+      const run = await runInChild({ ...SIDES[side], outDir: join(s.outRoot, 'runs', `waits-${side}`) });
+      runs[side].push(run);
+      s.log?.(`waits ${i + 1}/${s.reps}: ${side} ${(run.wallMs / 1000).toFixed(1)} s`);
+      if (side === 'clean' && run.contractTrace) {
+        const tests = run.contractTrace.tests;
+        const shape = suiteShape(tests);
+        const workers = new Set(tests.map((t) => t.parallelIndex)).size;
+        floor.push({
+          ms: await emptyRunMs(shape, workers),
+          runnerMs: traceRunnerMs(run),
+          tests: tests.length,
+          workers,
+        });
+        s.log?.(`waits ${i + 1}/${s.reps}: Playwright floor ${(floor.at(-1)!.ms / 1000).toFixed(1)} s`);
+      }
     }
   }
   const wall = (side: Side) => runs[side].map((r) => r.wallMs / 1000);
@@ -107,6 +125,17 @@ export async function benchWaits(s: WaitsSettings): Promise<Figure[]> {
       values: wall('clean'),
       target: { op: '<=', value: 3 },
       note: `${what}${verdicts}`,
+    }),
+    figure({
+      id: 'waits.playwright-floor',
+      group,
+      label: "Playwright alone: the clean contract run's shape with empty tests",
+      unit: 's',
+      values: floor.map((f) => f.ms / 1000),
+      note:
+        `${floor[0]?.tests ?? '?'} empty tests in the families' spec files, ${floor[0]?.workers ?? '?'} workers, no reporter; ` +
+        `Playwright's runner, spawned to closed. The clean runs' runner took ${secs(floor.map((f) => f.runnerMs / 1000))} s ` +
+        `(their trace): the suite's own work beyond the floor ${secs(floor.map((f) => (f.runnerMs - f.ms) / 1000))} s`,
     }),
     figure({
       id: 'waits.full-ratio',
