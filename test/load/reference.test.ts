@@ -152,9 +152,12 @@ test('80 ms ± 40 ms of network latency: the verdicts are unchanged and T is wit
 
 test('a proxy that spaces requests strictly (nginx limit_req without burst): none fails; its refusals are RL-13 and counted', async (t) => {
   const r = await runOf('strictSpacing');
-  judgeSteady(t, machineStallMs(r), () => assertCleanFullRun(r, 1000, 0.02));
-  const rl13 = r.outcome.checks.find((c) => c.rule === 'RL-13')!;
-  assert.equal(rl13.verdict, 'observed');
+  // RL-13 judges the refusals against the cap's spacing: a stress run held up 3 s made it `error`
+  // (inconclusive), so it is judged with the rest on a steady run.
+  judgeSteady(t, machineStallMs(r), () => {
+    assertCleanFullRun(r, 1000, 0.02);
+    assert.equal(r.outcome.checks.find((c) => c.rule === 'RL-13')!.verdict, 'observed');
+  });
   // Paced sends keep at least one cap interval from the start: the spacing costs no refusals to learn.
   const pacing = r.outcome.limiter!.pacingGapMs as number;
   assert.ok(pacing >= 50, `paced gap ${pacing} ms`);
