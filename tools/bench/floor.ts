@@ -1,5 +1,5 @@
 // Playwright's own floor on this machine: a run of the contract suite's shape (as many tests in
-// each family's spec file as a traced contract run had, the same worker count, Playwright's
+// each family's spec file as a traced contract run had (trace.ts), the same worker count, Playwright's
 // TypeScript loader off as for chainprobe's compiled specs) whose test bodies are empty. What a
 // contract run takes beyond it is the suite's own work: requests, judging, reports.
 import { spawn } from 'node:child_process';
@@ -7,15 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PLAYWRIGHT_JS_ENV } from '../../src/compiled.js';
-import type { TestTrace } from '../../src/stages.js';
 import { REPO_ROOT } from './child.js';
-
-/** Tests per family, from a contract run's trace. */
-export function suiteShape(tests: readonly Pick<TestTrace, 'family'>[]): Record<string, number> {
-  const shape: Record<string, number> = {};
-  for (const t of tests) shape[t.family] = (shape[t.family] ?? 0) + 1;
-  return shape;
-}
 
 const SPEC = (family: string, n: number) =>
   [

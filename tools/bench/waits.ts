@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { bothEngines } from '../../test/load/virtual-node-engine.js';
 import { figure, ratios, type Figure } from './figures.js';
-import { emptyRunMs, suiteShape } from './floor.js';
+import { emptyRunMs } from './floor.js';
 import type { RunChildInput, RunChildResult } from './run-child.js';
 import { runInChild } from './runs.js';
 import { traceBreakdown, traceMarkdown } from './trace.js';
@@ -61,8 +61,6 @@ async function k6Waits(): Promise<{ k6Ms: number; nodeMs: number }> {
 }
 
 const secs = (values: readonly number[]) => values.map((v) => v.toFixed(1)).join(', ');
-const traceRunnerMs = (r: RunChildResult) =>
-  r.contractTrace ? r.contractTrace.closedAt - r.contractTrace.spawnedAt : NaN;
 const bad = (r: RunChildResult) => r.summary.fail + r.summary.error;
 
 export async function benchWaits(s: WaitsSettings): Promise<Figure[]> {
@@ -77,13 +75,14 @@ export async function benchWaits(s: WaitsSettings): Promise<Figure[]> {
       runs[side].push(run);
       s.log?.(`waits ${i + 1}/${s.reps}: ${side} ${(run.wallMs / 1000).toFixed(1)} s`);
       if (side === 'clean' && run.contractTrace) {
-        const tests = run.contractTrace.tests;
-        const shape = suiteShape(tests);
-        const workers = new Set(tests.map((t) => t.parallelIndex)).size;
+        // The same shape: the traced run's tests per family and its worker slots.
+        const b = traceBreakdown(run.contractTrace);
+        const shape = Object.fromEntries(b.families.map((f) => [f.family, f.tests]));
+        const workers = b.slots.length;
         floor.push({
           ms: await emptyRunMs(shape, workers),
-          runnerMs: traceRunnerMs(run),
-          tests: tests.length,
+          runnerMs: b.runnerMs,
+          tests: run.contractTrace.tests.length,
           workers,
         });
         s.log?.(`waits ${i + 1}/${s.reps}: Playwright floor ${(floor.at(-1)!.ms / 1000).toFixed(1)} s`);
