@@ -20,7 +20,7 @@ import { emptySummary, VERDICTS } from '../../src/verdict.js';
 import type { ResultsFile } from '../../src/results.js';
 import { runCli } from '../safety/support/cli.js';
 import { HANG_MS } from '../support/backstops.js';
-import { judgeSteady, runStallMs } from '../support/stalls.js';
+import { judgeProbeErrors, judgeSteady, runStallMs } from '../support/stalls.js';
 
 const OUT = resolve('test-results/fleet-run');
 let ref: RunningFleetReference;
@@ -51,6 +51,16 @@ test(
 
     // The verdicts and the sharing probe's reading rest on timing: judged on a steady run.
     judgeSteady(t, runStallMs(out), () => everyNodeClean(r, fleet, horizons));
+    for (const h of horizons.slice(0, 4))
+      judgeProbeErrors(
+        t,
+        runStallMs(out),
+        verdictLines(
+          r.checks.filter((c) => c.node === h.name),
+          'error',
+        ),
+        `${h.name}: no error`,
+      );
     const again = r.checks.filter((c) => c.node === 'horizon-2-again');
     assert.ok(again.length > 0 && again.every((c) => c.verdict === 'skipped' && /probed once/.test(c.message)));
     assert.equal(fleet.nodes.find((n) => n.name === 'horizon-2-again')?.sameTokenAs, 'reference/horizon-2');
@@ -84,7 +94,7 @@ test(
 test(
   'two horizon nodes on one account bucket (variant horizon-account-bucket): found sharing, probed one after the other, nothing fails or errors',
   { timeout: 180_000 },
-  async () => {
+  async (t) => {
     const shared = await startFleetReference(
       { horizon: 2 },
       { hourlyLimit: 7200, burst: 30, variants: new Set([ACCOUNT_BUCKET_VARIANT]) },
@@ -97,15 +107,13 @@ test(
       });
       const r = run.results;
       const fleet = fleetOf(r)!;
+      const stall = runStallMs(join(OUT, 'account-bucket'));
       const [first, second] = ['horizon-1', 'horizon-2'];
       for (const name of [first, second]) {
         const mine = r.checks.filter((c) => c.node === name);
         assert.deepEqual([...new Set(mine.map((c) => c.rule))].sort(), [...RL_RULES].sort(), `${name}: every RL rule`);
-        assert.deepEqual(
-          mine.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => `${c.rule} ${c.message}`),
-          [],
-          `${name}: no fail, no error`,
-        );
+        assert.deepEqual(verdictLines(mine, 'fail'), [], `${name}: no fail`);
+        judgeProbeErrors(t, stall, verdictLines(mine, 'error'), `${name}: no error`);
         const sharing = mine.find((c) => c.id === 'rl.rate.bucket-sharing')!;
         assert.equal(sharing.verdict, 'observed');
         const other = name === first ? second : first;
@@ -248,16 +256,14 @@ function interruptedFleet(dir: string, when: (e: { phase: string; requestsSent: 
 }
 
 /** Every horizon node's RL verdicts are clean, and the sharing probe found each a bucket of its own. */
+const verdictLines = (checks: ResultsFile['checks'], verdict: string) =>
+  checks.filter((c) => c.verdict === verdict).map((c) => `${c.rule} ${c.message}`);
+
 function everyNodeClean(r: ResultsFile, fleet: FleetSection, horizons: HorizonNode[]): void {
   for (const h of horizons.slice(0, 4)) {
     const mine = r.checks.filter((c) => c.node === h.name);
     assert.deepEqual([...new Set(mine.map((c) => c.rule))].sort(), [...RL_RULES].sort(), `${h.name}: every RL rule`);
-    const bad = mine.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
-    assert.deepEqual(
-      bad.map((c) => `${c.rule} ${c.message}`),
-      [],
-      `${h.name}: clean`,
-    );
+    assert.deepEqual(verdictLines(mine, 'fail'), [], `${h.name}: no fail`);
     assert.ok(mine.every((c) => c.target === 'reference' && c.nodeKind === 'horizon'));
     const node = fleet.nodes.find((n) => n.name === h.name)!;
     assert.equal(node.limiter?.limit, 31, `${h.name}: Limit = burst + 1`);

@@ -19,7 +19,7 @@ import { skipWithoutBrowser } from '../support/chromium.js';
 import { checkLayout } from './layout-check.js';
 import { runCli } from '../safety/support/cli.js';
 import { HANG_MS } from '../support/backstops.js';
-import { judgeSteady, runStallMs } from '../support/stalls.js';
+import { judgeProbeErrors, judgeSteady, runStallMs } from '../support/stalls.js';
 
 const OUT = resolve('test-results/real-runs');
 const FAST_LIMITER: Partial<ReferenceOptions> = { hourlyLimit: 7200, burst: 30 };
@@ -150,10 +150,22 @@ test('the ad hoc node command runs only the node and limiter checks of that node
     ],
     { env: { ADHOC_NODE_TOKEN: horizon.token } },
   );
-  // Exit 0 needs every RL check judged, which rests on timing: judged on a steady run.
-  judgeSteady(t, runStallMs(out), () => assert.equal(run.code, 0, run.stderr.slice(-800)));
   assert.ok(!(run.stdout + run.stderr).includes(horizon.token), 'the token was printed');
   const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+  // Exit 0 needs every RL check judged, which rests on timing: judged on a steady run, the probes'
+  // could-not-test up to the plan's margin (judgeProbeErrors).
+  const bad = (probes: boolean, ...verdicts: string[]) =>
+    results.checks
+      .filter((c) => verdicts.includes(c.verdict) && c.rule.startsWith('RL-') === probes)
+      .map((c) => `${c.verdict} ${c.rule}: ${c.message}`);
+  const stall = runStallMs(out);
+  assert.equal(
+    run.code,
+    bad(true, 'fail', 'error').length + bad(false, 'fail', 'error').length ? 1 : 0,
+    run.stderr.slice(-800),
+  );
+  judgeSteady(t, stall, () => assert.deepEqual([...bad(false, 'fail', 'error'), ...bad(true, 'fail')], []));
+  judgeProbeErrors(t, stall, bad(true, 'error'), 'the probes could not test');
   const sections = new Set(results.checks.map((c) => c.rule.split('-')[0]));
   assert.deepEqual([...sections].sort(), ['NAUTH', 'NODE', 'RL']);
   const ran = new Set(results.checks.filter((c) => c.verdict !== 'skipped').map((c) => c.rule));

@@ -12,7 +12,7 @@ import { startReference } from '../../reference/start.js';
 import { runChainprobe, SIDE_BY_SIDE } from '../../run/pipeline.js';
 import { parseSelectors } from '../../src/select.js';
 import { resolveTarget } from '../../src/target-file/load.js';
-import { judgeSteady, runStallMs } from '../support/stalls.js';
+import { judgeProbeErrors, judgeSteady, runStallMs } from '../support/stalls.js';
 
 test("a full run: contracts and probes overlap, the horizon node is the probes' alone until they end, nothing fails", async (t) => {
   const ref = await startReference();
@@ -65,15 +65,17 @@ test("a full run: contracts and probes overlap, the horizon node is the probes' 
       judgedOnProbes.every(({ x }) => x.sentAt < at('probes', 'finishedAt')),
       'judged on answers the probes got',
     );
-    const bad = (probes: boolean) =>
+    const bad = (probes: boolean, ...verdicts: string[]) =>
       results.checks
-        .filter((c) => (c.verdict === 'fail' || c.verdict === 'error') && c.rule.startsWith('RL-') === probes)
+        .filter((c) => verdicts.includes(c.verdict) && c.rule.startsWith('RL-') === probes)
         .map((c) => `${c.verdict} ${c.rule} ${c.id}: ${c.message}`);
-    assert.deepEqual(bad(false), [], 'a conformant reference: no contract check fails or errors');
+    assert.deepEqual(bad(false, 'fail', 'error'), [], 'a conformant reference: no contract check fails or errors');
     // The probes' verdicts rest on timing (a burst above the cap must leave within one second): judged on a steady run.
-    judgeSteady(t, runStallMs(out), () =>
-      assert.deepEqual(bad(true), [], 'a conformant reference: no probe check fails or errors'),
+    const stall = runStallMs(out);
+    judgeSteady(t, stall, () =>
+      assert.deepEqual(bad(true, 'fail'), [], 'a conformant reference: no probe check fails'),
     );
+    judgeProbeErrors(t, stall, bad(true, 'error'), 'a conformant reference: no probe check errors');
     // Checks are listed in stage order however the stages overlapped: every probe check after every contract check.
     const isProbe = results.checks.map((c) => c.rule.startsWith('RL-'));
     assert.ok(isProbe.indexOf(true) > isProbe.lastIndexOf(false), 'contract checks first, then probe checks');
