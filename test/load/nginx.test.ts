@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { nginxSkip } from '../support/nginx.js';
 import { startNginxFront } from './nginx-front.js';
 import { probeHorizon, verdictLines } from './reference-harness.js';
+import { DEFAULT_PLAN } from '../../load/plan.js';
 import { QUERY_ONLY_VARIANT } from '../../reference/nodes/horizon.js';
 import { judgeSteady, timelineStallMs } from '../support/stalls.js';
 
@@ -39,7 +40,7 @@ test(
   'nginx limit_req rate=20r/s without burst, keyed on auth, before a node that reads only auth: no RL rule fails or errors; ' +
     "the refusals are the proxy's (RL-13) and counted; paced sends keep its spacing",
   { skip },
-  async () => {
+  async (t) => {
     const r = await probeFront('strict', 'queryOnly');
     const lines = verdictLines(r.outcome);
     assert.deepEqual(
@@ -52,13 +53,25 @@ test(
     const rl13 = r.outcome.checks.find((c) => c.rule === 'RL-13')!;
     assert.equal(rl13.verdict, 'observed');
     assert.match(rl13.message, /the proxy refused \d+ request/);
-    // Requests the proxy refused never reached the node: sent = served + refused by the proxy. A
-    // request left without an answer (a stress run had one) may or may not have reached it.
-    const reached = r.served + (l.proxyRefusals as number);
+    // Requests the proxy refused never reached the node: sent = served + nginx's 429s (the node's
+    // carry its rate-limit headers). A request left without an answer (a stress run had one) may or
+    // may not have reached it.
+    const byProxy = r.outcome.timeline.filter((e) => e.status === 429 && e.limit === undefined).length;
     const unanswered = r.outcome.timeline.filter((e) => e.status === undefined).length;
+    const counts = `sent ${l.requestsSent}, served ${r.served}, nginx's 429s ${byProxy}, counted as the proxy's ${String(l.proxyRefusals)}, unanswered ${unanswered}`;
     assert.ok(
-      l.requestsSent >= reached && l.requestsSent <= reached + unanswered,
-      `sent ${l.requestsSent}, served ${r.served}, refused by the proxy ${String(l.proxyRefusals)}, unanswered ${unanswered}\n${lines}`,
+      l.requestsSent >= r.served + byProxy && l.requestsSent <= r.served + byProxy + unanswered,
+      `${counts}\n${lines}`,
+    );
+    // The probes count a headerless 429 as the proxy's only where the model says quota surely
+    // remained; where timing leaves the bucket possibly empty it is "either" (a stress run counted 19
+    // and missed one request: 147 sent, 127 served). Never more than nginx refused; all of them on a run held up no more than the plan's margin.
+    assert.ok((l.proxyRefusals as number) <= byProxy, counts);
+    judgeSteady(
+      t,
+      timelineStallMs(r.outcome.timeline),
+      () => assert.equal(l.proxyRefusals, byProxy, counts),
+      DEFAULT_PLAN.marginMs,
     );
     assert.ok((l.pacingGapMs as number) >= 50, `paced gap ${String(l.pacingGapMs)} ms`);
     const gapped = (l.pacing as { gapped?: { minGapMs: number } }).gapped;
