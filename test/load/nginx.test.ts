@@ -58,7 +58,9 @@ test(
     // may not have reached it.
     const byProxy = r.outcome.timeline.filter((e) => e.status === 429 && e.limit === undefined).length;
     const unanswered = r.outcome.timeline.filter((e) => e.status === undefined).length;
-    const counts = `sent ${l.requestsSent}, served ${r.served}, nginx's 429s ${byProxy}, counted as the proxy's ${String(l.proxyRefusals)}, unanswered ${unanswered}`;
+    const counts =
+      `sent ${l.requestsSent}, served ${r.served}, nginx's 429s ${byProxy}, ` +
+      `counted as the proxy's ${String(l.proxyRefusals)}, unanswered ${unanswered}`;
     assert.ok(
       l.requestsSent >= r.served + byProxy && l.requestsSent <= r.served + byProxy + unanswered,
       `${counts}\n${lines}`,
