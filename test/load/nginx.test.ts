@@ -66,8 +66,9 @@ test(
       `${counts}\n${lines}`,
     );
     // The probes count a headerless 429 as the proxy's only where the model says quota surely
-    // remained; where timing leaves the bucket possibly empty it is "either" (a stress run counted 19
-    // and missed one request: 147 sent, 127 served). Never more than nginx refused; all of them on a run held up no more than the plan's margin.
+    // remained; where timing leaves the bucket possibly empty it is "either" (a stress run counted
+    // 19 and missed one request: 147 sent, 127 served). Never more than nginx refused; all of them
+    // on a run held up no more than the plan's margin.
     assert.ok((l.proxyRefusals as number) <= byProxy, counts);
     judgeSteady(
       t,

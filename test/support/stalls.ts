@@ -71,7 +71,7 @@ export function judgeSteady(
 }
 
 /**
- * The probes' `error`s on a conformant target, as `rule message` lines: none is expected. An error
+ * The probes' `error`s on a conformant target (from the checks given): none is expected. An error
  * is "could not test", and on a starved machine the probes' timing can make one honestly (a burst
  * spread past one second, RL-10; a request held up past a refill, RL-05 and RL-07: all seen in
  * stress runs at hold-ups of 200-320 ms). So they are judged on a run held up by no more than the
@@ -81,8 +81,11 @@ export function judgeSteady(
 export function judgeProbeErrors(
   t: Parameters<typeof judgeSteady>[0],
   stallMs: number,
-  errors: readonly string[],
+  checks: readonly { verdict: string; rule: string; message?: string; node?: string }[],
   message: string,
 ): void {
+  const errors = checks
+    .filter((c) => c.verdict === 'error')
+    .map((c) => `${c.node ? `${c.node} ` : ''}${c.rule}: ${c.message ?? ''}`);
   judgeSteady(t, stallMs, () => assert.deepEqual(errors, [], message), DEFAULT_PLAN.marginMs);
 }
