@@ -109,6 +109,12 @@ async function inHostSlot<T>(host: string, bound: number, send: () => Promise<T>
   }
 }
 
+/** Hosts whose requests wait for something first (the contract stage's own requests there: contracts/auth-early.ts). */
+export interface HostHold {
+  hosts: ReadonlySet<string>;
+  until: () => Promise<unknown>;
+}
+
 export interface ApiClientOptions {
   timeoutMs: number;
   maxBodyBytes?: number;
@@ -119,6 +125,7 @@ export interface ApiClientOptions {
   answered?: (spec: CallSpec) => CallResult | undefined;
   /** Aborted: no request is sent any more, and those in flight stop. */
   signal?: AbortSignal;
+  hold?: HostHold;
 }
 
 export class ApiClient {
@@ -149,6 +156,7 @@ export class ApiClient {
       if (!known.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, known.exchange, known.body);
       return known;
     }
+    if (this.opts.hold?.hosts.has(host)) await this.opts.hold.until();
     const bound = this.opts.perHost;
     if (!limited) {
       await spec.pace?.();

@@ -5,12 +5,13 @@
 // wrong keys in the forms that worked. What each request got is kept as the facts its judgements
 // read (contracts/auth-judge.ts); nothing here decides a verdict.
 import type { BaseKind, FormId, KeyUsage } from '../src/auth/forms.js';
-import { wrongCredentials, type WrongCredential } from '../src/auth/wrong-credentials.js';
+import { wrongCredentials, wrongCredentialSlot, type WrongCredential } from '../src/auth/wrong-credentials.js';
 import type { Exchange } from '../src/record/recorder.js';
-import type { ResolvedApi } from '../src/target-file/types.js';
+import type { ResolvedApi, ResolvedTarget } from '../src/target-file/types.js';
 import type { ApiClient, CallResult, Credential } from './api.js';
 import { isCouldNotTest, CouldNotTest } from './checks.js';
 import {
+  apiEndpoints,
   baseUrlOf,
   fullEndpoint,
   keyOf,
@@ -95,6 +96,17 @@ export interface AuthPlan {
   wants: (...rules: string[]) => boolean;
   /** The check id of a wrong key (its slot, form and base). */
   wrongKeyId: (ep: ApiEndpoint, base: BaseKind, form: FormId, w: WrongCredential) => string;
+}
+
+/** The matrix a run sends: the target's API endpoints, the run's seed and rule selection. */
+export function authPlanOf(target: ResolvedTarget, seed: number, selected: (rule: string) => boolean): AuthPlan {
+  return {
+    api: target.api!,
+    endpoints: apiEndpoints(target),
+    seed,
+    wants: (...rules) => rules.some((r) => selected(r)),
+    wrongKeyId: (ep, base, form, w) => `auth.${ep.id}[${wrongCredentialSlot(w)}:${form}@${base}]`,
+  };
 }
 
 /** Sends one request for the matrix and keeps what it got; a could-not-test failure becomes an `error`. */

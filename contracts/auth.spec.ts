@@ -1,26 +1,19 @@
 // API-key authentication, one test per rule (AUTH-01..12), titled by the catalogue: every endpoint
 // of the target crossed with every key usage of the auth table, plus the refusals (no credentials,
 // and wrong keys: near misses of the real one, the empty value, a duplicated apiKey) in every form
-// the base was seen to accept. The matrix is sent once per worker, all at once (the ApiClient bounds
-// the requests in flight per host: limits.concurrency), by whichever AUTH test runs first
-// (contracts/auth-send.ts); each test then judges its rule over the answers (contracts/auth-judge.ts).
-import type { BaseKind, FormId } from '../src/auth/forms.js';
-import { wrongCredentialCount, wrongCredentialSlot, type WrongCredential } from '../src/auth/wrong-credentials.js';
+// the base was seen to accept. The matrix is sent once, all at once (the ApiClient bounds the requests
+// in flight per host: limits.concurrency; contracts/auth-send.ts): by the contract stage while
+// Playwright starts, or else by whichever AUTH test of a worker runs first. Each test then judges its
+// rule over the answers (contracts/auth-judge.ts).
+import { wrongCredentialCount } from '../src/auth/wrong-credentials.js';
 import { RULES } from '../src/rules/catalogue.js';
 import type { ApiClient } from './api.js';
 import { judgeAuth } from './auth-judge.js';
-import { sendAuth, type AuthAnswers } from './auth-send.js';
+import { readAuthAnswers } from './auth-file.js';
+import { authPlanOf, sendAuth, type AuthAnswers } from './auth-send.js';
 import { suiteEnv } from './env.js';
 import { Spec } from './fixtures.js';
-import {
-  apiEndpoints,
-  fullEndpoint,
-  groupRules,
-  NO_CREDENTIALS,
-  PROBED_FORMS,
-  usageGroups,
-  type ApiEndpoint,
-} from './matrix.js';
+import { apiEndpoints, fullEndpoint, groupRules, NO_CREDENTIALS, PROBED_FORMS, usageGroups } from './matrix.js';
 import type { Samples } from './samples.js';
 
 const spec = new Spec('auth');
@@ -29,19 +22,15 @@ const target = env.target;
 const endpoints = apiEndpoints(target);
 const groups = usageGroups();
 
-const wrongKeyId = (ep: ApiEndpoint, base: BaseKind, form: FormId, w: WrongCredential) =>
-  `auth.${ep.id}[${wrongCredentialSlot(w)}:${form}@${base}]`;
-
 let answers: Promise<AuthAnswers> | undefined;
-/** The matrix's answers, sent by the first AUTH test of this worker (its api, its time). */
+/**
+ * The matrix's answers: sent by the contract stage while Playwright started (contracts/stage-work.ts),
+ * or else by the first AUTH test of this worker (its api, its time).
+ */
 const authAnswers = (api: ApiClient, samples: Samples) =>
-  (answers ??= sendAuth(api, samples, {
-    api: target.api!,
-    endpoints,
-    seed: env.seed,
-    wants: (...rules) => rules.some((r) => env.selected(r)),
-    wrongKeyId,
-  }));
+  (answers ??= env.authAnswers
+    ? readAuthAnswers(env.authAnswers, env.deadline, endpoints)
+    : sendAuth(api, samples, authPlanOf(target, env.seed, env.selected)));
 
 /** Every request the matrix may send: the first AUTH test's timeout is that many request timeouts. */
 const matrixRequests = endpoints.reduce((n, ep) => {

@@ -1,6 +1,7 @@
 // What the parent run (contracts/run.ts) hands the Playwright processes: environment variables
 // only, so the resolved target with its credentials is never written to disk.
 import type { ResolvedTarget } from '../src/target-file/types.js';
+import type { StageHold } from './stage-files.js';
 
 export const ENV = {
   /** The ResolvedTarget as JSON. */
@@ -24,10 +25,17 @@ export const ENV = {
   /** `1`: each test hands its recorded exchanges to the reporter too (a HAR is being written). */
   exchanges: 'CHAINPROBE_EXCHANGES',
   /**
-   * The rate-limited node's checks, as JSON, written by the contract stage, which sends its requests
-   * itself (contracts/run.ts); absent: the node tests send them.
+   * The REST works the contract stage sends itself (contracts/stage-work.ts), as JSON: each one's
+   * index in restWorks() to the file of its checks; a work not listed is sent by the node tests.
    */
-  horizonChecks: 'CHAINPROBE_HORIZON_CHECKS',
+  nodeChecks: 'CHAINPROBE_NODE_CHECKS',
+  /**
+   * The auth matrix's answers, as JSON, written by the contract stage, which sends the matrix itself
+   * while Playwright starts (contracts/auth-file.ts); absent: the first AUTH test sends it.
+   */
+  authAnswers: 'CHAINPROBE_AUTH_ANSWERS',
+  /** The hosts whose requests wait while the stage sends, and the files they wait for (StageHold, as JSON). */
+  stageHold: 'CHAINPROBE_STAGE_HOLD',
 } as const;
 
 export class SuiteEnvError extends Error {}
@@ -47,10 +55,23 @@ export interface SuiteEnv {
   seed: number;
   /** Tests attach their recorded exchanges (for the run's HAR). */
   exchanges: boolean;
-  horizonChecks?: string;
+  /** Index of a REST work in restWorks() -> the file of its checks, for the works the stage sends. */
+  nodeChecks: Readonly<Record<string, string>>;
+  authAnswers?: string;
+  stageHold?: StageHold;
 }
 
 let cached: SuiteEnv | undefined;
+
+/** A variable holding JSON the stage wrote; undefined when absent. */
+function jsonOf<T>(raw: string | undefined, name: string): T | undefined {
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    throw new SuiteEnvError(`${name} is not valid JSON`);
+  }
+}
 
 export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
   if (cached && env === process.env) return cached;
@@ -86,7 +107,9 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     workers: Number.isInteger(workers) && workers > 0 ? workers : 2,
     seed: env[ENV.seed] && Number.isInteger(seed) ? seed : 0,
     exchanges: env[ENV.exchanges] === '1',
-    horizonChecks: env[ENV.horizonChecks] || undefined,
+    nodeChecks: jsonOf(env[ENV.nodeChecks], ENV.nodeChecks) ?? {},
+    authAnswers: env[ENV.authAnswers] || undefined,
+    stageHold: jsonOf(env[ENV.stageHold], ENV.stageHold),
   };
   if (env === process.env) cached = out;
   return out;

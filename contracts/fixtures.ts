@@ -11,7 +11,8 @@ import { secretsOf } from '../src/target-file/load.js';
 import { useTls } from '../src/tls/trust.js';
 import { importCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
 import { DEFAULT_CONCURRENCY, type ResolvedTarget } from '../src/target-file/types.js';
-import { ApiClient } from './api.js';
+import { ApiClient, type HostHold } from './api.js';
+import { holding, holdOf } from './stage-files.js';
 import { Checks } from './checks.js';
 import { suiteEnv, type SuiteEnv } from './env.js';
 import { CHECKS_ATTACHMENT, NOT_TESTABLE_TITLE, ruleTag, type TestAttachment } from './protocol.js';
@@ -45,6 +46,11 @@ export type SharedClients = Omit<ContractFixtures, 'fresh'>;
 // fixtures built once per worker, and ONE test fixture for the per-test state.
 const base = playwright._baseTest ?? playwright.test;
 
+let workerHold: HostHold | undefined;
+/** The worker's one hold on the hosts the contract stage sends to meanwhile (contracts/stage-work.ts). */
+const stageHoldOf = (suite: SuiteEnv) =>
+  suite.stageHold ? (workerHold ??= holdOf(suite.stageHold, suite.deadline)) : undefined;
+
 export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>({
   suite: [
     async ({}, use) => {
@@ -75,6 +81,7 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
     async ({ suite, budget, redactor, samples }, use, testInfo) => {
       const timing = startTiming();
       const horizon = suite.target.nodes.horizon;
+      const hold = stageHoldOf(suite);
       // Shared work gets clients of its own: its exchanges go to the first test that reads it (SharedWork),
       // not to the test that happened to start it, which may end before the work does.
       const fresh = (): SharedClients => {
@@ -84,6 +91,7 @@ export const test = base.extend<{ contract: ContractFixtures }, WorkerFixtures>(
           timeoutMs: suite.target.limits.timeoutMs,
           perHost: Math.max(1, Math.floor((suite.target.limits.concurrency ?? DEFAULT_CONCURRENCY) / suite.workers)),
           rateLimited: horizon && { host: new URL(horizon.endpoint).host, deadline: suite.deadline },
+          ...(hold && { hold }),
         });
         return { target: suite.target, recorder, api, check, samples };
       };
@@ -113,7 +121,10 @@ export interface ContractOptions {
 function timeoutFor(opts: ContractOptions): number {
   const env = suiteEnv();
   const perRequest = env.target.limits.timeoutMs;
-  const wanted = opts.timeoutMs ?? perRequest * (opts.requests ?? 4) + 5_000;
+  // While the contract stage is still sending, a test may wait for it (stageHoldOf): until the run's
+  // deadline at most, which bounds the stage's requests.
+  const waits = holding(env.stageHold);
+  const wanted = waits ? Infinity : (opts.timeoutMs ?? perRequest * (opts.requests ?? 4) + 5_000);
   // Never past the run's deadline (plus a moment for the checks to be attached).
   return Math.max(5_000, Math.min(wanted, env.deadline - Date.now() + 2_000));
 }

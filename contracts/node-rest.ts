@@ -186,6 +186,8 @@ export interface RestWork {
   run: (c: { api: ApiClient; check: Checks }) => Promise<void>;
   requests: number;
   rateLimited: boolean;
+  /** host[:port] of the node it sends to. */
+  host: string;
 }
 
 /**
@@ -217,7 +219,7 @@ export function restWorks(target: ResolvedTarget, seed: number): RestWork[] {
       run: RestWork['run'],
       opts: { requests: number },
       rateLimited: boolean,
-    ) => works.push({ title, rules, run, requests: opts.requests, rateLimited });
+    ) => works.push({ title, rules, run, requests: opts.requests, rateLimited, host: new URL(node.endpoint).host });
     work(
       `${def.label} with each token form, without one and with wrong ones`,
       rules,

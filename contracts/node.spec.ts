@@ -7,7 +7,7 @@
 // its rule from the paths that have them. The horizon node is rate-limited: it gets a handful of
 // accepted requests, and only wrong tokens a correct service refuses, which spend none of its
 // quota; the tests that read it come last (in a full run its requests wait for the probes).
-import { existsSync, readFileSync } from 'node:fs';
+import { whenWritten } from './stage-files.js';
 import { applyForm, AUTH_FORMS, type FormId, type NodePath } from '../src/auth/forms.js';
 import type { GrpcCallError } from '../src/clients/grpc-reflection.js';
 import type { WebSocketProbeResult } from '../src/clients/websocket.js';
@@ -61,22 +61,24 @@ const timeoutMs = target.limits.timeoutMs;
 const graceMs = target.limits.wsGraceMs;
 
 /**
- * The rate-limited node's work, when the contract stage sends it itself (contracts/run.ts: at once,
- * or after the probes in a full run): its checks are read from the file the stage writes.
+ * A REST work the contract stage sends itself (contracts/stage-work.ts: the rate-limited node's, at
+ * once or after the probes; in a run of the contract checks alone, every one): its checks are read
+ * from the file the stage writes.
  */
-function contractStageWork(w: RestWork): Work['run'] {
-  const file = suiteEnv().horizonChecks;
+function contractStageWork(w: RestWork, index: number): Work['run'] {
+  const file = suiteEnv().nodeChecks[index];
   if (!file) return w.run;
   return async ({ check }) => {
-    while (!existsSync(file) && Date.now() < suiteEnv().deadline) await new Promise((r) => setTimeout(r, 20));
-    const got = JSON.parse(readFileSync(file, 'utf8')) as { checks: CheckResult[]; error?: string };
+    const text = await whenWritten(file, suiteEnv().deadline);
+    if (text === undefined) throw new Error(`the run reached its deadline before the stage checked the ${w.title}`);
+    const got = JSON.parse(text) as { checks: CheckResult[]; error?: string };
     if (got.error) throw new Error(got.error);
     check.adopt(got.checks);
   };
 }
 
-for (const w of restWorks(target, suiteEnv().seed))
-  work(w.title, w.rules, w.rateLimited ? contractStageWork(w) : w.run, { requests: w.requests }, w.rateLimited);
+for (const [i, w] of restWorks(target, suiteEnv().seed).entries())
+  work(w.title, w.rules, contractStageWork(w, i), { requests: w.requests }, w.rateLimited);
 
 /** gRPC statuses that mean "your credentials were not accepted". */
 const GRPC_REFUSALS: readonly string[] = ['UNAUTHENTICATED', 'PERMISSION_DENIED'];

@@ -4,16 +4,13 @@
 // child is stopped; the stage says why the selected rules it left without a check got none (the
 // run turns that into their `error` records, src/coverage.ts).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { Budget } from '../src/budget.js';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Budget } from '../src/budget.js';
 import { ENV } from './env.js';
-import { ApiClient } from './api.js';
-import { Checks } from './checks.js';
-import { restWorks, type RestWork } from './node-rest.js';
-import { Recorder } from '../src/record/recorder.js';
+import { planStageWork } from './stage-work.js';
 import { errorChecks } from './errors-summary.js';
 import {
   NOT_TESTABLE_TITLE,
@@ -24,13 +21,11 @@ import {
   type ProgressLine,
 } from './protocol.js';
 import { CONTRACT_FAMILIES, familyOf, rulesOf } from '../src/rules/catalogue.js';
-import type { Redactor } from '../src/record/redact.js';
 import { DEFAULT_CONCURRENCY } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
 import type { Exchange } from '../src/record/recorder.js';
 import type { Gap } from '../src/coverage.js';
 import type { ContractsOutcome, ProbeAnswer, RunContext, TestTrace } from '../src/stages.js';
-import { probeAnswered } from './probe-answers.js';
 import { groupCauses, KNOWN_CAUSES_ENV } from '../src/net/causes.js';
 import { PLAYWRIGHT_DIR } from '../src/out-files.js';
 import { MODULE_EXT } from '../src/package.js';
@@ -60,53 +55,6 @@ export interface ContractsOptions {
    * only then, and only those no probe answer serves (contracts/probe-answers.ts).
    */
   horizonAfter?: Promise<readonly ProbeAnswer[] | undefined>;
-}
-
-/**
- * The rate-limited node's contract work, run here rather than in a Playwright worker: at once (it
- * is paced, and would otherwise start behind other tests), or after `after` settles. Its checks
- * go to `file` for the node tests, its non-2xx answers to ERR-01 here (its exchanges to the HAR).
- */
-async function rateLimitedWork(
-  ctx: RunContext,
-  works: readonly RestWork[],
-  selected: (rule: string) => boolean,
-  redactor: Redactor,
-  file: string,
-  after: Promise<readonly ProbeAnswer[] | undefined> | undefined,
-): Promise<{ non2xx: Non2xx[]; exchanges: Exchange[] }> {
-  const horizon = ctx.target.nodes.horizon;
-  if (!horizon || !works.length) return { non2xx: [], exchanges: [] };
-  const answers = (await after?.catch(() => undefined)) ?? [];
-  const budget = new Budget({
-    maxRequests: ctx.target.limits.maxRequests,
-    deadline: ctx.deadline,
-    counterFile: ctx.budgetFile,
-    tallyFile: ctx.tallyFile,
-  });
-  const recorder = new Recorder(redactor);
-  const api = new ApiClient(recorder, budget, {
-    timeoutMs: ctx.target.limits.timeoutMs,
-    rateLimited: { host: new URL(horizon.endpoint).host, deadline: ctx.deadline },
-    signal: ctx.signal,
-    ...(answers.length && { answered: probeAnswered(answers, horizon) }),
-  });
-  const check = new Checks(redactor, selected);
-  // The node tests read the file as soon as it exists: written beside it and renamed into place, it
-  // is never seen half written (on a loaded machine a test read it empty).
-  const publish = (body: object) => {
-    writeFileSync(`${file}.tmp`, JSON.stringify(body));
-    renameSync(`${file}.tmp`, file);
-  };
-  try {
-    for (const w of works) await w.run({ api, check });
-    publish({ checks: check.results });
-  } catch (e) {
-    publish({ checks: check.results, error: redactor.text(String((e as Error).message ?? e)) });
-  } finally {
-    budget.close();
-  }
-  return { non2xx: api.non2xx, exchanges: recorder.exchanges };
 }
 
 /**
@@ -233,13 +181,13 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const grep = opts.notTestableOnly ? NOT_TESTABLE_TITLE : grepFor(selected);
   if (grep) args.push('--grep', grep);
 
-  const horizonFile = join(ctx.workDir, 'horizon-checks.json');
-  rmSync(horizonFile, { force: true });
   const inStage = (id: string) => selected.includes(id);
-  // Only the not-testable reports: they send nothing, so neither does the stage.
-  const horizonWorks = opts.notTestableOnly
-    ? []
-    : restWorks(ctx.target, seed).filter((w) => w.rateLimited && w.rules.some(inStage));
+  // The stage's own work (contracts/stage-work.ts): none when only the not-testable reports run (they
+  // send nothing); the early work in a run of the contract checks alone, not beside the probes.
+  const stageWork = planStageWork(ctx, opts.notTestableOnly ? () => false : inStage, {
+    early: !opts.notTestableOnly && !opts.horizonAfter,
+    horizonAfter: opts.horizonAfter,
+  });
   const spawnedAt = Date.now();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -256,7 +204,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
       [ENV.seed]: String(seed),
       ...(ctx.recordExchanges ? { [ENV.exchanges]: '1' } : {}),
-      ...(horizonWorks.length ? { [ENV.horizonChecks]: horizonFile } : {}),
+      ...stageWork.env,
       ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -310,7 +258,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
     Math.max(0, ctx.deadline - Date.now()) + GRACE_MS,
   );
 
-  const horizonWork = rateLimitedWork(ctx, horizonWorks, inStage, redactor, horizonFile, opts.horizonAfter);
+  const stageSent = stageWork.run();
   const exitCode = await new Promise<number | null>((res) => {
     child.on('error', () => res(null));
     child.on('close', (code) => res(code));
@@ -322,9 +270,9 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
 
   const collected = readChecksFile(checksFile);
   // The runner is gone: its tests read the file or never will. An interrupt stops this work too.
-  const horizon = await horizonWork;
-  collected.non2xx.push(...horizon.non2xx);
-  collected.exchanges.push(...horizon.exchanges);
+  const sent = await stageSent;
+  collected.non2xx.push(...sent.non2xx);
+  collected.exchanges.push(...sent.exchanges);
   const checks = [...collected.checks];
   if (opts.notTestableOnly) return { checks, gaps: [], seed };
   // No answer at all, and a connection cause to say why: it explains the rules left without evidence too.
@@ -359,7 +307,13 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const gaps: Gap[] = [{ rules: (id) => selected.includes(id), reason: reasonOf }];
 
   const report = htmlDir && existsSync(join(htmlDir, 'index.html')) ? `${PLAYWRIGHT_DIR}/index.html` : undefined;
-  const trace = { spawnedAt, closedAt, runnerCpuMs: collected.runnerCpuMs, tests: collected.tests };
+  const trace = {
+    spawnedAt,
+    closedAt,
+    runnerCpuMs: collected.runnerCpuMs,
+    tests: collected.tests,
+    ...(sent.trace.length && { stageWork: sent.trace }),
+  };
   return {
     checks,
     gaps,

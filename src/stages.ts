@@ -111,6 +111,16 @@ export interface ContractTrace {
   /** CPU of the runner process itself (not its workers), from its reporter's end. */
   runnerCpuMs?: number;
   tests: TestTrace[];
+  /** Work the contract stage did itself meanwhile (the auth matrix, sent while Playwright started). */
+  stageWork?: StageWorkTrace[];
+}
+
+export interface StageWorkTrace {
+  title: string;
+  /** ms since epoch. */
+  startedAt: number;
+  endedAt: number;
+  requests: number;
 }
 
 /**

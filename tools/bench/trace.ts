@@ -33,6 +33,8 @@ export interface TraceBreakdown {
   families: FamilyTime[];
   /** The longest tests. */
   slowest: TestTrace[];
+  /** The contract stage's own work meanwhile, from the runner's spawn (ms). */
+  stageWork: { title: string; fromMs: number; toMs: number; requests: number }[];
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
@@ -82,6 +84,12 @@ export function traceBreakdown(trace: ContractTrace, slowest = 6): TraceBreakdow
     workerStartCpuMs: sum([...firstOfWorker.values()].map((t) => t.workerCpuAtStartMs ?? 0)),
     families: families.sort((a, b) => b.testMs - a.testMs),
     slowest: [...tests].sort((a, b) => b.durationMs - a.durationMs).slice(0, slowest),
+    stageWork: (trace.stageWork ?? []).map((w) => ({
+      title: w.title,
+      fromMs: w.startedAt - trace.spawnedAt,
+      toMs: w.endedAt - trace.spawnedAt,
+      requests: w.requests,
+    })),
   };
 }
 
@@ -104,6 +112,11 @@ export function traceMarkdown(title: string, b: TraceBreakdown): string {
     `Playwright runner ${s(b.runnerMs)}: ${s(b.startMs)} before the first test (loading the config and spec files, ` +
       `starting workers), ${s(b.endMs)} after the last (reports, shutdown). ${b.workers} worker(s) started, ` +
       `${s(b.workerStartCpuMs)} of CPU before their first test; the runner itself ${b.runnerCpuMs === undefined ? 'unknown' : s(b.runnerCpuMs)} of CPU.`,
+    ...b.stageWork.flatMap((w) => [
+      '',
+      `Sent by the contract stage itself meanwhile: ${w.title}, ${w.requests} requests, ` +
+        `from ${s(w.fromMs)} to ${s(w.toMs)} after the runner was started.`,
+    ]),
     '',
     '| worker slot | in tests | between tests (Playwright) | workers |',
     '|---|---|---|---|',

@@ -1,0 +1,133 @@
+// The work the contract stage sends itself while Playwright starts (contracts/stage-work.ts): the
+// auth matrix's answers it writes for the AUTH tests judge exactly as the answers in hand do, and
+// the file holds neither a credential nor a near miss of one; every REST work gets its file of
+// checks; the workers are told to hold back their requests to every host the stage sends to.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startReference } from '../../reference/start.js';
+import { resolveTarget, secretsOf } from '../../src/target-file/load.js';
+import { Redactor } from '../../src/record/redact.js';
+import { Recorder } from '../../src/record/recorder.js';
+import { Budget } from '../../src/budget.js';
+import { closeHttp } from '../../src/http/client.js';
+import { RULES } from '../../src/rules/catalogue.js';
+import type { RunContext } from '../../src/stages.js';
+import { ApiClient } from '../../contracts/api.js';
+import { reviveAuthAnswers, type AuthAnswersFile } from '../../contracts/auth-file.js';
+import { ENV } from '../../contracts/env.js';
+import { planStageWork } from '../../contracts/stage-work.js';
+import type { StageHold } from '../../contracts/stage-files.js';
+import { judgeAuth } from '../../contracts/auth-judge.js';
+import { authPlanOf, sendAuth } from '../../contracts/auth-send.js';
+import { apiEndpoints } from '../../contracts/matrix.js';
+import { restWorks } from '../../contracts/node-rest.js';
+import { Samples } from '../../contracts/samples.js';
+import { withSlowMachineTimeout } from '../support/backstops.js';
+
+const SEED = 424242;
+
+test('the stage sends early: auth answers that judge as in hand, no credential on disk, every REST work checked, its hosts held', async () => {
+  const ref = await startReference();
+  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-auth-early-'));
+  try {
+    const target = withSlowMachineTimeout(resolveTarget(ref.target, {}));
+    const budgetFile = join(workDir, 'budget.count');
+    writeFileSync(budgetFile, '');
+    const redactor = new Redactor(secretsOf(target), SEED);
+    const ctx: RunContext = {
+      target,
+      selected: () => true,
+      outDir: join(workDir, 'out'),
+      workDir,
+      budgetFile,
+      deadline: Date.now() + target.limits.maxSeconds * 1000,
+      seed: SEED,
+      redactor,
+      signal: new AbortController().signal,
+      progress: () => {},
+    };
+    const plan = planStageWork(ctx, () => true, { early: true });
+    const done = await plan.run();
+    const text = readFileSync(plan.env[ENV.authAnswers]!, 'utf8');
+
+    const budget = new Budget({
+      maxRequests: target.limits.maxRequests,
+      deadline: ctx.deadline,
+      counterFile: budgetFile,
+    });
+    const api = new ApiClient(new Recorder(redactor), budget, { timeoutMs: target.limits.timeoutMs, perHost: 8 });
+    const inHand = await sendAuth(
+      api,
+      new Samples(target),
+      authPlanOf(target, SEED, () => true),
+    );
+    budget.close();
+
+    const matrix = done.trace.find((w) => w.title === 'auth matrix');
+    // Its requests: one per answer, and the first rarity page (the sample asset).
+    assert.equal(matrix?.requests, inHand.usages.length + inHand.none.length + inHand.wrong.length + 1);
+    const nearMisses = inHand.wrong.flatMap((w) => w.w.values).filter((v) => v.length >= 8);
+    assert.ok(nearMisses.length > 20, `${nearMisses.length} near misses sent`);
+    for (const secret of [...secretsOf(target), ...nearMisses])
+      assert.ok(
+        !text.includes(secret),
+        `the file holds a credential or a near miss of one (${secret.length} characters)`,
+      );
+
+    const revived = reviveAuthAnswers(JSON.parse(text) as AuthAnswersFile, apiEndpoints(target));
+    const verdicts = (a: typeof inHand) =>
+      RULES.filter((r) => r.section === 'AUTH').flatMap((r) =>
+        judgeAuth(r.id, a).map((c) => `${c.id} ${c.verdict} ${redactor.text(c.message)}`),
+      );
+    const judged = verdicts(revived);
+    assert.ok(judged.length > 100, `${judged.length} AUTH checks`);
+    assert.deepEqual(judged, verdicts(inHand));
+
+    // Every REST work of the target has its checks: the rate-limited node's too (no probes to wait for), held by no host.
+    const nodeFiles = JSON.parse(plan.env[ENV.nodeChecks]!) as Record<string, string>;
+    const works = restWorks(target, SEED);
+    assert.deepEqual(
+      Object.keys(nodeFiles),
+      works.map((_, i) => String(i)),
+    );
+    for (const f of Object.values(nodeFiles)) {
+      const got = JSON.parse(readFileSync(f, 'utf8')) as { checks: unknown[]; error?: string };
+      assert.ok(got.checks.length > 0 && got.error === undefined, JSON.stringify(got).slice(0, 300));
+    }
+    const hold = JSON.parse(plan.env[ENV.stageHold]!) as StageHold;
+    const host = (u: string | undefined) => new URL(u!).host;
+    assert.deepEqual(
+      [...hold.hosts].sort(),
+      [
+        ...new Set([
+          host(target.api!.baseUrl),
+          host(target.api!.legacyBaseUrl),
+          host(target.nodes.blockRest!.endpoint),
+          host(target.nodes.chainB!.endpoint),
+        ]),
+      ].sort(),
+    );
+    assert.equal(
+      hold.files.length,
+      works.filter((w) => !w.rateLimited).length + 1,
+      'the early REST works and the auth matrix',
+    );
+  } finally {
+    await closeHttp();
+    await ref.close();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+});
+
+test('a stage that could not send the matrix gives the AUTH tests its reason', () => {
+  const file: AuthAnswersFile = {
+    usages: [],
+    none: [],
+    wrong: [],
+    error: 'budget: the run reached limits.maxRequests (5)',
+  };
+  assert.throws(() => reviveAuthAnswers(file, []), /limits\.maxRequests \(5\)/);
+});
