@@ -109,7 +109,7 @@ async function inHostSlot<T>(host: string, bound: number, send: () => Promise<T>
   }
 }
 
-/** Hosts whose requests wait for something first (the contract stage's own requests there: contracts/auth-early.ts). */
+/** Hosts whose requests wait for something first (while the contract stage sends there itself: contracts/stage-work.ts). */
 export interface HostHold {
   hosts: ReadonlySet<string>;
   until: () => Promise<unknown>;

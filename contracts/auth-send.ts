@@ -1,9 +1,9 @@
 // The auth matrix's sending: every API endpoint of the target with every key usage of the auth
 // table, without credentials, and with wrong keys in every form a base accepted its own key in. It
-// sends once for all the AUTH tests of a worker (authAnswers), every request at once (the ApiClient
-// bounds how many are in flight per host), in two waves: the right keys and none first, then the
-// wrong keys in the forms that worked. What each request got is kept as the facts its judgements
-// read (contracts/auth-judge.ts); nothing here decides a verdict.
+// sends once for all the AUTH tests (from the contract stage, or a worker's first AUTH test), every
+// request at once (the ApiClient bounds how many are in flight per host), in two waves: the right
+// keys and none first, then the wrong keys in the forms that worked. What each request got is kept
+// as the facts its judgements read (contracts/auth-judge.ts); nothing here decides a verdict.
 import type { BaseKind, FormId, KeyUsage } from '../src/auth/forms.js';
 import { wrongCredentials, wrongCredentialSlot, type WrongCredential } from '../src/auth/wrong-credentials.js';
 import type { Exchange } from '../src/record/recorder.js';

@@ -3,8 +3,9 @@
 // NODE_TOKEN_USAGES lists, the WebSocket upgrade with a ping/pong round trip, gRPC reflection, each
 // followed by NAUTH-07's no token and wrong tokens (near misses, empty, the auth parameter twice)
 // in every form that path took the right token in (contracts/node-refusals.ts). A worker runs every
-// path's work at once, started by its first node test, and each rule's test takes the checks of
-// its rule from the paths that have them. The horizon node is rate-limited: it gets a handful of
+// path's work at once, started by its first node test (the REST paths' the contract stage may send
+// itself: contracts/stage-work.ts), and each rule's test takes the checks of its rule from the
+// paths that have them. The horizon node is rate-limited: it gets a handful of
 // accepted requests, and only wrong tokens a correct service refuses, which spend none of its
 // quota; the tests that read it come last (in a full run its requests wait for the probes).
 import { whenWritten } from './stage-files.js';

@@ -31,7 +31,7 @@ const SEED = 424242;
 
 test('the stage sends early: auth answers that judge as in hand, no credential on disk, every REST work checked, its hosts held', async () => {
   const ref = await startReference();
-  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-auth-early-'));
+  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-stage-work-'));
   try {
     const target = withSlowMachineTimeout(resolveTarget(ref.target, {}));
     const budgetFile = join(workDir, 'budget.count');
