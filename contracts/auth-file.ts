@@ -8,7 +8,7 @@ import { RULES } from '../src/rules/catalogue.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { AuthAnswers, NoCredentialsSent, UsageSent, WrongKeySent } from './auth-send.js';
 import { apiEndpoints, baseUrlOf, type ApiEndpoint } from './matrix.js';
-import { whenWritten } from './stage-files.js';
+import { readPublished } from './stage-files.js';
 
 /** An answer as the file holds it: the endpoint by its id, a wrong credential without the values sent. */
 type Stored<T extends { ep: ApiEndpoint }> = Omit<T, 'ep'> & { ep: string };
@@ -61,9 +61,7 @@ export async function readAuthAnswers(
   deadline: number,
   endpoints: readonly ApiEndpoint[],
 ): Promise<AuthAnswers> {
-  const text = await whenWritten(file, deadline);
-  if (text === undefined) throw new Error('the run reached its deadline before the auth matrix was sent');
-  return reviveAuthAnswers(JSON.parse(text) as AuthAnswersFile, endpoints);
+  return reviveAuthAnswers(await readPublished<AuthAnswersFile>(file, deadline, 'the auth matrix'), endpoints);
 }
 
 /** Whether the stage can send the matrix: the target has API endpoints and some AUTH rule is selected. */

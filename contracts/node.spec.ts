@@ -8,7 +8,7 @@
 // paths that have them. The horizon node is rate-limited: it gets a handful of
 // accepted requests, and only wrong tokens a correct service refuses, which spend none of its
 // quota; the tests that read it come last (in a full run its requests wait for the probes).
-import { whenWritten } from './stage-files.js';
+import { readPublished } from './stage-files.js';
 import { applyForm, AUTH_FORMS, type FormId, type NodePath } from '../src/auth/forms.js';
 import type { GrpcCallError } from '../src/clients/grpc-reflection.js';
 import type { WebSocketProbeResult } from '../src/clients/websocket.js';
@@ -70,10 +70,7 @@ function contractStageWork(w: RestWork, index: number): Work['run'] {
   const file = suiteEnv().nodeChecks[index];
   if (!file) return w.run;
   return async ({ check }) => {
-    const text = await whenWritten(file, suiteEnv().deadline);
-    if (text === undefined) throw new Error(`the run reached its deadline before the stage checked the ${w.title}`);
-    const got = JSON.parse(text) as { checks: CheckResult[]; error?: string };
-    if (got.error) throw new Error(got.error);
+    const got = await readPublished<{ checks: CheckResult[]; error?: string }>(file, suiteEnv().deadline, w.title);
     check.adopt(got.checks);
   };
 }

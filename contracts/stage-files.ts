@@ -24,6 +24,22 @@ export async function whenWritten(file: string, deadline: number): Promise<strin
   return readFileSync(file, 'utf8');
 }
 
+/**
+ * What the stage wrote to `file`, parsed: thrown as an Error when it wrote why the work failed, or
+ * when `deadline` passes first (`what`: the work, for that line).
+ */
+export async function readPublished<T extends { error?: string }>(
+  file: string,
+  deadline: number,
+  what: string,
+): Promise<T> {
+  const text = await whenWritten(file, deadline);
+  if (text === undefined) throw new Error(`the run reached its deadline before the stage had sent ${what}`);
+  const got = JSON.parse(text) as T;
+  if (got.error !== undefined) throw new Error(got.error);
+  return got;
+}
+
 /** What the stage holds back while it sends: the workers' requests to `hosts` wait until every one of `files` is written. */
 export interface StageHold {
   hosts: string[];
