@@ -90,20 +90,23 @@ const RATE_LIMITED = 429;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Requests in flight per host in this process (a contract worker): a request past the bound waits
- * for one to end. The bound is limits.concurrency shared by the workers (fixtures.ts).
+ * Requests in flight per host in this process (a contract worker, or the contract stage): a request
+ * past the bound waits for one to end. The bound is limits.concurrency (shared by the workers:
+ * fixtures.ts). A bulk client's requests (the auth matrix: hundreds, independent) take a free slot
+ * only when no other request waits, so a chain whose next request depends on the last (a walk's
+ * pages) is not queued behind all of them.
  */
-const hosts = new Map<string, { free: number; waiting: (() => void)[] }>();
+const hosts = new Map<string, { free: number; waiting: (() => void)[]; bulk: (() => void)[] }>();
 
-async function inHostSlot<T>(host: string, bound: number, send: () => Promise<T>): Promise<T> {
+async function inHostSlot<T>(host: string, bound: number, bulk: boolean, send: () => Promise<T>): Promise<T> {
   let h = hosts.get(host);
-  if (!h) hosts.set(host, (h = { free: bound, waiting: [] }));
+  if (!h) hosts.set(host, (h = { free: bound, waiting: [], bulk: [] }));
   if (h.free > 0) h.free--;
-  else await new Promise<void>((r) => h.waiting.push(r));
+  else await new Promise<void>((r) => (bulk ? h.bulk : h.waiting).push(r));
   try {
     return await send();
   } finally {
-    const next = h.waiting.shift();
+    const next = h.waiting.shift() ?? h.bulk.shift();
     if (next) next();
     else h.free++;
   }
@@ -120,6 +123,8 @@ export interface ApiClientOptions {
   maxBodyBytes?: number;
   /** Requests in flight at once per host (default: no bound). */
   perHost?: number;
+  /** Many independent requests: each waits for a slot behind every other client's (inHostSlot). */
+  bulk?: boolean;
   rateLimited?: RateLimitedNode;
   /** The rate-limited node's answers already in hand (the probes', contracts/probe-answers.ts): a call one answers is not sent. */
   answered?: (spec: CallSpec) => CallResult | undefined;
@@ -160,7 +165,9 @@ export class ApiClient {
     const bound = this.opts.perHost;
     if (!limited) {
       await spec.pace?.();
-      return bound === undefined ? this.callOnce(spec, true) : inHostSlot(host, bound, () => this.callOnce(spec, true));
+      return bound === undefined
+        ? this.callOnce(spec, true)
+        : inHostSlot(host, bound, this.opts.bulk === true, () => this.callOnce(spec, true));
     }
     for (let tries = 0; ; tries++) {
       await spec.pace?.();

@@ -25,10 +25,10 @@ export const ENV = {
   /** `1`: each test hands its recorded exchanges to the reporter too (a HAR is being written). */
   exchanges: 'CHAINPROBE_EXCHANGES',
   /**
-   * The REST works the contract stage sends itself (contracts/stage-work.ts), as JSON: each one's
-   * index in restWorks() to the file of its checks; a work not listed is sent by the node tests.
+   * The works the contract stage sends itself (contracts/stage-work.ts), as JSON: each one's key
+   * (contracts/work.ts stageKey) to the file of its checks; a work not listed is sent by its tests.
    */
-  nodeChecks: 'CHAINPROBE_NODE_CHECKS',
+  stageChecks: 'CHAINPROBE_STAGE_CHECKS',
   /**
    * The auth matrix's answers, as JSON, written by the contract stage, which sends the matrix itself
    * while Playwright starts (contracts/auth-file.ts); absent: the first AUTH test sends it.
@@ -55,8 +55,8 @@ export interface SuiteEnv {
   seed: number;
   /** Tests attach their recorded exchanges (for the run's HAR). */
   exchanges: boolean;
-  /** Index of a REST work in restWorks() -> the file of its checks, for the works the stage sends. */
-  nodeChecks: Readonly<Record<string, string>>;
+  /** A work's stage key -> the file of its checks, for the works the stage sends. */
+  stageChecks: Readonly<Record<string, string>>;
   authAnswers?: string;
   stageHold?: StageHold;
 }
@@ -107,7 +107,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     workers: Number.isInteger(workers) && workers > 0 ? workers : 2,
     seed: env[ENV.seed] && Number.isInteger(seed) ? seed : 0,
     exchanges: env[ENV.exchanges] === '1',
-    nodeChecks: jsonOf(env[ENV.nodeChecks], ENV.nodeChecks) ?? {},
+    stageChecks: jsonOf(env[ENV.stageChecks], ENV.stageChecks) ?? {},
     authAnswers: env[ENV.authAnswers] || undefined,
     stageHold: jsonOf(env[ENV.stageHold], ENV.stageHold),
   };

@@ -1,6 +1,6 @@
 // The REST paths of the dedicated nodes and their work for the node tests (contracts/node.spec.ts),
-// apart from the spec so that the contract stage can run the rate-limited node's work itself
-// (contracts/run.ts): it starts at once, before the Playwright workers, or after the probes.
+// apart from the spec so that the contract stage can send it itself (contracts/stage-work.ts): the
+// rate-limited node's at once or after the probes, the others' while Playwright loads.
 import { randomInt } from 'node:crypto';
 import { NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '../src/auth/forms.js';
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
@@ -18,6 +18,7 @@ import {
   type NodeAttempt,
   type NodeRow,
 } from './node-refusals.js';
+import type { FamilyWork } from './work.js';
 import { bodyShape, mediaType } from './shape.js';
 import { JSON_HEADERS, PATHS } from './urls.js';
 
@@ -179,25 +180,14 @@ function judgePath(check: Checks, def: RestPathDef, res: CallResult, requestId: 
   );
 }
 
-/** One REST path's work: its requests and the checks of its rules (the node tests take them by rule). */
-export interface RestWork {
-  title: string;
-  rules: string[];
-  run: (c: { api: ApiClient; check: Checks }) => Promise<void>;
-  requests: number;
-  rateLimited: boolean;
-  /** host[:port] of the node it sends to. */
-  host: string;
-}
-
 /**
  * The work of each REST path the target has: the right token in every form the table lists (all
  * at once; paced on the rate-limited node), the path's own NODE rule judged on the first documented
  * form that got past auth, a HEAD on fee_stats, and NAUTH-07's refusals (each form's as soon as that
  * form is known to be accepted).
  */
-export function restWorks(target: ResolvedTarget, seed: number): RestWork[] {
-  const works: RestWork[] = [];
+export function restWorks(target: ResolvedTarget, seed: number): FamilyWork[] {
+  const works: FamilyWork[] = [];
   for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][]) {
     const node = nodeOf(target, def.node);
     if (!node) continue;
@@ -216,10 +206,10 @@ export function restWorks(target: ResolvedTarget, seed: number): RestWork[] {
     const work = (
       title: string,
       rules: string[],
-      run: RestWork['run'],
+      run: FamilyWork['run'],
       opts: { requests: number },
       rateLimited: boolean,
-    ) => works.push({ title, rules, run, requests: opts.requests, rateLimited, host: new URL(node.endpoint).host });
+    ) => works.push({ title, rules, run, requests: opts.requests, rateLimited, hosts: [new URL(node.endpoint).host] });
     work(
       `${def.label} with each token form, without one and with wrong ones`,
       rules,

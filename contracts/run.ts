@@ -40,7 +40,11 @@ const KILL_AFTER_MS = 1_000;
 export const CONTRACT_RULES: readonly string[] = rulesOf('contracts');
 
 export interface ContractsOptions {
-  /** Playwright workers (default 2: the suite is I/O bound on a small machine). */
+  /**
+   * Playwright workers. Default: 1 when the stage sends the contract work itself (a run of the
+   * contract checks alone: the tests only judge, and a worker costs a second of CPU to start), else
+   * 2 (the workers send: the suite is I/O bound on a small machine).
+   */
   workers?: number;
   /** Write Playwright's HTML report under outDir/playwright (default true). */
   htmlReport?: boolean;
@@ -184,10 +188,12 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   const inStage = (id: string) => selected.includes(id);
   // The stage's own work (contracts/stage-work.ts): none when only the not-testable reports run (they
   // send nothing); the early work in a run of the contract checks alone, not beside the probes.
+  const early = !opts.notTestableOnly && !opts.horizonAfter;
   const stageWork = planStageWork(ctx, opts.notTestableOnly ? () => false : inStage, {
-    early: !opts.notTestableOnly && !opts.horizonAfter,
+    early,
     horizonAfter: opts.horizonAfter,
   });
+  const workers = opts.workers ?? (early ? 1 : 2);
   const spawnedAt = Date.now();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -200,7 +206,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       [ENV.deadline]: String(ctx.deadline),
       [ENV.checksFile]: checksFile,
       // Each worker takes an even share of limits.concurrency, so there are never more workers than it.
-      [ENV.workers]: String(Math.min(opts.workers ?? 2, ctx.target.limits.concurrency ?? DEFAULT_CONCURRENCY)),
+      [ENV.workers]: String(Math.min(workers, ctx.target.limits.concurrency ?? DEFAULT_CONCURRENCY)),
       ...(ctx.knownCauses ? { [KNOWN_CAUSES_ENV]: ctx.knownCauses } : {}),
       [ENV.seed]: String(seed),
       ...(ctx.recordExchanges ? { [ENV.exchanges]: '1' } : {}),

@@ -1,12 +1,15 @@
-// Work that several rule tests of one spec read: a node path's requests and checks, a network's
-// block numbers. A worker runs every piece at once, started by the first of those tests, each
-// with clients of its own (fixtures: fresh()); each rule's test (titled by the catalogue, its rule
-// id its tag, as h2spec keys a case to its clause) takes its rule's checks from the pieces that have them.
+// The works of one spec's family (contracts/work.ts) as its rule tests run them. A worker runs every
+// work at once, started by the first of those tests, each with clients of its own (fixtures:
+// fresh()), unless the contract stage sent it (its checks are then read from the stage's file); each
+// rule's test (titled by the catalogue, its rule id its tag, as h2spec keys a case to its clause)
+// takes its rule's checks from the works that have them.
 import type { Exchange } from '../src/record/recorder.js';
+import { readPublished } from './stage-files.js';
+import { stageKey, type FamilyWork, type WorkEnv } from './work.js';
 import type { RuleDef } from '../src/rules/catalogue.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
-import type { ContractOptions, SharedClients, Spec } from './fixtures.js';
+import type { SharedClients, Spec } from './fixtures.js';
 import type { Non2xx } from './protocol.js';
 
 export interface Work {
@@ -31,14 +34,28 @@ export class SharedWork {
   private readonly works: Work[] = [];
   private readonly running = new Map<Work, Promise<WorkDone>>();
 
-  add(work: Work): void {
+  private add(work: Work): void {
     this.works.push(work);
   }
 
-  /** A piece declared the way Spec.contract declares a test: the rule tests (declareTests) run it. */
-  contract(title: string, rules: readonly string[], run: Work['run'], opts: ContractOptions = {}): void {
-    const timeoutMs = opts.timeoutMs ?? (opts.requests ?? 4) * suiteEnv().target.limits.timeoutMs;
-    this.add({ title, rules, run, timeoutMs });
+  /**
+   * A family's works (contracts/work.ts): sent by this worker, or, when the contract stage sent one
+   * itself (contracts/stage-work.ts), its checks read from the file the stage writes.
+   */
+  addFamily(family: string, list: readonly FamilyWork[]): void {
+    const env = suiteEnv();
+    for (const [i, w] of list.entries()) {
+      const file = env.stageChecks[stageKey(family, i)];
+      const run: Work['run'] = file
+        ? async ({ check }) => {
+            const got = await readPublished<{ checks: CheckResult[]; error?: string }>(file, env.deadline, w.title);
+            check.adopt(got.checks);
+          }
+        : w.run;
+      const timeoutMs = w.timeoutMs ?? (w.requests ?? 4) * env.target.limits.timeoutMs;
+      // In a full run the rate-limited node's work waits for the probes: the tests that read it come last.
+      this.add({ title: w.title, rules: w.rules, run, timeoutMs, late: w.rateLimited });
+    }
   }
 
   /** Starts, once per worker, every piece with a selected rule: all at once. */
@@ -86,4 +103,10 @@ export class SharedWork {
       );
     }
   }
+}
+
+/** A family's WorkEnv in a worker: the suite's target, seed and start. */
+export function suiteWorkEnv(): WorkEnv {
+  const { target, seed, startedAt } = suiteEnv();
+  return { target, seed, startedAt };
 }

@@ -1,8 +1,9 @@
 // The contract work the stage does itself rather than in a Playwright worker (contracts/run.ts), each
 // piece's result written to a file of the run folder for the tests that judge it (stage-files.ts):
 // - the rate-limited node's REST work: paced from the start, or after the probes in a full run;
-// - in a run of the contract checks alone, the other nodes' REST work and the auth matrix, sent while
-//   Playwright loads (its first two seconds, when no test can send).
+// - in a run of the contract checks alone, every other work of contracts/work.ts (the node paths',
+//   the NFT, native and universal works) and the auth matrix, sent while Playwright loads (its first
+//   two seconds, when no test can send). The one worker left then only judges what was sent.
 // Until those are written, the workers' requests to the hosts they send to wait (the hold), so
 // limits.concurrency still bounds what is in flight per host: the stage sends with the whole bound,
 // the workers after it with theirs. Beside the probes only the rate-limited node's work is done
@@ -18,7 +19,12 @@ import { authHosts, authMatrixWanted, storeAuthAnswers, type AuthAnswersFile } f
 import { authPlanOf, sendAuth } from './auth-send.js';
 import { Checks } from './checks.js';
 import { ENV } from './env.js';
-import { restWorks, type RestWork } from './node-rest.js';
+import { errorsWorks } from './errors-work.js';
+import { nativeWorks } from './native-work.js';
+import { nftWorks } from './nft-work.js';
+import { nodeWorks } from './node-work.js';
+import { universalWorks } from './universal-work.js';
+import { stageKey, type FamilyWork, type WorkEnv } from './work.js';
 import { probeAnswered } from './probe-answers.js';
 import type { Non2xx } from './protocol.js';
 import { Samples } from './samples.js';
@@ -44,75 +50,97 @@ interface Sent {
 }
 
 /**
- * A client of the stage's own: the run's budget, a recorder, and the interrupt. Every request in
- * flight listens for the interrupt, so the signal it listens on allows as many listeners.
+ * What the stage's clients share: the run's budget, and the interrupt. Every request in flight listens
+ * for the interrupt, so the signal it listens on allows as many listeners.
  */
-function stageClient(ctx: RunContext, opts: Partial<ApiClientOptions>) {
+interface StageSession {
+  ctx: RunContext;
+  budget: Budget;
+  signal: AbortSignal;
+}
+
+async function withSession<T>(ctx: RunContext, work: (s: StageSession) => Promise<T>): Promise<T> {
   const budget = new Budget({
     maxRequests: ctx.target.limits.maxRequests,
     deadline: ctx.deadline,
     counterFile: ctx.budgetFile,
     tallyFile: ctx.tallyFile,
   });
-  const recorder = new Recorder(ctx.redactor);
   const interrupt = new AbortController();
   setMaxListeners(0, interrupt.signal);
   const onAbort = () => interrupt.abort();
   if (ctx.signal.aborted) interrupt.abort();
   else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await work({ ctx, budget, signal: interrupt.signal });
+  } finally {
+    budget.close();
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A client of the stage's own: a recorder of its own, the session's budget and interrupt. */
+function stageClient({ ctx, budget, signal }: StageSession, opts: Partial<ApiClientOptions>) {
+  const recorder = new Recorder(ctx.redactor);
   const horizon = ctx.target.nodes.horizon;
   const api = new ApiClient(recorder, budget, {
     timeoutMs: ctx.target.limits.timeoutMs,
     rateLimited: horizon && { host: new URL(horizon.endpoint).host, deadline: ctx.deadline },
-    signal: interrupt.signal,
+    signal,
     ...opts,
   });
-  const close = () => {
-    budget.close();
-    ctx.signal.removeEventListener('abort', onAbort);
-  };
   const sent = (): Sent => ({ non2xx: api.non2xx, exchanges: recorder.exchanges });
-  return { api, close, sent };
+  return { api, recorder, sent };
 }
 
 const errorLine = (ctx: RunContext, e: unknown) => ctx.redactor.text(String((e as Error).message ?? e));
 
-/** REST works one after another, each one's checks to its file (an error line with them if it threw). */
-async function restInStage(
-  ctx: RunContext,
-  works: readonly { w: RestWork; file: string }[],
+/** The families whose works the stage may send (each spec file builds the same lists: SharedWork.addFamily). */
+export const FAMILY_WORKS: Record<string, (env: WorkEnv) => FamilyWork[]> = {
+  node: nodeWorks,
+  nft: nftWorks,
+  native: nativeWorks,
+  universal: universalWorks,
+  errors: errorsWorks,
+};
+
+/** Works one after another, each one's checks to its file (an error line with them if it threw). */
+async function worksInStage(
+  session: StageSession,
+  works: readonly { w: FamilyWork; file: string }[],
   selected: (rule: string) => boolean,
+  samples: Samples,
   opts: Partial<ApiClientOptions>,
 ): Promise<Sent> {
-  const { api, close, sent } = stageClient(ctx, opts);
-  try {
-    for (const { w, file } of works) {
-      const check = new Checks(ctx.redactor, selected);
-      try {
-        await w.run({ api, check });
-        publish(file, JSON.stringify({ checks: check.results }));
-      } catch (e) {
-        publish(file, JSON.stringify({ checks: check.results, error: errorLine(ctx, e) }));
-      }
+  const { ctx } = session;
+  const { api, recorder, sent } = stageClient(session, opts);
+  for (const { w, file } of works) {
+    const check = new Checks(ctx.redactor, selected);
+    try {
+      await w.run({ api, check, recorder, samples });
+      publish(file, JSON.stringify({ checks: check.results }));
+    } catch (e) {
+      publish(file, JSON.stringify({ checks: check.results, error: errorLine(ctx, e) }));
     }
-  } finally {
-    close();
   }
   return sent();
 }
 
 /** The auth matrix, its answers to `file` (auth-file.ts), or the line saying why it could not be sent. */
-async function authInStage(ctx: RunContext, file: string): Promise<Sent> {
-  const { target, redactor } = ctx;
-  const { api, close, sent } = stageClient(ctx, { perHost: target.limits.concurrency ?? DEFAULT_CONCURRENCY });
+async function authInStage(session: StageSession, file: string): Promise<Sent> {
+  const { target, redactor } = session.ctx;
+  // Its requests are independent: the works' chains go first when a slot frees.
+  const { api, sent } = stageClient(session, { perHost: target.limits.concurrency ?? DEFAULT_CONCURRENCY, bulk: true });
   try {
-    const answers = await sendAuth(api, new Samples(target), authPlanOf(target, ctx.seed, ctx.selected));
+    const answers = await sendAuth(
+      api,
+      new Samples(target),
+      authPlanOf(target, session.ctx.seed, session.ctx.selected),
+    );
     publish(file, redactor.text(JSON.stringify(storeAuthAnswers(answers))));
   } catch (e) {
-    const failed: AuthAnswersFile = { usages: [], none: [], wrong: [], error: errorLine(ctx, e) };
+    const failed: AuthAnswersFile = { usages: [], none: [], wrong: [], error: errorLine(session.ctx, e) };
     publish(file, JSON.stringify(failed));
-  } finally {
-    close();
   }
   return sent();
 }
@@ -126,7 +154,7 @@ async function traced(title: string, work: () => Promise<Sent>): Promise<Sent & 
 
 /**
  * What the stage sends itself: the rate-limited node's REST work (after `horizonAfter` settles, if
- * given) and, when `early`, the other REST work and the auth matrix.
+ * given) and, when `early`, the other node paths' work and the auth matrix.
  */
 export function planStageWork(
   ctx: RunContext,
@@ -134,41 +162,54 @@ export function planStageWork(
   opts: { early: boolean; horizonAfter?: Promise<readonly ProbeAnswer[] | undefined> },
 ): StagePlan {
   const file = (name: string) => join(ctx.workDir, name);
-  const rest = restWorks(ctx.target, ctx.seed)
-    .map((w, i) => ({ w, file: file(`node-work-${i}.json`), i }))
-    .filter(({ w }) => w.rules.some(selected) && (w.rateLimited || opts.early));
-  const limited = rest.filter(({ w }) => w.rateLimited);
-  const early = rest.filter(({ w }) => !w.rateLimited);
+  const env: WorkEnv = {
+    target: ctx.target,
+    seed: ctx.seed,
+    startedAt: ctx.deadline - ctx.target.limits.maxSeconds * 1000,
+  };
+  const all = Object.entries(FAMILY_WORKS).flatMap(([family, of]) =>
+    of(env).map((w, i) => ({ w, key: stageKey(family, i), file: file(`work-${family}-${i}.json`), family })),
+  );
+  const mine = all.filter(({ w }) => w.rules.some(selected) && (w.rateLimited || opts.early));
+  const limited = mine.filter(({ w }) => w.rateLimited);
+  const early = mine.filter(({ w }) => !w.rateLimited);
   const auth = opts.early && authMatrixWanted(ctx.target, selected) ? file('auth-answers.json') : undefined;
   const hold: StageHold = {
-    hosts: [...new Set([...early.map(({ w }) => w.host), ...(auth ? authHosts(ctx.target) : [])])],
+    hosts: [...new Set([...early.flatMap(({ w }) => w.hosts), ...(auth ? authHosts(ctx.target) : [])])],
     files: [...early.map((x) => x.file), ...(auth ? [auth] : [])],
   };
-  const env: Record<string, string> = {
-    ...(rest.length && { [ENV.nodeChecks]: JSON.stringify(Object.fromEntries(rest.map((x) => [x.i, x.file]))) }),
+  const childEnv: Record<string, string> = {
+    ...(mine.length && { [ENV.stageChecks]: JSON.stringify(Object.fromEntries(mine.map((x) => [x.key, x.file]))) }),
     ...(auth && { [ENV.authAnswers]: auth }),
     ...(hold.files.length && { [ENV.stageHold]: JSON.stringify(hold) }),
   };
-  const run = async (): Promise<StageDone> => {
-    const horizon = ctx.target.nodes.horizon;
-    const afterProbes = async () => {
-      if (!limited.length || !horizon) return { non2xx: [], exchanges: [] };
-      const answers = (await opts.horizonAfter?.catch(() => undefined)) ?? [];
-      return restInStage(ctx, limited, selected, answers.length ? { answered: probeAnswered(answers, horizon) } : {});
-    };
-    const perHost = { perHost: ctx.target.limits.concurrency ?? DEFAULT_CONCURRENCY };
-    const [pieces, last] = await Promise.all([
-      Promise.all([
-        ...early.map(({ w, file }) => traced(w.title, () => restInStage(ctx, [{ w, file }], selected, perHost))),
-        ...(auth ? [traced('auth matrix', () => authInStage(ctx, auth))] : []),
-      ]),
-      afterProbes(),
-    ]);
-    return {
-      non2xx: [...pieces.flatMap((p) => p.non2xx), ...last.non2xx],
-      exchanges: [...pieces.flatMap((p) => p.exchanges), ...last.exchanges],
-      trace: pieces.map((p) => p.trace),
-    };
-  };
-  return { env, run };
+  const run = () =>
+    withSession(ctx, async (session): Promise<StageDone> => {
+      const horizon = ctx.target.nodes.horizon;
+      // The works share what they discover (the sample asset), as a worker's tests do.
+      const samples = new Samples(ctx.target);
+      const afterProbes = async () => {
+        if (!limited.length || !horizon) return { non2xx: [], exchanges: [] };
+        const answers = (await opts.horizonAfter?.catch(() => undefined)) ?? [];
+        const answered = answers.length ? { answered: probeAnswered(answers, horizon) } : {};
+        return worksInStage(session, limited, selected, samples, answered);
+      };
+      // One bound per host for the whole process (contracts/api.ts), whichever client sends.
+      const perHost = { perHost: ctx.target.limits.concurrency ?? DEFAULT_CONCURRENCY };
+      const [pieces, last] = await Promise.all([
+        Promise.all([
+          ...early.map(({ w, file, family }) =>
+            traced(`${family}: ${w.title}`, () => worksInStage(session, [{ w, file }], selected, samples, perHost)),
+          ),
+          ...(auth ? [traced('auth matrix', () => authInStage(session, auth))] : []),
+        ]),
+        afterProbes(),
+      ]);
+      return {
+        non2xx: [...pieces.flatMap((p) => p.non2xx), ...last.non2xx],
+        exchanges: [...pieces.flatMap((p) => p.exchanges), ...last.exchanges],
+        trace: pieces.map((p) => p.trace),
+      };
+    });
+  return { env: childEnv, run };
 }

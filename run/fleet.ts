@@ -271,7 +271,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
         const ctx = ctxFor(d, u.view, u.key, u.rules);
         let got: CheckResult[];
         try {
-          const outcome = await runContracts(ctx, { workers: u.node ? 1 : 2 });
+          const outcome = await runContracts(ctx);
           // Each unit covers its own rules: its records are named by its deployment and node.
           got = [...outcome.checks, ...cover(ctx.selected, outcome.checks, outcome.gaps)];
           if (outcome.playwrightReport) playwrightReports.push(`fleet/${u.key}/${outcome.playwrightReport}`);

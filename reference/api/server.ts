@@ -53,6 +53,8 @@ function decodeSegments(path: string): string[] | undefined {
 export function createApiServer(server: ServerKind, opts: ReferenceOptions, chain: Chain): Server {
   const latency = latencyOf(opts);
   const state: ServerState = { universalCalls: new Map() };
+  // Built as the server starts, as a real service has its data before its first request.
+  const dataset = datasetOf(opts.seed, opts.bigCollectionSize);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     opts.counters.hit(server);
@@ -88,7 +90,7 @@ export function createApiServer(server: ServerKind, opts: ReferenceOptions, chai
       query: new URLSearchParams(rawQuery),
       reply,
       chain,
-      dataset: datasetOf(opts.seed, opts.bigCollectionSize),
+      dataset,
       state,
     };
     await route.handle(ctx);

@@ -7,9 +7,11 @@
 // request, failed before any byte of its answer, is sent once more on a new connection (the
 // contract requests are all reads) and its evidence says so. The rate-limit probes have their own
 // engine (load/engine/) and keep their own accounting.
+// undici loads with the first request, not with this module: Playwright's runner imports every spec
+// file to list the tests, and a contract worker whose work the contract stage sent sends nothing.
 import { subscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
-import { Agent, Client, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { headerRecord } from './headers.js';
 import { causeOfFailure, knownCause, whereOf } from '../net/causes.js';
 import { currentTls, tlsConnectOptions } from '../tls/trust.js';
@@ -120,12 +122,16 @@ const traceSends: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts,
   return dispatch(opts, traced);
 };
 
+type Undici = typeof import('undici');
+let undici: Undici | undefined;
+const loadUndici = async (): Promise<Undici> => (undici ??= await import('undici'));
+
 let shared: Agent | undefined;
 let sharedTraced: Dispatcher | undefined;
 let sharedTls: unknown;
 
 /** One keep-alive pool per process: the suite talks to few hosts, many times. Rebuilt when the trust changes. */
-function dispatcher(): Dispatcher {
+function dispatcher({ Agent }: Undici): Dispatcher {
   if (shared && sharedTls !== currentTls()) void closeHttp();
   sharedTls = currentTls();
   if (!shared) {
@@ -151,17 +157,18 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   // An address already known to be unreachable fails at once with the same line (no DNS wait, no handshake).
   const known = knownCause(whereOf(req.url));
   if (known) throw new HttpFailure('network', known.line);
+  const u = await loadUndici();
   const trace: SendTrace = { answerStarted: false };
   try {
-    return await sendOnce(req, dispatcher(), trace);
+    return await sendOnce(u, req, dispatcher(u), trace);
   } catch (e) {
     if (!(e instanceof HttpFailure) || !resendable(e.kind, trace) || req.signal?.aborted) throw e;
   }
   req.beforeResend?.();
   // A client of its own: one new connection, closed after the answer.
-  const fresh = new Client(new URL(req.url).origin, { pipelining: 1, connect: tlsConnectOptions() });
+  const fresh = new u.Client(new URL(req.url).origin, { pipelining: 1, connect: tlsConnectOptions() });
   try {
-    return { ...(await sendOnce(req, fresh)), resent: RESENT };
+    return { ...(await sendOnce(u, req, fresh)), resent: RESENT };
   } catch (e) {
     if (e instanceof HttpFailure) e.resent = RESENT;
     throw e;
@@ -170,7 +177,12 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   }
 }
 
-async function sendOnce(req: HttpRequest, via: Dispatcher, trace?: SendTrace): Promise<HttpResponse> {
+async function sendOnce(
+  { request }: Undici,
+  req: HttpRequest,
+  via: Dispatcher,
+  trace?: SendTrace,
+): Promise<HttpResponse> {
   const max = req.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), req.timeoutMs);
@@ -189,7 +201,7 @@ async function sendOnce(req: HttpRequest, via: Dispatcher, trace?: SendTrace): P
   try {
     let res: Dispatcher.ResponseData<unknown>;
     try {
-      const opts: Parameters<typeof request>[1] & { [TRACE]?: SendTrace } = {
+      const opts: Parameters<Undici['request']>[1] & { [TRACE]?: SendTrace } = {
         method: req.method as Dispatcher.HttpMethod,
         headers: req.headers,
         body: req.body,

@@ -1,7 +1,8 @@
 // The work the contract stage sends itself while Playwright starts (contracts/stage-work.ts): the
 // auth matrix's answers it writes for the AUTH tests judge exactly as the answers in hand do, and
-// the file holds neither a credential nor a near miss of one; every REST work gets its file of
-// checks; the workers are told to hold back their requests to every host the stage sends to.
+// the file holds neither a credential nor a near miss of one; every work of contracts/work.ts (node paths, NFT, native, universal, errors)
+// gets its file of checks; the workers are told to hold back their requests to every host the stage
+// sends to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,18 +19,18 @@ import type { RunContext } from '../../src/stages.js';
 import { ApiClient } from '../../contracts/api.js';
 import { reviveAuthAnswers, type AuthAnswersFile } from '../../contracts/auth-file.js';
 import { ENV } from '../../contracts/env.js';
-import { planStageWork } from '../../contracts/stage-work.js';
+import { FAMILY_WORKS, planStageWork } from '../../contracts/stage-work.js';
 import type { StageHold } from '../../contracts/stage-files.js';
 import { judgeAuth } from '../../contracts/auth-judge.js';
 import { authPlanOf, sendAuth } from '../../contracts/auth-send.js';
 import { apiEndpoints } from '../../contracts/matrix.js';
-import { restWorks } from '../../contracts/node-rest.js';
+import { stageKey } from '../../contracts/work.js';
 import { Samples } from '../../contracts/samples.js';
 import { withSlowMachineTimeout } from '../support/backstops.js';
 
 const SEED = 424242;
 
-test('the stage sends early: auth answers that judge as in hand, no credential on disk, every REST work checked, its hosts held', async () => {
+test('the stage sends early: auth answers that judge as in hand, no credential on disk, every work checked, its hosts held', async () => {
   const ref = await startReference();
   const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-stage-work-'));
   try {
@@ -53,10 +54,13 @@ test('the stage sends early: auth answers that judge as in hand, no credential o
     const done = await plan.run();
     const text = readFileSync(plan.env[ENV.authAnswers]!, 'utf8');
 
+    // The answers in hand are sent on a budget of their own: the stage spent much of the run's.
+    const ownBudget = join(workDir, 'in-hand.count');
+    writeFileSync(ownBudget, '');
     const budget = new Budget({
       maxRequests: target.limits.maxRequests,
       deadline: ctx.deadline,
-      counterFile: budgetFile,
+      counterFile: ownBudget,
     });
     const api = new ApiClient(new Recorder(redactor), budget, { timeoutMs: target.limits.timeoutMs, perHost: 8 });
     const inHand = await sendAuth(
@@ -86,17 +90,32 @@ test('the stage sends early: auth answers that judge as in hand, no credential o
     assert.ok(judged.length > 100, `${judged.length} AUTH checks`);
     assert.deepEqual(judged, verdicts(inHand));
 
-    // Every REST work of the target has its checks: the rate-limited node's too (no probes to wait for), held by no host.
-    const nodeFiles = JSON.parse(plan.env[ENV.nodeChecks]!) as Record<string, string>;
-    const works = restWorks(target, SEED);
-    assert.deepEqual(
-      Object.keys(nodeFiles),
-      works.map((_, i) => String(i)),
+    // Every work of the target has its checks: the rate-limited node's too (no probes to wait for), held by no host.
+    const files = JSON.parse(plan.env[ENV.stageChecks]!) as Record<string, string>;
+    const env = { target, seed: SEED, startedAt: ctx.deadline - target.limits.maxSeconds * 1000 };
+    const works = Object.entries(FAMILY_WORKS).flatMap(([family, of]) =>
+      of(env).map((w, i) => ({ ...w, key: stageKey(family, i) })),
     );
-    for (const f of Object.values(nodeFiles)) {
+    assert.deepEqual(Object.keys(files).sort(), works.map((w) => w.key).sort());
+    assert.deepEqual(
+      new Set(works.map((w) => w.key.split(':')[0])),
+      new Set(['node', 'nft', 'native', 'universal', 'errors']),
+    );
+    for (const [key, f] of Object.entries(files)) {
       const got = JSON.parse(readFileSync(f, 'utf8')) as { checks: unknown[]; error?: string };
-      assert.ok(got.checks.length > 0 && got.error === undefined, JSON.stringify(got).slice(0, 300));
+      // The errors work only provokes answers (ERR-01 is built from the run's non-2xx): no check of its own.
+      const checked = key.startsWith('errors:') || got.checks.length > 0;
+      assert.ok(checked && got.error === undefined, `${key}: ${JSON.stringify(got).slice(0, 300)}`);
     }
+    // The stage hands back its non-2xx answers, the errors work's causes among them (ERR-01).
+    const causes = new Set(done.non2xx.map((n) => n.cause));
+    for (const cause of [
+      'an unknown path',
+      'no credentials',
+      'a block height the chain does not have',
+      'no node token',
+    ])
+      assert.ok(causes.has(cause), `no non-2xx answer for "${cause}"`);
     const hold = JSON.parse(plan.env[ENV.stageHold]!) as StageHold;
     const host = (u: string | undefined) => new URL(u!).host;
     assert.deepEqual(
@@ -107,13 +126,15 @@ test('the stage sends early: auth answers that judge as in hand, no credential o
           host(target.api!.legacyBaseUrl),
           host(target.nodes.blockRest!.endpoint),
           host(target.nodes.chainB!.endpoint),
+          host(target.nodes.chainB!.websocketUrl),
+          target.nodes.chainB!.grpcAddress,
         ]),
       ].sort(),
     );
     assert.equal(
       hold.files.length,
       works.filter((w) => !w.rateLimited).length + 1,
-      'the early REST works and the auth matrix',
+      'the early works and the auth matrix',
     );
   } finally {
     await closeHttp();

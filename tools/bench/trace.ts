@@ -95,6 +95,30 @@ export function traceBreakdown(trace: ContractTrace, slowest = 6): TraceBreakdow
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
+/** The stage's own works by family (a work's title is `<family>: <what>`), times after the runner was started. */
+function stageTable(works: TraceBreakdown['stageWork']): string[] {
+  if (!works.length) return [];
+  const groups = new Map<string, TraceBreakdown['stageWork']>();
+  for (const w of works) {
+    const family = w.title.includes(': ') ? w.title.slice(0, w.title.indexOf(': ')) : w.title;
+    groups.set(family, [...(groups.get(family) ?? []), w]);
+  }
+  const rows = [...groups].map(([family, ws]) => {
+    const last = ws.reduce((a, b) => (b.toMs > a.toMs ? b : a));
+    const from = Math.min(...ws.map((w) => w.fromMs));
+    const requests = ws.reduce((n, w) => n + w.requests, 0);
+    return `| ${family} | ${ws.length} | ${requests} | ${s(from)} | ${s(last.toMs)} | ${last.title} |`;
+  });
+  return [
+    '',
+    'Sent by the contract stage itself meanwhile (from and to: after the runner was started):',
+    '',
+    '| family | works | requests | from | to | the last to end |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ];
+}
+
 /** The breakdown as Markdown: the runner's phases, the worker slots, the families, the slowest tests. */
 export function traceMarkdown(title: string, b: TraceBreakdown): string {
   const slotRows = b.slots.map((x) => `| slot ${x.slot} | ${s(x.testMs)} | ${s(x.betweenMs)} | ${x.workers} |`);
@@ -112,11 +136,7 @@ export function traceMarkdown(title: string, b: TraceBreakdown): string {
     `Playwright runner ${s(b.runnerMs)}: ${s(b.startMs)} before the first test (loading the config and spec files, ` +
       `starting workers), ${s(b.endMs)} after the last (reports, shutdown). ${b.workers} worker(s) started, ` +
       `${s(b.workerStartCpuMs)} of CPU before their first test; the runner itself ${b.runnerCpuMs === undefined ? 'unknown' : s(b.runnerCpuMs)} of CPU.`,
-    ...b.stageWork.flatMap((w) => [
-      '',
-      `Sent by the contract stage itself meanwhile: ${w.title}, ${w.requests} requests, ` +
-        `from ${s(w.fromMs)} to ${s(w.toMs)} after the runner was started.`,
-    ]),
+    ...stageTable(b.stageWork),
     '',
     '| worker slot | in tests | between tests (Playwright) | workers |',
     '|---|---|---|---|',
