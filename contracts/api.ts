@@ -99,8 +99,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hosts = new Map<string, { free: number; waiting: (() => void)[]; bulk: (() => void)[] }>();
 
 async function inHostSlot<T>(host: string, bound: number, bulk: boolean, send: () => Promise<T>): Promise<T> {
-  let h = hosts.get(host);
-  if (!h) hosts.set(host, (h = { free: bound, waiting: [], bulk: [] }));
+  // By bound too: another run in this process (another target file's limits) keeps its own.
+  const key = `${host} ${bound}`;
+  let h = hosts.get(key);
+  if (!h) hosts.set(key, (h = { free: bound, waiting: [], bulk: [] }));
   if (h.free > 0) h.free--;
   else await new Promise<void>((r) => (bulk ? h.bulk : h.waiting).push(r));
   try {
