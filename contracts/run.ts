@@ -265,6 +265,11 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   );
 
   const stageSent = stageWork.run();
+  // The stage's work failed outright (a file of the run folder could not be written): its tests
+  // would wait for that file until the deadline, so the runner is stopped now, with the reason.
+  stageSent.catch((e: unknown) =>
+    stop(`the contract stage failed: ${redactor.text(String((e as Error).message ?? e).split('\n')[0]!)}`, 'SIGTERM'),
+  );
   const exitCode = await new Promise<number | null>((res) => {
     child.on('error', () => res(null));
     child.on('close', (code) => res(code));

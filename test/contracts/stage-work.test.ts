@@ -5,7 +5,7 @@
 // sends to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReference } from '../../reference/start.js';
@@ -20,6 +20,7 @@ import { ApiClient } from '../../contracts/api.js';
 import { reviveAuthAnswers, type AuthAnswersFile } from '../../contracts/auth-file.js';
 import { ENV } from '../../contracts/env.js';
 import { FAMILY_WORKS, planStageWork } from '../../contracts/stage-work.js';
+import { runContracts } from '../../contracts/run.js';
 import type { StageHold } from '../../contracts/stage-files.js';
 import { judgeAuth } from '../../contracts/auth-judge.js';
 import { authPlanOf, sendAuth } from '../../contracts/auth-send.js';
@@ -151,4 +152,37 @@ test('a stage that could not send the matrix gives the AUTH tests its reason', (
     error: 'budget: the run reached limits.maxRequests (5)',
   };
   assert.throws(() => reviveAuthAnswers(file, []), /limits\.maxRequests \(5\)/);
+});
+
+test('a stage that cannot write its work stops the contract run at once, not at the deadline', async () => {
+  const ref = await startReference();
+  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-stage-fails-'));
+  try {
+    const target = resolveTarget(ref.target, {});
+    const budgetFile = join(workDir, 'budget.count');
+    writeFileSync(budgetFile, '');
+    // The auth answers' temporary file is a folder: the stage can write neither them nor why.
+    mkdirSync(join(workDir, 'auth-answers.json.tmp', 'in-the-way'), { recursive: true });
+    const selected = (rule: string) => rule.startsWith('AUTH-');
+    const ctx: RunContext = {
+      target,
+      selected,
+      outDir: join(workDir, 'out'),
+      workDir,
+      budgetFile,
+      deadline: Date.now() + 600_000,
+      seed: SEED,
+      redactor: new Redactor(secretsOf(target), SEED),
+      signal: new AbortController().signal,
+      progress: () => {},
+    };
+    const started = Date.now();
+    await assert.rejects(runContracts(ctx, { htmlReport: false }), /EISDIR|illegal operation on a directory/);
+    // The AUTH tests would have waited for the file until the deadline, ten minutes away.
+    assert.ok(Date.now() - started < 120_000, `stopped after ${Date.now() - started} ms`);
+  } finally {
+    await closeHttp();
+    await ref.close();
+    rmSync(workDir, { recursive: true, force: true });
+  }
 });
