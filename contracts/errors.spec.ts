@@ -2,14 +2,13 @@
 // could not be sent). The rule's check itself is built by the parent run from every non-2xx answer
 // the suite met (contracts/errors-summary.ts).
 import { RULES } from '../src/rules/catalogue.js';
-import { errorsWorks } from './errors-work.js';
 import { Spec } from './fixtures.js';
-import { SharedWork, suiteWorkEnv } from './shared-work.js';
+import { SharedWork } from './shared-work.js';
 
 const spec = new Spec('errors');
 const works = new SharedWork();
 
-works.addFamily('errors', errorsWorks(suiteWorkEnv()));
+works.addFamily('errors');
 
 works.declareTests(
   spec,

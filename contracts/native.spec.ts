@@ -3,8 +3,7 @@
 import { RULES } from '../src/rules/catalogue.js';
 import { suiteEnv } from './env.js';
 import { Spec } from './fixtures.js';
-import { nativeWorks } from './native-work.js';
-import { SharedWork, suiteWorkEnv } from './shared-work.js';
+import { SharedWork } from './shared-work.js';
 import { dataAccess } from './urls.js';
 
 const spec = new Spec('native');
@@ -12,7 +11,7 @@ const works = new SharedWork();
 const access = dataAccess(suiteEnv().target.api);
 const native = suiteEnv().target.api?.native;
 
-works.addFamily('native', nativeWorks(suiteWorkEnv()));
+works.addFamily('native');
 
 works.declareTests(
   spec,

@@ -2,14 +2,13 @@
 // by the catalogue: each takes its rule's checks from the works of contracts/nft-work.ts.
 import { RULES } from '../src/rules/catalogue.js';
 import { Spec } from './fixtures.js';
-import { nftWorks } from './nft-work.js';
-import { SharedWork, suiteWorkEnv } from './shared-work.js';
+import { SharedWork } from './shared-work.js';
 import { nftMissing } from './urls.js';
 
 const spec = new Spec('nft');
 const works = new SharedWork();
 
-works.addFamily('nft', nftWorks(suiteWorkEnv()));
+works.addFamily('nft');
 
 works.declareTests(
   spec,

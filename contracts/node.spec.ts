@@ -11,15 +11,14 @@
 // tests that read it come last (in a full run its requests wait for the probes).
 import { RULES } from '../src/rules/catalogue.js';
 import { Spec } from './fixtures.js';
-import { SharedWork, suiteWorkEnv } from './shared-work.js';
+import { SharedWork } from './shared-work.js';
 import { NODE_SECTION, type NodeName } from './node-rest.js';
-import { nodeWorks } from './node-work.js';
 
 const spec = new Spec('node');
 
 const works = new SharedWork();
 
-works.addFamily('node', nodeWorks(suiteWorkEnv()));
+works.addFamily('node');
 
 // ---- The tests, one per rule.
 

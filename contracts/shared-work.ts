@@ -5,7 +5,8 @@
 // takes its rule's checks from the works that have them.
 import type { Exchange } from '../src/record/recorder.js';
 import { readPublished } from './stage-files.js';
-import { stageKey, type FamilyWork, type WorkEnv } from './work.js';
+import { FAMILY_WORKS, type WorkFamily } from './families.js';
+import { stageKey, type WorkEnv } from './work.js';
 import type { RuleDef } from '../src/rules/catalogue.js';
 import type { CheckResult } from '../src/verdict.js';
 import { suiteEnv } from './env.js';
@@ -39,11 +40,12 @@ export class SharedWork {
   }
 
   /**
-   * A family's works (contracts/work.ts): sent by this worker, or, when the contract stage sent one
-   * itself (contracts/stage-work.ts), its checks read from the file the stage writes.
+   * A family's works (contracts/families.ts): sent by this worker, or, when the contract stage sent
+   * one itself (contracts/stage-work.ts), its checks read from the file the stage writes.
    */
-  addFamily(family: string, list: readonly FamilyWork[]): void {
+  addFamily(family: WorkFamily): void {
     const env = suiteEnv();
+    const list = FAMILY_WORKS[family](suiteWorkEnv());
     for (const [i, w] of list.entries()) {
       const file = env.stageChecks[stageKey(family, i)];
       const run: Work['run'] = file
@@ -106,7 +108,7 @@ export class SharedWork {
 }
 
 /** A family's WorkEnv in a worker: the suite's target, seed and start. */
-export function suiteWorkEnv(): WorkEnv {
+function suiteWorkEnv(): WorkEnv {
   const { target, seed, startedAt } = suiteEnv();
   return { target, seed, startedAt };
 }

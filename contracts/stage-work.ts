@@ -19,11 +19,7 @@ import { authHosts, authMatrixWanted, storeAuthAnswers, type AuthAnswersFile } f
 import { authPlanOf, sendAuth } from './auth-send.js';
 import { Checks } from './checks.js';
 import { ENV } from './env.js';
-import { errorsWorks } from './errors-work.js';
-import { nativeWorks } from './native-work.js';
-import { nftWorks } from './nft-work.js';
-import { nodeWorks } from './node-work.js';
-import { universalWorks } from './universal-work.js';
+import { FAMILY_WORKS } from './families.js';
 import { stageKey, type FamilyWork, type WorkEnv } from './work.js';
 import { probeAnswered } from './probe-answers.js';
 import type { Non2xx } from './protocol.js';
@@ -94,15 +90,6 @@ function stageClient({ ctx, budget, signal }: StageSession, opts: Partial<ApiCli
 }
 
 const errorLine = (ctx: RunContext, e: unknown) => ctx.redactor.text(String((e as Error).message ?? e));
-
-/** The families whose works the stage may send (each spec file builds the same lists: SharedWork.addFamily). */
-export const FAMILY_WORKS: Record<string, (env: WorkEnv) => FamilyWork[]> = {
-  node: nodeWorks,
-  nft: nftWorks,
-  native: nativeWorks,
-  universal: universalWorks,
-  errors: errorsWorks,
-};
 
 /** Works one after another, each one's checks to its file (an error line with them if it threw). */
 async function worksInStage(

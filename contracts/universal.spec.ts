@@ -3,15 +3,14 @@
 import { RULES } from '../src/rules/catalogue.js';
 import { suiteEnv } from './env.js';
 import { Spec } from './fixtures.js';
-import { SharedWork, suiteWorkEnv } from './shared-work.js';
-import { universalWorks } from './universal-work.js';
+import { SharedWork } from './shared-work.js';
 import { dataAccess } from './urls.js';
 
 const spec = new Spec('universal');
 const works = new SharedWork();
 const access = dataAccess(suiteEnv().target.api);
 
-works.addFamily('universal', universalWorks(suiteWorkEnv()));
+works.addFamily('universal');
 
 works.declareTests(
   spec,
