@@ -2,6 +2,7 @@
 // only, so the resolved target with its credentials is never written to disk.
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { StageHold } from './stage-files.js';
+import { runStartOf } from './work.js';
 
 export const ENV = {
   /** The ResolvedTarget as JSON. */
@@ -101,7 +102,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     budgetFile: env[ENV.budgetFile] || undefined,
     tallyFile: env[ENV.tallyFile] || undefined,
     deadline: end,
-    startedAt: end - runSpan,
+    startedAt: runStartOf(target, end),
     checksFile: env[ENV.checksFile] || undefined,
     htmlDir: env[ENV.htmlDir] || undefined,
     workers: Number.isInteger(workers) && workers > 0 ? workers : 2,

@@ -18,7 +18,7 @@ import {
   type NodeAttempt,
   type NodeRow,
 } from './node-refusals.js';
-import type { FamilyWork } from './work.js';
+import { hostOf, type FamilyWork } from './work.js';
 import { bodyShape, mediaType } from './shape.js';
 import { JSON_HEADERS, PATHS } from './urls.js';
 
@@ -209,7 +209,7 @@ export function restWorks(target: ResolvedTarget, seed: number): FamilyWork[] {
       run: FamilyWork['run'],
       opts: { requests: number },
       rateLimited: boolean,
-    ) => works.push({ title, rules, run, requests: opts.requests, rateLimited, hosts: [new URL(node.endpoint).host] });
+    ) => works.push({ title, rules, run, requests: opts.requests, rateLimited, hosts: [hostOf(node.endpoint)] });
     work(
       `${def.label} with each token form, without one and with wrong ones`,
       rules,

@@ -21,7 +21,7 @@ import {
   type NodeAttempt,
   type NodeRow,
 } from './node-refusals.js';
-import type { FamilyWork } from './work.js';
+import { hostOf, type FamilyWork } from './work.js';
 import { bodyShape } from './shape.js';
 import { WS_REFUSAL_EXPECTED, wsRefusal, wsTiming } from './ws-refusal.js';
 
@@ -85,7 +85,7 @@ export function streamWorks(target: ResolvedTarget, seed: number): FamilyWork[] 
     seed,
   };
   work(
-    new URL(chainB.websocketUrl).host,
+    hostOf(chainB.websocketUrl),
     'WebSocket upgrade and ping/pong, without a token and with wrong ones',
     ['NAUTH-05', 'NODE-02', 'NAUTH-07'],
     async ({ api, check, recorder }) => {

@@ -266,10 +266,9 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
 
   const stageSent = stageWork.run();
   // The stage's work failed outright (a file of the run folder could not be written): its tests
-  // would wait for that file until the deadline, so the runner is stopped now, with the reason.
-  stageSent.catch((e: unknown) =>
-    stop(`the contract stage failed: ${redactor.text(String((e as Error).message ?? e).split('\n')[0]!)}`, 'SIGTERM'),
-  );
+  // would wait for that file until the deadline, so the runner is stopped now. The failure itself is
+  // thrown where the stage is awaited below, and the run says it in one line (stageFailed).
+  stageSent.catch(() => stop('the contract stage failed', 'SIGTERM'));
   const exitCode = await new Promise<number | null>((res) => {
     child.on('error', () => res(null));
     child.on('close', (code) => res(code));

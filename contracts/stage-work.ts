@@ -1,9 +1,9 @@
 // The contract work the stage does itself rather than in a Playwright worker (contracts/run.ts), each
 // piece's result written to a file of the run folder for the tests that judge it (stage-files.ts):
 // - the rate-limited node's REST work: paced from the start, or after the probes in a full run;
-// - in a run of the contract checks alone, every other work of contracts/work.ts (the node paths',
-//   the NFT, native and universal works) and the auth matrix, sent while Playwright loads (its first
-//   two seconds, when no test can send). The one worker left then only judges what was sent.
+// - in a run of the contract checks alone, every other family's works (contracts/families.ts) and the
+//   auth matrix, sent while Playwright loads (its first two seconds, when no test can send). The one
+//   worker left then only judges what was sent.
 // Until those are written, the workers' requests to the hosts they send to wait (the hold), so
 // limits.concurrency still bounds what is in flight per host: the stage sends with the whole bound,
 // the workers after it with theirs. Beside the probes only the rate-limited node's work is done
@@ -20,7 +20,7 @@ import { authPlanOf, sendAuth } from './auth-send.js';
 import { Checks } from './checks.js';
 import { ENV } from './env.js';
 import { FAMILY_WORKS } from './families.js';
-import { stageKey, type FamilyWork, type WorkEnv } from './work.js';
+import { runStartOf, stageKey, type FamilyWork, type WorkEnv } from './work.js';
 import { probeAnswered } from './probe-answers.js';
 import type { Non2xx } from './protocol.js';
 import { Samples } from './samples.js';
@@ -115,15 +115,11 @@ async function worksInStage(
 
 /** The auth matrix, its answers to `file` (auth-file.ts), or the line saying why it could not be sent. */
 async function authInStage(session: StageSession, file: string): Promise<Sent> {
-  const { target, redactor } = session.ctx;
+  const { target, redactor, seed, selected } = session.ctx;
   // Its requests are independent: the works' chains go first when a slot frees.
   const { api, sent } = stageClient(session, { perHost: target.limits.concurrency ?? DEFAULT_CONCURRENCY, bulk: true });
   try {
-    const answers = await sendAuth(
-      api,
-      new Samples(target),
-      authPlanOf(target, session.ctx.seed, session.ctx.selected),
-    );
+    const answers = await sendAuth(api, new Samples(target), authPlanOf(target, seed, selected));
     publish(file, redactor.text(JSON.stringify(storeAuthAnswers(answers))));
   } catch (e) {
     const failed: AuthAnswersFile = { usages: [], none: [], wrong: [], error: errorLine(session.ctx, e) };
@@ -133,15 +129,19 @@ async function authInStage(session: StageSession, file: string): Promise<Sent> {
 }
 
 /** A piece of early work, timed for the trace. */
-async function traced(title: string, work: () => Promise<Sent>): Promise<Sent & { trace: StageWorkTrace }> {
+async function traced(
+  family: string,
+  title: string,
+  work: () => Promise<Sent>,
+): Promise<Sent & { trace: StageWorkTrace }> {
   const startedAt = Date.now();
   const sent = await work();
-  return { ...sent, trace: { title, startedAt, endedAt: Date.now(), requests: sent.exchanges.length } };
+  return { ...sent, trace: { family, title, startedAt, endedAt: Date.now(), requests: sent.exchanges.length } };
 }
 
 /**
  * What the stage sends itself: the rate-limited node's REST work (after `horizonAfter` settles, if
- * given) and, when `early`, the other node paths' work and the auth matrix.
+ * given) and, when `early`, every other family's works and the auth matrix.
  */
 export function planStageWork(
   ctx: RunContext,
@@ -149,11 +149,7 @@ export function planStageWork(
   opts: { early: boolean; horizonAfter?: Promise<readonly ProbeAnswer[] | undefined> },
 ): StagePlan {
   const file = (name: string) => join(ctx.workDir, name);
-  const env: WorkEnv = {
-    target: ctx.target,
-    seed: ctx.seed,
-    startedAt: ctx.deadline - ctx.target.limits.maxSeconds * 1000,
-  };
+  const env: WorkEnv = { target: ctx.target, seed: ctx.seed, startedAt: runStartOf(ctx.target, ctx.deadline) };
   const all = Object.entries(FAMILY_WORKS).flatMap(([family, of]) =>
     of(env).map((w, i) => ({ w, key: stageKey(family, i), file: file(`work-${family}-${i}.json`), family })),
   );
@@ -186,9 +182,9 @@ export function planStageWork(
       const [pieces, last] = await Promise.all([
         Promise.all([
           ...early.map(({ w, file, family }) =>
-            traced(`${family}: ${w.title}`, () => worksInStage(session, [{ w, file }], selected, samples, perHost)),
+            traced(family, w.title, () => worksInStage(session, [{ w, file }], selected, samples, perHost)),
           ),
-          ...(auth ? [traced('auth matrix', () => authInStage(session, auth))] : []),
+          ...(auth ? [traced('auth', 'auth matrix', () => authInStage(session, auth))] : []),
         ]),
         afterProbes(),
       ]);

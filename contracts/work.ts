@@ -40,6 +40,9 @@ export interface WorkEnv {
   startedAt: number;
 }
 
+/** The run's start, ms: its deadline less limits.maxSeconds (the same in the stage and in every worker). */
+export const runStartOf = (target: ResolvedTarget, deadline: number) => deadline - target.limits.maxSeconds * 1000;
+
 /** A family's works as its module declares them, all to the same hosts. */
 export class WorkList {
   readonly list: FamilyWork[] = [];

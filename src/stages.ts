@@ -116,6 +116,8 @@ export interface ContractTrace {
 }
 
 export interface StageWorkTrace {
+  /** The work's family (contracts/families.ts), or the auth matrix. */
+  family: string;
   title: string;
   /** ms since epoch. */
   startedAt: number;

@@ -34,7 +34,7 @@ export interface TraceBreakdown {
   /** The longest tests. */
   slowest: TestTrace[];
   /** The contract stage's own work meanwhile, from the runner's spawn (ms). */
-  stageWork: { title: string; fromMs: number; toMs: number; requests: number }[];
+  stageWork: { family: string; title: string; fromMs: number; toMs: number; requests: number }[];
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
@@ -85,6 +85,7 @@ export function traceBreakdown(trace: ContractTrace, slowest = 6): TraceBreakdow
     families: families.sort((a, b) => b.testMs - a.testMs),
     slowest: [...tests].sort((a, b) => b.durationMs - a.durationMs).slice(0, slowest),
     stageWork: (trace.stageWork ?? []).map((w) => ({
+      family: w.family,
       title: w.title,
       fromMs: w.startedAt - trace.spawnedAt,
       toMs: w.endedAt - trace.spawnedAt,
@@ -95,14 +96,11 @@ export function traceBreakdown(trace: ContractTrace, slowest = 6): TraceBreakdow
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-/** The stage's own works by family (a work's title is `<family>: <what>`), times after the runner was started. */
+/** The stage's own works by family, times after the runner was started. */
 function stageTable(works: TraceBreakdown['stageWork']): string[] {
   if (!works.length) return [];
   const groups = new Map<string, TraceBreakdown['stageWork']>();
-  for (const w of works) {
-    const family = w.title.includes(': ') ? w.title.slice(0, w.title.indexOf(': ')) : w.title;
-    groups.set(family, [...(groups.get(family) ?? []), w]);
-  }
+  for (const w of works) groups.set(w.family, [...(groups.get(w.family) ?? []), w]);
   const rows = [...groups].map(([family, ws]) => {
     const last = ws.reduce((a, b) => (b.toMs > a.toMs ? b : a));
     const from = Math.min(...ws.map((w) => w.fromMs));
