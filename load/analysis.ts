@@ -11,7 +11,7 @@ import {
 } from './model/proxy.js';
 import { estimateEmissionInterval, estimateLimit, type EmissionEstimate } from './model/estimate.js';
 import { type Interval, type Prediction } from './model/gcra.js';
-import { bucketFit, outsideBucket, plainBefore, type BucketFit } from './model/integrity.js';
+import { anotherBucket, bucketFit, outsideBucket, plainBefore, type BucketFit } from './model/integrity.js';
 import { replay, type LimiterOutcome, type ReplayInput, type ReplayStep } from './model/replay.js';
 import type { ProbeMethod } from './engine/types.js';
 import type { Sample } from './session.js';
@@ -162,8 +162,9 @@ export interface AnalyzeOptions {
 /**
  * The token's bucket and everything sent. A variation whose answer that bucket cannot have given
  * (another bucket's Remaining, no limiter headers, a status that is not the limiter's) is taken out
- * of the model, one at a time in send order (each changes what the bucket allowed afterwards), so
- * an escape is judged once, by RL-14, and never counts against the limiter rules.
+ * of the model, one at a time in send order (each changes what the bucket allowed afterwards), with
+ * the other requests of its variation when it showed another bucket, so an escape is judged once,
+ * by RL-14, and never counts against the limiter rules.
  */
 export function analyze(unordered: readonly Sample[], cap: number, opts: AnalyzeOptions = {}): Analysis {
   const all = [...unordered].sort((a, b) => a.seq - b.seq);
@@ -175,9 +176,15 @@ export function analyze(unordered: readonly Sample[], cap: number, opts: Analyze
     opts,
   );
   for (let round = 0; round < varied.length; round++) {
-    const next = out.samples.find((s, i) => s.variation && outsideBucket(bucketFit(s, out.steps[i]?.prediction)));
-    if (!next) break;
+    const fits = out.samples.map((s, i) => (s.variation ? bucketFit(s, out.steps[i]?.prediction) : undefined));
+    const i = fits.findIndex((f) => f !== undefined && outsideBucket(f));
+    if (i < 0) break;
+    const next = out.samples[i]!;
     outside.add(next);
+    // A limiter keys a request the same way each time it varies the same thing: once one answer shows
+    // another bucket behind a variation, every request of it leaves the model, also those answered
+    // while both buckets were about full, where the two cannot be told apart (the drain's lead-in).
+    if (anotherBucket(fits[i]!)) for (const s of varied) if (s.variation!.id === next.variation!.id) outside.add(s);
     out = analyzeBucket(
       all.filter((s) => !outside.has(s)),
       cap,

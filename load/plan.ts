@@ -18,7 +18,7 @@ import { IntegrityProbe, type IntegrityPlan, type IntegrityResult } from './prob
 import { StopProbe, type Sample, type Session, type StopReason } from './session.js';
 import type { SpacingSummary } from './model/proxy.js';
 import { seededRandom } from '../src/random.js';
-import { capVariations, integrityVariations } from './variations.js';
+import { capVariations, integrityVariations, leadInVariations } from './variations.js';
 
 export type PhaseName = 'dynamics' | 'drain' | 'recovery' | 'integrity';
 
@@ -173,6 +173,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
           leakMs: T.lo,
           slack: cfg.drainSlack,
           minGapMs: session.paceMs,
+          leadIn: leadInVariations(),
           ...(needs.integrity ? { varied: capVariations(rnd) } : {}),
         };
         const rtt = rttAllowanceOf(session.samples);

@@ -107,6 +107,17 @@ export function singleClientAddresses(rnd: () => number): Variation[] {
 }
 
 /**
+ * The token alone in each other form, once, in place of the drain's first plain requests (its
+ * lead-in, under the cap while quota is plentiful). Where the forms share the token's bucket they
+ * drain it as the plain ones would; their answers are the node's own to these forms with quota left,
+ * which the horizon node's contract checks judge (ProbeAnswer) instead of waiting a whole T each for
+ * quota after the probes, and which RL-14 judges like any varied request.
+ */
+export function leadInVariations(): Variation[] {
+  return OTHER_TOKEN_FORMS.map(tokenForm);
+}
+
+/**
  * RL-14's cap part (load/probes/drain.ts). With the burst above the cap: the token in a header form
  * (a cap keyed on the `auth` argument does not count it). Behind a proxy that spaces requests,
  * between the first requests under the cap: header forms and a varying parameter by turns (a cap

@@ -89,7 +89,7 @@ export function checkCap(input: CheckInput, { drain }: Pick<Known, 'drain'>): Fi
         accepted: burst.filter(ok).length,
         rateFactor: 'x2 the cap',
         placed: drain.burstPlacement ?? null,
-        underCapBefore: drain.leadIn.length,
+        underCapBefore: drain.leadIn.length + (drain.leadInVariations?.length ?? 0),
       },
     },
     tolerance:
@@ -143,6 +143,7 @@ export function checkAcceptedBeforeFirst429(
   const { a } = input;
   const drained = new Set([
     ...drain.leadIn,
+    ...(drain.leadInVariations ?? []),
     ...drain.burst,
     ...(drain.burstVariations ?? []),
     ...drain.underCap,

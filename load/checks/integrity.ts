@@ -14,8 +14,11 @@ export interface IntegrityRow {
   variation: string;
   /** The variation's stable id (load/variations.ts). */
   id: string;
-  /** Where it was sent: with the burst above the cap, between the drain's requests under the cap, or while the bucket was empty. */
-  when: 'burst above the cap' | 'under the cap' | 'empty bucket';
+  /**
+   * Where it was sent: first in the drain while quota was plentiful, with the burst above the cap,
+   * between the drain's requests under the cap, or while the bucket was empty.
+   */
+  when: 'quota left' | 'burst above the cap' | 'under the cap' | 'empty bucket';
   /** Status, or the error. */
   answer: string;
   remaining: string | null;
@@ -74,12 +77,19 @@ function verdictOf(j: VariationJudgement): { verdict: IntegrityVerdict; why: str
 export function integrityRows(input: Pick<CheckInput, 'a' | 'plan'>): IntegrityRow[] {
   const burst = new Set(input.plan.drain?.burstVariations ?? []);
   const underCap = new Set(input.plan.drain?.underCapVariations ?? []);
+  const leadIn = new Set(input.plan.drain?.leadInVariations ?? []);
   return input.a.variations.map((j) => {
     const s = j.sample;
     return {
       variation: s.variation!.label,
       id: s.variation!.id,
-      when: burst.has(s) ? 'burst above the cap' : underCap.has(s) ? 'under the cap' : 'empty bucket',
+      when: leadIn.has(s)
+        ? 'quota left'
+        : burst.has(s)
+          ? 'burst above the cap'
+          : underCap.has(s)
+            ? 'under the cap'
+            : 'empty bucket',
       answer: answerOf(s),
       remaining: s.rl.raw.remaining ?? null,
       ...verdictOf(j),

@@ -57,6 +57,13 @@ export function bucketFit(s: Sample, p: Prediction | undefined): BucketFit {
   return p.acceptPossible ? 'shared' : 'beyond';
 }
 
+/**
+ * The fits that show a bucket other than the token's (or none) behind the variation itself: a
+ * Remaining the token's bucket cannot have, or no limiter at all. (Accepted `beyond` or refused
+ * `elsewhere` may as well mean the model of the token's bucket is wrong.)
+ */
+export const anotherBucket = (fit: BucketFit): boolean => fit === 'fresh' || fit === 'unlimited';
+
 /** The fits that take a variation out of the token's bucket model: it was not that bucket's answer. */
 export const outsideBucket = (fit: BucketFit): boolean => ESCAPES.has(fit) || fit === 'elsewhere' || fit === 'not-read';
 

@@ -24,6 +24,8 @@ export interface DrainPlan {
   slack: number;
   /** The least gap kept between paced sends (Session.paceMs: a cap interval with margin, or what the proxy taught), ms. */
   minGapMs?: number;
+  /** Varied requests that take the places of the lead-in's first plain ones (load/variations.ts leadInVariations). */
+  leadIn?: readonly Variation[];
   /** Varied requests for RL-14's cap part (load/variations.ts capVariations). */
   varied?: {
     /** Sent at the burst's rate right after its plain ones (at least cap + 1 of them), while the cap is full. */
@@ -39,6 +41,8 @@ export interface DrainPlan {
 export interface DrainResult {
   /** Under the cap before the burst, while finding the server's second boundary. */
   leadIn: Sample[];
+  /** The varied requests sent first in the lead-in, in place of plain ones (DrainPlan.leadIn). */
+  leadInVariations?: Sample[];
   burst: Sample[];
   /** The varied requests that followed the burst's plain ones (RL-14; not RL-10's). */
   burstVariations?: Sample[];
@@ -219,13 +223,15 @@ async function placeBurst(
   // Quota the burst needs left when it starts (the cap, the extra, and a few for rounding).
   const spare = () =>
     (remaining ?? Infinity) -
-    result.leadIn.length +
+    result.leadIn.length -
+    (result.leadInVariations?.length ?? 0) +
     (session.now() - started) / plan.leakMs -
     (burstSize(plan).plain + burstSize(plan).varied + 3);
   const offset = () => serverClockOffset(session.samples.filter((s) => s.status !== undefined).map(datedOf));
   const pending: Promise<Sample>[] = [];
   let due: number | undefined;
   let at = session.now();
+  const varied = [...(plan.leadIn ?? [])];
   session.enter("drain: finding the server's second boundary (Date) under the cap");
   for (;;) {
     const o = offset();
@@ -241,8 +247,13 @@ async function placeBurst(
     if (at + step() > stopAt || spare() < 1) break;
     at = await session.waitPaced(at);
     const late = session.now() - at;
+    const v = varied.shift();
     pending.push(
-      session.fire('GET', 'drain under the cap, before the burst', at).then((s) => (result.leadIn.push(s), s)),
+      v
+        ? session
+            .fire('GET', `drain under the cap, before the burst: ${v.label}`, at, 'spaced', v)
+            .then((s) => ((result.leadInVariations ??= []).push(s), s))
+        : session.fire('GET', 'drain under the cap, before the burst', at).then((s) => (result.leadIn.push(s), s)),
     );
     at += step() + (late > step() / 4 ? late : 0);
   }

@@ -10,7 +10,12 @@ import type { ProbeAnswer } from '../../src/stages.js';
 import type { Exchange } from '../../src/record/recorder.js';
 import { Session } from '../../load/session.js';
 import type { Engine, EngineResponse, ProbeMethod, SendOptions } from '../../load/engine/types.js';
-import { tokenForm, extraParam } from '../../load/variations.js';
+import { tokenForm, extraParam, PLAIN_FORM } from '../../load/variations.js';
+import { k6Config, K6_ENV } from '../../load/k6/config.js';
+import { runK6Probes } from '../../load/k6/run.js';
+import { FakeK6 } from '../load/k6-double.js';
+import { SimHorizon } from '../load/sim-horizon.js';
+import type { IntegrityRow } from '../../load/checks/integrity.js';
 import { seededRandom } from '../../src/random.js';
 import { FEE_STATS_HEADERS } from '../../src/service/fee-stats.js';
 
@@ -140,4 +145,18 @@ test('the probes keep the first complete data or auth-refusal answer per method 
     [...session.answers.values()].map((a) => `${a.method} ${a.form} ${a.status} ${a.body}`),
     [`GET auth-query 200 ${body}`, 'GET bearer 401 {"error":"no"}', 'HEAD auth-query 200 '],
   );
+});
+
+test('a run of the probes answers fee_stats in every token form with data while quota is left, so no contract call waits for quota after them', async () => {
+  const token = 'lead-in-token-5a4b3c2d1e';
+  const sim = new SimHorizon({ hourlyLimit: 3600, burst: 100, perSecondCap: 20 });
+  const env = { [K6_ENV.endpoint]: 'http://127.0.0.1:9', [K6_ENV.token]: token };
+  const { outcome } = await runK6Probes(new FakeK6(sim, token), k6Config(env));
+  const got = (outcome.answers ?? []).map((a) => `${a.method} ${a.form} ${a.status}`).sort();
+  assert.deepEqual(got, ['GET auth-query 200', 'GET bearer 200', 'GET x-auth-token 200', 'HEAD auth-query 200']);
+  // The header forms went first in the drain's lead-in, in place of plain requests, and RL-14 shows them there.
+  for (const a of outcome.answers!.filter((x) => x.form !== PLAIN_FORM))
+    assert.match(a.exchange.purpose ?? '', /before the burst: the token as/, a.form);
+  const rows = (outcome.limiter!.integrity as IntegrityRow[]).filter((r) => r.when === 'quota left');
+  assert.deepEqual(rows.map((r) => `${r.id} ${r.verdict}`).sort(), ['form:bearer pass', 'form:x-auth-token pass']);
 });

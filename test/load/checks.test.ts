@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHECKS, evaluate } from '../../load/checks/index.js';
 import { RL_RULES, RULE_PHASES } from '../../load/plan.js';
+import { integrityRows } from '../../load/checks/integrity.js';
 import { synthRun, type Answer, type Step, type SynthOptions } from './synthetic-run.js';
 
 interface Row {
@@ -519,6 +520,30 @@ const TABLE: Record<string, Row[]> = {
       says: /^3 varied request\(s\) were limited .*; not tested: the token as Authorization: Bearer only \(the node refused it \(401\)/,
     },
     {
+      name: 'the header forms first in the drain, with quota left: shown as such, and judged like any varied request',
+      run: { leadIn: true },
+      id: 'rl.integrity[bucket]',
+      verdict: 'pass',
+      says: /^5 varied request\(s\) were limited as the token's while its bucket was empty: /,
+    },
+    {
+      name: 'the token in Bearer goes unlimited, seen with quota left',
+      run: {
+        leadIn: true,
+        edit: (a, w) => (w.step === 'leadIn' && w.variation === 'form:bearer' ? without(...RL)(accepted(a)) : a),
+      },
+      id: 'rl.integrity[bucket]',
+      verdict: 'fail',
+      says: "the token as Authorization: Bearer only: accepted without the limiter's headers: not limited at all",
+    },
+    {
+      name: 'accepted with quota left is no evidence for the empty bucket',
+      run: { leadIn: true, edit: (a, w) => (w.step === 'integrity' ? { status: 401, headers: {} } : a) },
+      id: 'rl.integrity[bucket]',
+      verdict: 'error',
+      says: 'no varied request reached the limiter while the bucket was empty; not tested: ',
+    },
+    {
       name: 'no variation reached the limiter',
       run: { edit: (a, w) => (w.step === 'integrity' ? { status: 401, headers: {} } : a) },
       id: 'rl.integrity[bucket]',
@@ -580,6 +605,37 @@ test('every rate-limit rule has rows: a conformant pass (observed for RL-13) and
     if (rule === 'RL-13') assert.ok(verdicts.includes('observed') && !verdicts.includes('fail'), rule);
     else assert.ok(verdicts.includes('pass') && verdicts.includes('fail'), rule);
   }
+});
+
+test("the drain's lead-in in the header forms: every rule judged as from a full bucket, its rows marked 'quota left'", () => {
+  const { input } = synthRun({ leadIn: true });
+  const checks = evaluate(input, () => true);
+  assert.deepEqual(
+    checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => `${c.id}: ${c.message}`),
+    [],
+  );
+  assert.deepEqual(
+    integrityRows(input)
+      .filter((r) => r.when === 'quota left')
+      .map((r) => `${r.id} ${r.answer} ${r.verdict}`),
+    ['form:bearer 200 pass', 'form:x-auth-token 200 pass'],
+  );
+});
+
+test("header forms on a bucket of their own: only RL-14 fails, though with quota left their answers fit the token's", () => {
+  const { input } = synthRun({ leadIn: true, ownBucket: ['form:bearer', 'form:x-auth-token'] });
+  const checks = evaluate(input, () => true);
+  assert.deepEqual(
+    [...new Set(checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.rule))],
+    ['RL-14'],
+  );
+  // The lead-in's answers (Remaining 9 and 8 from full) leave the token's model with the rest of their variation.
+  const leadIn = input.plan.drain!.leadInVariations!;
+  assert.deepEqual(
+    leadIn.map((s) => s.rl.remaining),
+    [9, 8],
+  );
+  for (const s of leadIn) assert.ok(!input.a.samples.includes(s), `#${s.seq} is not the token's bucket's answer`);
 });
 
 test('one row per rate-limit rule, in the catalogue order, each reading its phases from RULE_PHASES', () => {

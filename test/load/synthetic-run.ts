@@ -11,7 +11,7 @@ import type { SpacingSummary } from '../../load/model/proxy.js';
 import type { RecoveryResult } from '../../load/probes/recovery.js';
 import { parseRateLimitHeaders, type Sample } from '../../load/session.js';
 import type { IntegrityResult } from '../../load/probes/integrity.js';
-import { capVariations, integrityVariations, tagOf, type Variation } from '../../load/variations.js';
+import { capVariations, integrityVariations, leadInVariations, tagOf, type Variation } from '../../load/variations.js';
 import { seededRandom } from '../../src/random.js';
 import { SimHorizon, type SimFault } from './sim-horizon.js';
 
@@ -27,6 +27,7 @@ export interface Answer {
 export type Step =
   | 'quick'
   | 'full'
+  | 'leadIn'
   | 'burst'
   | 'burstVariation'
   | 'underCap'
@@ -49,6 +50,12 @@ export interface SynthOptions {
   delayMs?: number;
   /** Edits an answer before it becomes a Sample (seq: 0-based send order; variation: its id, for a varied request). */
   edit?: (a: Answer, at: { seq: number; step: Step; method: string; sentAt: number; variation?: string }) => Answer;
+  /**
+   * The drain's lead-in sends the token in each header form first, under the cap (as the real plan
+   * does, load/variations.ts leadInVariations). Off unless asked, so the other rows' burst starts from
+   * a full bucket.
+   */
+  leadIn?: boolean;
   /** Phases left out of the run, as if never made (the checks then find them missing). */
   skip?: ('pause' | 'burst' | 'drain' | 'recovery' | 'integrity')[];
   /** A phase record with this stop, as a budget cut leaves it. */
@@ -61,6 +68,11 @@ export interface SynthOptions {
   whileEmpty?: number;
   /** Varied requests (their ids) the proxy's cap does not see, while the GCRA limits them as the token's (RL-14). */
   pastCap?: string[];
+  /**
+   * Varied requests (their ids) the simulator never sees: a bucket of their own answers them, from
+   * full, with the limiter's headers (RL-14's defect as a limiter keyed on the query string has it).
+   */
+  ownBucket?: string[];
   /** The customer's terms the checks are told (default: dedicated, the simulator's hourly limit). */
   customer?: string;
   statedHourlyLimit?: number;
@@ -85,12 +97,25 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
     faults: new Set(o.faults ?? []),
   });
   const skip = new Set(o.skip ?? []);
+  let ownUsed = 0;
+  const ownAnswer = (sentAt: number) => ({
+    status: 200,
+    headers: {
+      'X-RateLimit-Limit': String(sim.limit),
+      'X-RateLimit-Remaining': String(sim.limit - 1 - ownUsed++),
+      'X-RateLimit-Reset': String(Math.ceil((ownUsed * sim.T) / 1000)),
+    },
+    doneAt: sentAt + 2 * delay,
+  });
   const samples: Sample[] = [];
   let phase = 'dynamics';
   // The simulator has one bucket for the token, whatever form or parameters a request varies (RL-14).
   const send = (step: Step, method: 'GET' | 'HEAD', sentAt: number, variation?: Variation): Sample => {
     const seq = samples.length;
-    const a = sim.request(sentAt, method, variation !== undefined && (o.pastCap ?? []).includes(variation.id));
+    const own = variation !== undefined && (o.ownBucket ?? []).includes(variation.id);
+    const a = own
+      ? ownAnswer(sentAt)
+      : sim.request(sentAt, method, variation !== undefined && (o.pastCap ?? []).includes(variation.id));
     let answer: Answer = {
       status: a.status,
       headers: Object.fromEntries(Object.entries(a.headers).map(([k, v]) => [k.toLowerCase(), v])),
@@ -146,6 +171,10 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
   if (!skip.has('drain')) {
     phase = 'drain';
     drain = { leadIn: [], burst: [], underCap: [], spacingMs: 1000 / cap + 50, rttAllowanceMs: 2 * delay };
+    if (o.leadIn)
+      drain.leadInVariations = leadInVariations().map((v, i) =>
+        send('leadIn', 'GET', now + (i + 1) * drain!.spacingMs, v),
+      );
     const start = now + 1000;
     if (!skip.has('burst')) {
       const n = 2 * cap;
