@@ -52,13 +52,13 @@ function testFiles(dir: string): string[] {
  * 90 s, did). Every other file keeps its alphabetical place after these.
  */
 const LONGEST_FIRST = [
-  'contracts/faults.test.ts',
-  'load/reference.test.ts',
   'tls/tls.test.ts',
+  'load/reference.test.ts',
   'safety/canary.test.ts',
-  'contracts/variants.test.ts',
   'selfcheck/subset.test.ts',
+  'package/action.test.ts',
   'safety/hostile.test.ts',
+  'package/install.test.ts',
   'cli/run.test.ts',
   'reports/real-runs.test.ts',
   'contracts/run.test.ts',
@@ -66,6 +66,8 @@ const LONGEST_FIRST = [
   'fleet/run.test.ts',
   'safety/interrupt.test.ts',
   'load/nginx.test.ts',
+  'contracts/faults.test.ts',
+  'contracts/variants.test.ts',
 ].map((f) => join('test', f));
 
 /**

@@ -5,7 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import assert from 'node:assert/strict';
-import { startReference } from '../../reference/start.js';
+import { startReference, type RunningReference } from '../../reference/start.js';
+import { readAuthAnswers } from '../../contracts/auth-file.js';
+import { judgeAuth } from '../../contracts/auth-judge.js';
+import { Checks } from '../../contracts/checks.js';
+import { ENV } from '../../contracts/env.js';
+import { apiEndpoints } from '../../contracts/matrix.js';
+import { readPublished } from '../../contracts/stage-files.js';
+import { planStageWork } from '../../contracts/stage-work.js';
+import { RULES } from '../../src/rules/catalogue.js';
+import type { CheckResult } from '../../src/verdict.js';
 import type { ReferenceOptions } from '../../reference/options.js';
 import { runContracts, type ContractsOptions } from '../../contracts/run.js';
 import type { ContractsOutcome, ProgressEvent, RunContext } from '../../src/stages.js';
@@ -42,33 +51,45 @@ export interface HarnessOptions {
   inspect?: (outDir: string) => void;
 }
 
+/** The RunContext the CLI would build for this reference, in a working folder of its own. */
+async function contextFor(
+  ref: RunningReference,
+  o: HarnessOptions,
+): Promise<{ ctx: RunContext; progress: ProgressEvent[] }> {
+  // The reference answers every request: a timeout would measure a starved machine, not it.
+  let target = withSlowMachineTimeout(resolveTarget(ref.target, {}));
+  if (o.edit) target = await o.edit(target);
+  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-contracts-test-'));
+  const budgetFile = join(workDir, 'budget.count');
+  writeFileSync(budgetFile, '');
+  const controller = new AbortController();
+  const progress: ProgressEvent[] = [];
+  const seed = o.seed ?? newRunSeed();
+  const ctx: RunContext = {
+    target,
+    selected: parseSelectors(o.only).rule,
+    outDir: join(workDir, 'out'),
+    workDir,
+    budgetFile,
+    deadline: Date.now() + target.limits.maxSeconds * 1000,
+    signal: controller.signal,
+    progress: (e) => {
+      progress.push(e);
+      if (!controller.signal.aborted && o.abortWhen?.(e)) controller.abort();
+    },
+    seed,
+    redactor: new Redactor(secretsOf(target), seed),
+  };
+  return { ctx, progress };
+}
+
 export async function runAgainstReference(o: HarnessOptions = {}): Promise<HarnessRun> {
   const ref = await startReference(o.reference);
-  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-contracts-test-'));
+  let workDir: string | undefined;
   try {
-    // The reference answers every request: a timeout would measure a starved machine, not it.
-    let target = withSlowMachineTimeout(resolveTarget(ref.target, {}));
-    if (o.edit) target = await o.edit(target);
-    const budgetFile = join(workDir, 'budget.count');
-    writeFileSync(budgetFile, '');
-    const controller = new AbortController();
-    const progress: ProgressEvent[] = [];
-    const seed = o.seed ?? newRunSeed();
-    const ctx: RunContext = {
-      target,
-      selected: parseSelectors(o.only).rule,
-      outDir: join(workDir, 'out'),
-      workDir,
-      budgetFile,
-      deadline: Date.now() + target.limits.maxSeconds * 1000,
-      signal: controller.signal,
-      progress: (e) => {
-        progress.push(e);
-        if (!controller.signal.aborted && o.abortWhen?.(e)) controller.abort();
-      },
-      seed,
-      redactor: new Redactor(secretsOf(target), seed),
-    };
+    const { ctx, progress } = await contextFor(ref, o);
+    const { target, budgetFile } = ctx;
+    workDir = ctx.workDir;
     const t0 = performance.now();
     const stage = await runContracts(ctx, { htmlReport: false, ...o.contracts });
     const wallMs = performance.now() - t0;
@@ -86,7 +107,44 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
     };
   } finally {
     await ref.close();
-    rmSync(workDir, { recursive: true, force: true });
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The checks of the selected contract rules as the contract stage judges them, without Playwright:
+ * the stage sends every selected work and the auth matrix (contracts/stage-work.ts, as in a run of
+ * the contract checks alone); each work's checks are read from its file, as its rule's test adopts
+ * them, and each AUTH rule is judged over the matrix's answers, as its test does (auth.spec.ts).
+ * ERR-01, which the parent builds from every answer, is left out. What it proves is the judges':
+ * that the checks of a rule fail; how a run reports them is the end-to-end tests'.
+ */
+export async function judgeInStage(o: HarnessOptions = {}): Promise<CheckResult[]> {
+  const ref = await startReference(o.reference);
+  let workDir: string | undefined;
+  try {
+    const { ctx } = await contextFor(ref, o);
+    workDir = ctx.workDir;
+    const plan = planStageWork(ctx, ctx.selected, { early: true });
+    await plan.run();
+    const checks: CheckResult[] = [];
+    const files = JSON.parse(plan.env[ENV.stageChecks] ?? '{}') as Record<string, string>;
+    for (const file of Object.values(files)) {
+      const got = await readPublished<{ checks: CheckResult[]; error?: string }>(file, ctx.deadline, file);
+      checks.push(...got.checks);
+    }
+    const authFile = plan.env[ENV.authAnswers];
+    if (authFile) {
+      const answers = await readAuthAnswers(authFile, ctx.deadline, apiEndpoints(ctx.target));
+      const check = new Checks(ctx.redactor, ctx.selected);
+      for (const rule of RULES.filter((r) => r.section === 'AUTH' && ctx.selected(r.id)))
+        check.state(judgeAuth(rule.id, answers));
+      checks.push(...check.results);
+    }
+    return checks;
+  } finally {
+    await ref.close();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
   }
 }
 
