@@ -31,17 +31,21 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
   // A request about one T after the last acceptance succeeds, long before Reset elapses.
   const probes = [rec.atEdge, rec.oneTLater].filter((s): s is Sample => s !== undefined);
   const lastBefore = (s: Sample) => [...a.samples].reverse().find((x) => x.seq < s.seq && ok(x));
-  // Judged when one T has surely passed (GCRA has leaked a request) and less than a quarter of the
-  // last Reset (a fixed window would still be closed).
+  // Judged within a quarter of the last Reset (a fixed window would still be closed). A refusal
+  // fails only when one T has surely passed between the two (GCRA has leaked a request); an
+  // acceptance counts when one T may have passed between the limiter's two decisions: an answer
+  // that reached the client late (a busy machine) must not hide a recovery the limiter made.
   const judged = probes
     .map((p) => ({ p, prev: lastBefore(p) }))
     .filter((x): x is { p: Sample; prev: Sample } => {
       if (!x.prev || x.prev.rl.reset === undefined) return false;
       const waited = x.p.sentAt - x.prev.receivedAt;
-      return waited >= T.hi && waited * 4 <= x.prev.rl.reset * 1000;
+      const surely = waited >= T.hi;
+      const maybe = ok(x.p) && x.p.receivedAt - x.prev.sentAt >= T.lo;
+      return (surely || maybe) && waited * 4 <= x.prev.rl.reset * 1000;
     });
   const success = judged.find((x) => ok(x.p));
-  const failed = judged.filter((x) => classOf(input, x.p)?.limiterDenial);
+  const failed = judged.filter((x) => x.p.sentAt - x.prev.receivedAt >= T.hi && classOf(input, x.p)?.limiterDenial);
   for (const x of failed) {
     const waited = x.p.sentAt - x.prev.receivedAt;
     problems.push({
@@ -64,7 +68,8 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
       problems: problems.slice(0, 5).map((p) => p.why),
     },
     tolerance:
-      'judged when at least T and at most a quarter of the last Reset have passed; rises: +1 for rounding; ' +
+      'judged when at most a quarter of the last Reset has passed, and at least T: surely for a refusal, ' +
+      "possibly (between the limiter's two decisions) for an acceptance; rises: +1 for rounding; " +
       `T ${fmtT(T)} (${a.Tsource === 'declared' ? "the customer's T: no single T explains the answers" : 'estimated'})`,
   };
   if (problems.length)

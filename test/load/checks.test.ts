@@ -638,6 +638,20 @@ test("header forms on a bucket of their own: only RL-14 fails, though with quota
   for (const s of leadIn) assert.ok(!input.a.samples.includes(s), `#${s.seq} is not the token's bucket's answer`);
 });
 
+test('RL-05: answers that reached the client late (a busy machine) hide no recovery the limiter made', () => {
+  const { input } = synthRun({ hourlyLimit: 1200 });
+  const rec = input.plan.recovery!;
+  // The answers before the two recovery requests arrive 60 ms late: on the client's clock less than
+  // T (3 s) lies between them and the next request, though more than T lay between the decisions.
+  for (const p of [rec.oneTLater!, rec.atEdge!]) {
+    const prev = [...input.a.samples].reverse().find((x) => x.seq < p.seq && x.status === 200)!;
+    prev.receivedAt += 60;
+  }
+  const c = evaluate(input, (r) => r === 'RL-05')[0]!;
+  assert.equal(c.verdict, 'pass', c.message);
+  assert.match(c.message, /^a request 2\.9\d s after the last acceptance succeeded/);
+});
+
 test('one row per rate-limit rule, in the catalogue order, each reading its phases from RULE_PHASES', () => {
   assert.deepEqual(
     CHECKS.map((r) => r.rule),
