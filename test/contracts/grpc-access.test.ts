@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { defaultOptions } from '../../reference/options.js';
-import { runAgainstReference } from './harness.js';
+import { judgeInStage } from './harness.js';
 
 /** A grpc-js server with no service at all: every method ends UNIMPLEMENTED, token or not. */
 async function bareServer(): Promise<{ address: string; close(): void }> {
@@ -43,16 +43,16 @@ async function authProxyServer(token: string): Promise<{ address: string; close(
 }
 
 async function grpcVerdicts(address: string): Promise<Record<string, string[]>> {
-  const run = await runAgainstReference({
+  // Judged in the contract stage without Playwright (harness.ts judgeInStage): the verdicts are the judges'.
+  const checks = await judgeInStage({
     only: 'NAUTH-06,NODE-06',
     edit: (t) => ({
       ...t,
       nodes: { ...t.nodes, chainB: { ...t.nodes.chainB!, grpcAddress: address } },
     }),
-    contracts: { workers: 1 },
   });
   const out: Record<string, string[]> = {};
-  for (const c of run.checks) (out[c.rule] ??= []).push(`${c.verdict}: ${c.message}`);
+  for (const c of checks) (out[c.rule] ??= []).push(`${c.verdict}: ${c.message}`);
   return out;
 }
 

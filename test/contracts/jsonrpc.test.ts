@@ -3,7 +3,7 @@
 // failed and each way of breaking a rule is named; then the same rules against the reference.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runAgainstReference } from './harness.js';
+import { judgeInStage } from './harness.js';
 import {
   batchServed,
   describeBatch,
@@ -310,15 +310,15 @@ describe('RPC-08 and RPC-11: batches', () => {
     it(message, () => assert.deepEqual(judgeInvalidBatch(a, 2, true), { verdict: 'fail', message }));
 });
 
+// Judged in the contract stage without Playwright (harness.ts judgeInStage): the verdicts are the judges'.
 describe('against the reference', () => {
   const verdicts = async (variants: string[]) => {
-    const run = await runAgainstReference({
+    const checks = await judgeInStage({
       only: 'RPC-08,RPC-09,RPC-10,RPC-11,RPC-12',
       reference: { variants: new Set(variants) },
-      contracts: { workers: 1 },
     });
     const out: Record<string, string[]> = {};
-    for (const c of run.checks) (out[c.rule] ??= []).includes(c.verdict) || out[c.rule]!.push(c.verdict);
+    for (const c of checks) (out[c.rule] ??= []).includes(c.verdict) || out[c.rule]!.push(c.verdict);
     return out;
   };
 
