@@ -75,21 +75,18 @@ function verdictOf(j: VariationJudgement): { verdict: IntegrityVerdict; why: str
 
 /** Every varied request of the run as a row: the report's table and RL-14's evidence. */
 export function integrityRows(input: Pick<CheckInput, 'a' | 'plan'>): IntegrityRow[] {
-  const burst = new Set(input.plan.drain?.burstVariations ?? []);
-  const underCap = new Set(input.plan.drain?.underCapVariations ?? []);
-  const leadIn = new Set(input.plan.drain?.leadInVariations ?? []);
+  const drain = input.plan.drain;
+  const places: [ReadonlySet<Sample>, IntegrityRow['when']][] = [
+    [new Set(drain?.leadInVariations ?? []), 'quota left'],
+    [new Set(drain?.burstVariations ?? []), 'burst above the cap'],
+    [new Set(drain?.underCapVariations ?? []), 'under the cap'],
+  ];
   return input.a.variations.map((j) => {
     const s = j.sample;
     return {
       variation: s.variation!.label,
       id: s.variation!.id,
-      when: leadIn.has(s)
-        ? 'quota left'
-        : burst.has(s)
-          ? 'burst above the cap'
-          : underCap.has(s)
-            ? 'under the cap'
-            : 'empty bucket',
+      when: places.find(([sent]) => sent.has(s))?.[1] ?? 'empty bucket',
       answer: answerOf(s),
       remaining: s.rl.raw.remaining ?? null,
       ...verdictOf(j),

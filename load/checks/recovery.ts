@@ -36,21 +36,22 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
   // acceptance counts when one T may have passed between the limiter's two decisions: an answer
   // that reached the client late (a busy machine) must not hide a recovery the limiter made.
   const judged = probes
-    .map((p) => ({ p, prev: lastBefore(p) }))
-    .filter((x): x is { p: Sample; prev: Sample } => {
-      if (!x.prev || x.prev.rl.reset === undefined) return false;
-      const waited = x.p.sentAt - x.prev.receivedAt;
-      const surely = waited >= T.hi;
+    .flatMap((p) => {
+      const prev = lastBefore(p);
+      if (!prev || prev.rl.reset === undefined) return [];
+      return [{ p, prev, resetMs: prev.rl.reset * 1000, waited: p.sentAt - prev.receivedAt }];
+    })
+    .filter((x) => {
+      const surely = x.waited >= T.hi;
       const maybe = ok(x.p) && x.p.receivedAt - x.prev.sentAt >= T.lo;
-      return (surely || maybe) && waited * 4 <= x.prev.rl.reset * 1000;
+      return (surely || maybe) && x.waited * 4 <= x.resetMs;
     });
   const success = judged.find((x) => ok(x.p));
-  const failed = judged.filter((x) => x.p.sentAt - x.prev.receivedAt >= T.hi && classOf(input, x.p)?.limiterDenial);
+  const failed = judged.filter((x) => x.waited >= T.hi && classOf(input, x.p)?.limiterDenial);
   for (const x of failed) {
-    const waited = x.p.sentAt - x.prev.receivedAt;
     problems.push({
       why:
-        `#${x.p.seq} sent ${(waited / 1000).toFixed(2)} s after the last acceptance ` +
+        `#${x.p.seq} sent ${(x.waited / 1000).toFixed(2)} s after the last acceptance ` +
         `(#${x.prev.seq}, Reset ${x.prev.rl.reset} s) got 429; a GCRA has recovered one request after T ${fmtT(T)}`,
       samples: [x.prev, x.p],
     });

@@ -51,45 +51,51 @@ export interface HarnessOptions {
   inspect?: (outDir: string) => void;
 }
 
-/** The RunContext the CLI would build for this reference, in a working folder of its own. */
-async function contextFor(
-  ref: RunningReference,
+/**
+ * Runs `fn` with a fresh reference and the RunContext the CLI would build for it, in a working
+ * folder of its own; the reference is closed and the folder removed after.
+ */
+async function withRunContext<T>(
   o: HarnessOptions,
-): Promise<{ ctx: RunContext; progress: ProgressEvent[] }> {
-  // The reference answers every request: a timeout would measure a starved machine, not it.
-  let target = withSlowMachineTimeout(resolveTarget(ref.target, {}));
-  if (o.edit) target = await o.edit(target);
-  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-contracts-test-'));
-  const budgetFile = join(workDir, 'budget.count');
-  writeFileSync(budgetFile, '');
-  const controller = new AbortController();
-  const progress: ProgressEvent[] = [];
-  const seed = o.seed ?? newRunSeed();
-  const ctx: RunContext = {
-    target,
-    selected: parseSelectors(o.only).rule,
-    outDir: join(workDir, 'out'),
-    workDir,
-    budgetFile,
-    deadline: Date.now() + target.limits.maxSeconds * 1000,
-    signal: controller.signal,
-    progress: (e) => {
-      progress.push(e);
-      if (!controller.signal.aborted && o.abortWhen?.(e)) controller.abort();
-    },
-    seed,
-    redactor: new Redactor(secretsOf(target), seed),
-  };
-  return { ctx, progress };
-}
-
-export async function runAgainstReference(o: HarnessOptions = {}): Promise<HarnessRun> {
+  fn: (ctx: RunContext, progress: ProgressEvent[], ref: RunningReference) => Promise<T>,
+): Promise<T> {
   const ref = await startReference(o.reference);
   let workDir: string | undefined;
   try {
-    const { ctx, progress } = await contextFor(ref, o);
+    // The reference answers every request: a timeout would measure a starved machine, not it.
+    let target = withSlowMachineTimeout(resolveTarget(ref.target, {}));
+    if (o.edit) target = await o.edit(target);
+    workDir = mkdtempSync(join(tmpdir(), 'chainprobe-contracts-test-'));
+    const budgetFile = join(workDir, 'budget.count');
+    writeFileSync(budgetFile, '');
+    const controller = new AbortController();
+    const progress: ProgressEvent[] = [];
+    const seed = o.seed ?? newRunSeed();
+    const ctx: RunContext = {
+      target,
+      selected: parseSelectors(o.only).rule,
+      outDir: join(workDir, 'out'),
+      workDir,
+      budgetFile,
+      deadline: Date.now() + target.limits.maxSeconds * 1000,
+      signal: controller.signal,
+      progress: (e) => {
+        progress.push(e);
+        if (!controller.signal.aborted && o.abortWhen?.(e)) controller.abort();
+      },
+      seed,
+      redactor: new Redactor(secretsOf(target), seed),
+    };
+    return await fn(ctx, progress, ref);
+  } finally {
+    await ref.close();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+export async function runAgainstReference(o: HarnessOptions = {}): Promise<HarnessRun> {
+  return withRunContext(o, async (ctx, progress, ref) => {
     const { target, budgetFile } = ctx;
-    workDir = ctx.workDir;
     const t0 = performance.now();
     const stage = await runContracts(ctx, { htmlReport: false, ...o.contracts });
     const wallMs = performance.now() - t0;
@@ -105,10 +111,7 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
       outDir: ctx.outDir,
       progress,
     };
-  } finally {
-    await ref.close();
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
@@ -120,11 +123,7 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
  * that the checks of a rule fail; how a run reports them is the end-to-end tests'.
  */
 export async function judgeInStage(o: HarnessOptions = {}): Promise<CheckResult[]> {
-  const ref = await startReference(o.reference);
-  let workDir: string | undefined;
-  try {
-    const { ctx } = await contextFor(ref, o);
-    workDir = ctx.workDir;
+  return withRunContext(o, async (ctx) => {
     const plan = planStageWork(ctx, ctx.selected, { early: true });
     await plan.run();
     const checks: CheckResult[] = [];
@@ -142,10 +141,7 @@ export async function judgeInStage(o: HarnessOptions = {}): Promise<CheckResult[
       checks.push(...check.results);
     }
     return checks;
-  } finally {
-    await ref.close();
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The files inside the zip Playwright's HTML report embeds in its index.html (stored or deflated). */
