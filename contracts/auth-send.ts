@@ -7,6 +7,7 @@
 import type { BaseKind, FormId, KeyUsage } from '../src/auth/forms.js';
 import { wrongCredentials, wrongCredentialSlot, type WrongCredential } from '../src/auth/wrong-credentials.js';
 import type { Exchange } from '../src/record/recorder.js';
+import { RULES } from '../src/rules/catalogue.js';
 import type { ResolvedApi, ResolvedTarget } from '../src/target-file/types.js';
 import type { ApiClient, CallResult, Credential } from './api.js';
 import { isCouldNotTest, CouldNotTest } from './checks.js';
@@ -96,6 +97,21 @@ export interface AuthPlan {
   wants: (...rules: string[]) => boolean;
   /** The check id of a wrong key (its slot, form and base). */
   wrongKeyId: (ep: ApiEndpoint, base: BaseKind, form: FormId, w: WrongCredential) => string;
+}
+
+/** The AUTH rules, in catalogue order. */
+export const AUTH_RULES: readonly string[] = RULES.filter((r) => r.section === 'AUTH').map((r) => r.id);
+
+/** Whether the matrix has something to send: the target has API endpoints and some AUTH rule is selected. */
+export function authMatrixWanted(target: ResolvedTarget, selected: (rule: string) => boolean): boolean {
+  return apiEndpoints(target).length > 0 && AUTH_RULES.some(selected);
+}
+
+/** The API hosts the matrix sends to. */
+export function authHosts(target: ResolvedTarget): string[] {
+  const api = target.api;
+  const urls = api ? [baseUrlOf(api, 'base'), baseUrlOf(api, 'legacy')] : [];
+  return [...new Set(urls.filter((u): u is string => u !== undefined).map((u) => new URL(u).host))];
 }
 
 /** The matrix a run sends: the target's API endpoints, the run's seed and rule selection. */

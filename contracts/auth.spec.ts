@@ -2,19 +2,21 @@
 // of the target crossed with every key usage of the auth table, plus the refusals (no credentials,
 // and wrong keys: near misses of the real one, the empty value, a duplicated apiKey) in every form
 // the base was seen to accept. The matrix is sent once, all at once (the ApiClient bounds the requests
-// in flight per host: limits.concurrency; contracts/auth-send.ts): by the contract stage while
-// Playwright starts, or else by whichever AUTH test of a worker runs first. Each test then judges its
-// rule over the answers (contracts/auth-judge.ts).
+// in flight per host: limits.concurrency; contracts/auth-send.ts), and each rule judged over its
+// answers (contracts/auth-judge.ts): by the contract stage while Playwright starts (each test then
+// adopts its rule's checks from the stage's file), or else by whichever AUTH test of a worker runs
+// first (each test then judges its rule).
 import { wrongCredentialCount } from '../src/auth/wrong-credentials.js';
 import { RULES } from '../src/rules/catalogue.js';
 import type { ApiClient } from './api.js';
 import { judgeAuth } from './auth-judge.js';
-import { readAuthAnswers } from './auth-file.js';
 import { authPlanOf, sendAuth, type AuthAnswers } from './auth-send.js';
 import { suiteEnv } from './env.js';
 import { Spec } from './fixtures.js';
 import { apiEndpoints, fullEndpoint, groupRules, NO_CREDENTIALS, PROBED_FORMS, usageGroups } from './matrix.js';
 import type { Samples } from './samples.js';
+import { readPublished } from './stage-files.js';
+import type { CheckResult } from '../src/verdict.js';
 
 const spec = new Spec('auth');
 const env = suiteEnv();
@@ -22,15 +24,16 @@ const target = env.target;
 const endpoints = apiEndpoints(target);
 const groups = usageGroups();
 
+let judged: Promise<CheckResult[]> | undefined;
 let answers: Promise<AuthAnswers> | undefined;
-/**
- * The matrix's answers: sent by the contract stage while Playwright started (contracts/stage-work.ts),
- * or else by the first AUTH test of this worker (its api, its time).
- */
+/** The checks the contract stage judged over the matrix it sent while Playwright started (contracts/stage-work.ts). */
+const stageChecks = (file: string) =>
+  (judged ??= readPublished<{ checks: CheckResult[]; error?: string }>(file, env.deadline, 'the auth matrix').then(
+    (got) => got.checks,
+  ));
+/** Without the stage: the matrix's answers, sent by the first AUTH test of this worker (its api, its time). */
 const authAnswers = (api: ApiClient, samples: Samples) =>
-  (answers ??= env.authAnswers
-    ? readAuthAnswers(env.authAnswers, env.deadline, endpoints)
-    : sendAuth(api, samples, authPlanOf(target, env.seed, env.selected)));
+  (answers ??= sendAuth(api, samples, authPlanOf(target, env.seed, env.selected)));
 
 /** Every request the matrix may send: the first AUTH test's timeout is that many request timeouts. */
 const matrixRequests = endpoints.reduce((n, ep) => {
@@ -51,7 +54,10 @@ for (const rule of RULES.filter((r) => r.section === 'AUTH' && checked.has(r.id)
   spec.contract(
     rule.title,
     [rule.id],
-    async ({ api, check, samples }) => check.state(judgeAuth(rule.id, await authAnswers(api, samples))),
+    async ({ api, check, samples }) => {
+      if (env.authChecks) check.adopt((await stageChecks(env.authChecks)).filter((c) => c.rule === rule.id));
+      else check.state(judgeAuth(rule.id, await authAnswers(api, samples)));
+    },
     { requests: matrixRequests },
   );
 

@@ -31,10 +31,10 @@ export const ENV = {
    */
   stageChecks: 'CHAINPROBE_STAGE_CHECKS',
   /**
-   * The auth matrix's answers, as JSON, written by the contract stage, which sends the matrix itself
-   * while Playwright starts (contracts/auth-file.ts); absent: the first AUTH test sends it.
+   * The file of the AUTH checks the contract stage judged over the auth matrix it sent itself while
+   * Playwright started (contracts/stage-work.ts); absent: the first AUTH test sends the matrix.
    */
-  authAnswers: 'CHAINPROBE_AUTH_ANSWERS',
+  authChecks: 'CHAINPROBE_AUTH_CHECKS',
   /** The hosts whose requests wait while the stage sends, and the files they wait for (StageHold, as JSON). */
   stageHold: 'CHAINPROBE_STAGE_HOLD',
 } as const;
@@ -58,7 +58,7 @@ export interface SuiteEnv {
   exchanges: boolean;
   /** A work's stage key -> the file of its checks, for the works the stage sends. */
   stageChecks: Readonly<Record<string, string>>;
-  authAnswers?: string;
+  authChecks?: string;
   stageHold?: StageHold;
 }
 
@@ -109,7 +109,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     seed: env[ENV.seed] && Number.isInteger(seed) ? seed : 0,
     exchanges: env[ENV.exchanges] === '1',
     stageChecks: jsonOf(env[ENV.stageChecks], ENV.stageChecks) ?? {},
-    authAnswers: env[ENV.authAnswers] || undefined,
+    authChecks: env[ENV.authChecks] || undefined,
     stageHold: jsonOf(env[ENV.stageHold], ENV.stageHold),
   };
   if (env === process.env) cached = out;

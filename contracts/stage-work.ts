@@ -2,8 +2,8 @@
 // piece's result written to a file of the run folder for the tests that judge it (stage-files.ts):
 // - the rate-limited node's REST work: paced from the start, or after the probes in a full run;
 // - in a run of the contract checks alone, every other family's works (contracts/families.ts) and the
-//   auth matrix, sent while Playwright loads (its first two seconds, when no test can send). The one
-//   worker left then only judges what was sent.
+//   auth matrix, sent and judged while Playwright loads (its first two seconds, when no test can
+//   send). The one worker left then only reports what was judged.
 // Until those are written, the workers' requests to the hosts they send to wait (the hold), so
 // limits.concurrency still bounds what is in flight per host: the stage sends with the whole bound,
 // the workers after it with theirs. Beside the probes only the rate-limited node's work is done
@@ -15,8 +15,8 @@ import { Recorder, type Exchange } from '../src/record/recorder.js';
 import type { ProbeAnswer, RunContext, StageWorkTrace } from '../src/stages.js';
 import { DEFAULT_CONCURRENCY } from '../src/target-file/types.js';
 import { ApiClient, type ApiClientOptions } from './api.js';
-import { authHosts, authMatrixWanted, storeAuthAnswers, type AuthAnswersFile } from './auth-file.js';
-import { authPlanOf, sendAuth } from './auth-send.js';
+import { judgeAuth } from './auth-judge.js';
+import { AUTH_RULES, authHosts, authMatrixWanted, authPlanOf, sendAuth } from './auth-send.js';
 import { Checks } from './checks.js';
 import { ENV } from './env.js';
 import { FAMILY_WORKS } from './families.js';
@@ -113,17 +113,22 @@ async function worksInStage(
   return sent();
 }
 
-/** The auth matrix, its answers to `file` (auth-file.ts), or the line saying why it could not be sent. */
+/**
+ * The auth matrix, sent and judged: each selected AUTH rule's checks to `file`, as a work's are (the
+ * AUTH tests adopt them, auth.spec.ts), or the line saying why it could not be sent. Judged here, not
+ * in the worker: the stage is done before Playwright's first test, the worker's tests are not.
+ */
 async function authInStage(session: StageSession, file: string): Promise<Sent> {
   const { target, redactor, seed, selected } = session.ctx;
   // Its requests are independent: the works' chains go first when a slot frees.
   const { api, sent } = stageClient(session, { perHost: target.limits.concurrency ?? DEFAULT_CONCURRENCY, bulk: true });
+  const check = new Checks(redactor, selected);
   try {
     const answers = await sendAuth(api, new Samples(target), authPlanOf(target, seed, selected));
-    publish(file, redactor.text(JSON.stringify(storeAuthAnswers(answers))));
+    for (const rule of AUTH_RULES.filter(selected)) check.state(judgeAuth(rule, answers));
+    publish(file, JSON.stringify({ checks: check.results }));
   } catch (e) {
-    const failed: AuthAnswersFile = { usages: [], none: [], wrong: [], error: errorLine(session.ctx, e) };
-    publish(file, JSON.stringify(failed));
+    publish(file, JSON.stringify({ checks: check.results, error: errorLine(session.ctx, e) }));
   }
   return sent();
 }
@@ -156,14 +161,14 @@ export function planStageWork(
   const mine = all.filter(({ w }) => w.rules.some(selected) && (w.rateLimited || opts.early));
   const limited = mine.filter(({ w }) => w.rateLimited);
   const early = mine.filter(({ w }) => !w.rateLimited);
-  const auth = opts.early && authMatrixWanted(ctx.target, selected) ? file('auth-answers.json') : undefined;
+  const auth = opts.early && authMatrixWanted(ctx.target, selected) ? file('auth-checks.json') : undefined;
   const hold: StageHold = {
     hosts: [...new Set([...early.flatMap(({ w }) => w.hosts), ...(auth ? authHosts(ctx.target) : [])])],
     files: [...early.map((x) => x.file), ...(auth ? [auth] : [])],
   };
   const childEnv: Record<string, string> = {
     ...(mine.length && { [ENV.stageChecks]: JSON.stringify(Object.fromEntries(mine.map((x) => [x.key, x.file]))) }),
-    ...(auth && { [ENV.authAnswers]: auth }),
+    ...(auth && { [ENV.authChecks]: auth }),
     ...(hold.files.length && { [ENV.stageHold]: JSON.stringify(hold) }),
   };
   const run = () =>

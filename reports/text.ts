@@ -7,15 +7,22 @@ export { failureText, show } from '../src/check-text.js';
 // JUnit file unparseable for CI, and is meaningless in HTML too.
 const NOT_XML_CHAR = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
+/** Printable ASCII and the three allowed controls: nothing to replace (most report text). */
+const PLAIN_XML = /^[\x09\x0A\x0D\x20-\x7E]*$/;
+
 export function cleanText(s: string): string {
-  return s.replace(NOT_XML_CHAR, '\uFFFD');
+  return PLAIN_XML.test(s) ? s : s.replace(NOT_XML_CHAR, '\uFFFD');
 }
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+const MARKUP = /[&<>"']/;
+const MARKUP_ALL = /[&<>"']/g;
+
 /** Escapes for element content and quoted attribute values alike (HTML and XML). */
 export function esc(value: unknown): string {
-  return cleanText(String(value)).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  const text = cleanText(String(value));
+  return MARKUP.test(text) ? text.replace(MARKUP_ALL, (c) => ENTITIES[c]!) : text;
 }
 
 /** One line: newlines and runs of space collapse (attribute values, JUnit failure messages). */

@@ -57,7 +57,11 @@ const TIME_PARTS: Intl.DateTimeFormatOptions = {
  */
 export function humanTime(iso: string): string {
   const t = Date.parse(iso);
-  return Number.isFinite(t) ? new Intl.DateTimeFormat('en-GB', TIME_PARTS).format(t) : iso;
+  return Number.isFinite(t) ? humanFormat().format(t) : iso;
 }
+
+// One formatter for every moment of a report: making one costs far more than using it.
+let format: Intl.DateTimeFormat | undefined;
+const humanFormat = () => (format ??= new Intl.DateTimeFormat('en-GB', TIME_PARTS));
 
 export const TIME_OPTIONS_JSON = JSON.stringify(TIME_PARTS);

@@ -29,7 +29,7 @@ const NOT_COMPILED = ['load/k6'];
 /** Files the code opens from its own folder: .proto files, the precompiled validators (CommonJS). */
 const ASSET = /\.(proto|cjs)$/;
 /** Where runs write under the product folders (git-ignored, can be large): never sources. */
-const OUTPUT = ['reports/latest', 'reports/bench', 'reports/selfcheck'];
+export const OUTPUT_FOLDERS = ['reports/latest', 'reports/bench', 'reports/selfcheck'] as const;
 
 /**
  * Playwright's environment for running chainprobe's JavaScript: its TypeScript loader off, so Node
@@ -48,7 +48,7 @@ function walk(dir: string, skip: ReadonlySet<string>): string[] {
 /** The product's TypeScript sources and the files they read beside themselves, under `root`. */
 export function productFiles(root: string): { sources: string[]; assets: string[] } {
   const notCompiled = (file: string) => NOT_COMPILED.some((d) => !relative(join(root, d), file).startsWith('..'));
-  const skip = new Set(OUTPUT.map((d) => join(root, d)));
+  const skip = new Set(OUTPUT_FOLDERS.map((d) => join(root, d)));
   const files = PRODUCT_FOLDERS.flatMap((f) => walk(join(root, f), skip)).filter((f) => !notCompiled(f));
   return {
     sources: files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')),

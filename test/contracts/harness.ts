@@ -6,14 +6,9 @@ import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { startReference, type RunningReference } from '../../reference/start.js';
-import { readAuthAnswers } from '../../contracts/auth-file.js';
-import { judgeAuth } from '../../contracts/auth-judge.js';
-import { Checks } from '../../contracts/checks.js';
 import { ENV } from '../../contracts/env.js';
-import { apiEndpoints } from '../../contracts/matrix.js';
 import { readPublished } from '../../contracts/stage-files.js';
 import { planStageWork } from '../../contracts/stage-work.js';
-import { RULES } from '../../src/rules/catalogue.js';
 import type { CheckResult } from '../../src/verdict.js';
 import type { ReferenceOptions } from '../../reference/options.js';
 import { runContracts, type ContractsOptions } from '../../contracts/run.js';
@@ -117,8 +112,8 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
 /**
  * The checks of the selected contract rules as the contract stage judges them, without Playwright:
  * the stage sends every selected work and the auth matrix (contracts/stage-work.ts, as in a run of
- * the contract checks alone); each work's checks are read from its file, as its rule's test adopts
- * them, and each AUTH rule is judged over the matrix's answers, as its test does (auth.spec.ts).
+ * the contract checks alone) and judges them; each work's checks and the AUTH checks are read from
+ * their files, as their rules' tests adopt them (auth.spec.ts and the families' shared works).
  * ERR-01, which the parent builds from every answer, is left out. What it proves is the judges':
  * that the checks of a rule fail; how a run reports them is the end-to-end tests'.
  */
@@ -128,17 +123,10 @@ export async function judgeInStage(o: HarnessOptions = {}): Promise<CheckResult[
     await plan.run();
     const checks: CheckResult[] = [];
     const files = JSON.parse(plan.env[ENV.stageChecks] ?? '{}') as Record<string, string>;
-    for (const file of Object.values(files)) {
+    const authFile = plan.env[ENV.authChecks];
+    for (const file of [...Object.values(files), ...(authFile ? [authFile] : [])]) {
       const got = await readPublished<{ checks: CheckResult[]; error?: string }>(file, ctx.deadline, file);
       checks.push(...got.checks);
-    }
-    const authFile = plan.env[ENV.authAnswers];
-    if (authFile) {
-      const answers = await readAuthAnswers(authFile, ctx.deadline, apiEndpoints(ctx.target));
-      const check = new Checks(ctx.redactor, ctx.selected);
-      for (const rule of RULES.filter((r) => r.section === 'AUTH' && ctx.selected(r.id)))
-        check.state(judgeAuth(rule.id, answers));
-      checks.push(...check.results);
     }
     return checks;
   });

@@ -1,6 +1,6 @@
 // The work the contract stage sends itself while Playwright starts (contracts/stage-work.ts): the
-// auth matrix's answers it writes for the AUTH tests judge exactly as the answers in hand do, and
-// the file holds neither a credential nor a near miss of one; every work of contracts/work.ts (node paths, NFT, native, universal, errors)
+// AUTH checks it judges over the auth matrix and writes for the AUTH tests are those the answers in
+// hand give, and the file holds neither a credential nor a near miss of one; every work of contracts/work.ts (node paths, NFT, native, universal, errors)
 // gets its file of checks; the workers are told to hold back their requests to every host the stage
 // sends to.
 import { test } from 'node:test';
@@ -14,25 +14,25 @@ import { Redactor } from '../../src/record/redact.js';
 import { Recorder } from '../../src/record/recorder.js';
 import { Budget } from '../../src/budget.js';
 import { closeHttp } from '../../src/http/client.js';
-import { RULES } from '../../src/rules/catalogue.js';
 import type { RunContext } from '../../src/stages.js';
 import { ApiClient } from '../../contracts/api.js';
-import { reviveAuthAnswers, type AuthAnswersFile } from '../../contracts/auth-file.js';
+import { Checks } from '../../contracts/checks.js';
+import { readPublished } from '../../contracts/stage-files.js';
+import type { CheckResult } from '../../src/verdict.js';
 import { ENV } from '../../contracts/env.js';
 import { planStageWork } from '../../contracts/stage-work.js';
 import { FAMILY_WORKS } from '../../contracts/families.js';
 import { runContracts } from '../../contracts/run.js';
 import type { StageHold } from '../../contracts/stage-files.js';
 import { judgeAuth } from '../../contracts/auth-judge.js';
-import { authPlanOf, sendAuth } from '../../contracts/auth-send.js';
-import { apiEndpoints } from '../../contracts/matrix.js';
+import { AUTH_RULES, authPlanOf, sendAuth } from '../../contracts/auth-send.js';
 import { stageKey } from '../../contracts/work.js';
 import { Samples } from '../../contracts/samples.js';
 import { withSlowMachineTimeout } from '../support/backstops.js';
 
 const SEED = 424242;
 
-test('the stage sends early: auth answers that judge as in hand, no credential on disk, every work checked, its hosts held', async () => {
+test('the stage sends early: AUTH checks judged as in hand, no credential on disk, every work checked, its hosts held', async () => {
   const ref = await startReference();
   const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-stage-work-'));
   try {
@@ -54,7 +54,7 @@ test('the stage sends early: auth answers that judge as in hand, no credential o
     };
     const plan = planStageWork(ctx, () => true, { early: true });
     const done = await plan.run();
-    const text = readFileSync(plan.env[ENV.authAnswers]!, 'utf8');
+    const text = readFileSync(plan.env[ENV.authChecks]!, 'utf8');
 
     // The answers in hand are sent on a budget of their own: the stage spent much of the run's.
     const ownBudget = join(workDir, 'in-hand.count');
@@ -83,14 +83,14 @@ test('the stage sends early: auth answers that judge as in hand, no credential o
         `the file holds a credential or a near miss of one (${secret.length} characters)`,
       );
 
-    const revived = reviveAuthAnswers(JSON.parse(text) as AuthAnswersFile, apiEndpoints(target));
-    const verdicts = (a: typeof inHand) =>
-      RULES.filter((r) => r.section === 'AUTH').flatMap((r) =>
-        judgeAuth(r.id, a).map((c) => `${c.id} ${c.verdict} ${redactor.text(c.message)}`),
-      );
-    const judged = verdicts(revived);
-    assert.ok(judged.length > 100, `${judged.length} AUTH checks`);
-    assert.deepEqual(judged, verdicts(inHand));
+    const fromStage = JSON.parse(text) as { checks: CheckResult[]; error?: string };
+    assert.equal(fromStage.error, undefined);
+    const inHandChecks = new Checks(redactor, () => true);
+    for (const rule of AUTH_RULES) inHandChecks.state(judgeAuth(rule, inHand));
+    const verdicts = (checks: readonly CheckResult[]) =>
+      checks.map((c) => `${c.rule} ${c.id} ${c.verdict} ${c.message}`);
+    assert.ok(fromStage.checks.length > 100, `${fromStage.checks.length} AUTH checks`);
+    assert.deepEqual(verdicts(fromStage.checks), verdicts(inHandChecks.results));
 
     // Every work of the target has its checks: the rate-limited node's too (no probes to wait for), held by no host.
     const files = JSON.parse(plan.env[ENV.stageChecks]!) as Record<string, string>;
@@ -145,14 +145,16 @@ test('the stage sends early: auth answers that judge as in hand, no credential o
   }
 });
 
-test('a stage that could not send the matrix gives the AUTH tests its reason', () => {
-  const file: AuthAnswersFile = {
-    usages: [],
-    none: [],
-    wrong: [],
-    error: 'budget: the run reached limits.maxRequests (5)',
-  };
-  assert.throws(() => reviveAuthAnswers(file, []), /limits\.maxRequests \(5\)/);
+test('a stage that could not send the matrix gives the AUTH tests its reason', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-stage-reason-'));
+  try {
+    // What authInStage writes when the matrix throws, and what each AUTH test then reads (auth.spec.ts).
+    const file = join(dir, 'auth-checks.json');
+    writeFileSync(file, JSON.stringify({ checks: [], error: 'budget: the run reached limits.maxRequests (5)' }));
+    await assert.rejects(readPublished(file, Date.now() + 1000, 'the auth matrix'), /limits\.maxRequests \(5\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a stage that cannot write its work stops the contract run at once, not at the deadline', async () => {
@@ -162,8 +164,8 @@ test('a stage that cannot write its work stops the contract run at once, not at 
     const target = resolveTarget(ref.target, {});
     const budgetFile = join(workDir, 'budget.count');
     writeFileSync(budgetFile, '');
-    // The auth answers' temporary file is a folder: the stage can write neither them nor why.
-    mkdirSync(join(workDir, 'auth-answers.json.tmp', 'in-the-way'), { recursive: true });
+    // The AUTH checks' temporary file is a folder: the stage can write neither them nor why.
+    mkdirSync(join(workDir, 'auth-checks.json.tmp', 'in-the-way'), { recursive: true });
     const selected = (rule: string) => rule.startsWith('AUTH-');
     const ctx: RunContext = {
       target,

@@ -9,7 +9,11 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { OUTPUT_FOLDERS } from '../../src/compiled.js';
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** Where runs and the bench write (git-ignored): whatever lies there is not the project's code. */
+const OUTPUT = new Set(OUTPUT_FOLDERS.map((d) => join(ROOT, d)));
 
 /** Folder -> the folders its files may import (besides itself). */
 const MAY_IMPORT: Record<string, readonly string[]> = {
@@ -25,7 +29,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 const FOLDERS = Object.keys(MAY_IMPORT);
 
 function sources(dir: string): string[] {
-  if (!existsSync(dir)) return [];
+  if (!existsSync(dir) || OUTPUT.has(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) return sources(p);
