@@ -4,6 +4,7 @@
 // the module of the command asked for is loaded, so --version and --help answer at once.
 import { BIN_COMMANDS, binWords, useBinNames } from './args.js';
 import { didYouMean } from '../src/suggest.js';
+import { useCompileCache } from '../src/compile-cache.js';
 
 type Command = () => Promise<{ cli(): void }>;
 
@@ -17,6 +18,8 @@ export const SUBCOMMANDS: Record<(typeof BIN_COMMANDS)[number], Command> = {
 };
 
 async function main(): Promise<void> {
+  // Before the command's modules load: they are most of what the process compiles.
+  useCompileCache();
   useBinNames();
   const name = process.argv[2];
   if (name !== undefined && Object.hasOwn(SUBCOMMANDS, name)) {

@@ -5,11 +5,13 @@
 import { exitWith, UsageError } from './fatal.js';
 import { commandLine, isMain } from './args.js';
 import { START } from './start-flags.js';
+import { useCompileCache } from '../src/compile-cache.js';
 
 export { START };
 
 /** Runs the command on process.argv: as its own script (npm start) or as the bin's default command. */
 export function cli(): void {
+  useCompileCache();
   let redact = (s: string): string => s;
   const run = async (): Promise<number> => {
     const argv = process.argv.slice(2);

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { compileCacheEnv } from '../src/compile-cache.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Budget } from '../src/budget.js';
@@ -85,7 +86,7 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   // Playwright compiles the TypeScript itself; a tsx loader inherited from `npm start` would compete.
   if (env.NODE_OPTIONS)
     env.NODE_OPTIONS = env.NODE_OPTIONS.replace(/--(import|require|loader)[= ]\S*tsx\S*/g, '').trim();
-  return { ...env, FORCE_COLOR: '0', PLAYWRIGHT_HTML_OPEN: 'never', ...extra };
+  return { ...env, FORCE_COLOR: '0', PLAYWRIGHT_HTML_OPEN: 'never', ...compileCacheEnv(), ...extra };
 }
 
 /** The --grep pattern selecting tests by their rule tags (Playwright greps title and tags); undefined: every test. */

@@ -5,6 +5,7 @@
 // near miss the auth checks derived from them (src/auth/near-miss.ts, per run seed). Zero hits.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -44,11 +45,16 @@ function nearMissesOf(creds: Record<string, string>, seed: number): [name: strin
 }
 
 /**
- * The compile caches of tsx and Playwright live in the temp folder; a fresh one would make every
- * run compile the project again. They hold our own code, not run output: linked, not scanned.
+ * The compile caches of tsx, Playwright and Node (src/compile-cache.ts, Node 22.1 on) live in the
+ * temp folder; a fresh one would make every run compile the project again. They hold our own code
+ * and our dependencies', not run output: linked, not scanned. Node's is made first where Node has
+ * one, so the runs find it linked rather than leave one behind.
  */
 function linkCompileCaches(into: string): string[] {
-  const names = readdirSync(tmpdir()).filter((n) => /^(tsx|playwright-transform-cache)-\d+$/.test(n));
+  if ('enableCompileCache' in module) mkdirSync(join(tmpdir(), 'node-compile-cache'), { recursive: true });
+  const names = readdirSync(tmpdir()).filter((n) =>
+    /^(tsx|playwright-transform-cache)-\d+$|^node-compile-cache$/.test(n),
+  );
   for (const n of names) symlinkSync(join(tmpdir(), n), join(into, n));
   return names;
 }
