@@ -116,7 +116,7 @@ async function worksInStage(
 /**
  * The auth matrix, sent and judged: each selected AUTH rule's checks to `file`, as a work's are (the
  * AUTH tests adopt them, auth.spec.ts), or the line saying why it could not be sent. Judged here, not
- * in the worker: the stage is done before Playwright's first test, the worker's tests are not.
+ * in the one worker: its tests are the last step of the run, this stage's work overlaps Playwright's start.
  */
 async function authInStage(session: StageSession, file: string): Promise<Sent> {
   const { target, redactor, seed, selected } = session.ctx;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResultsFile } from '../../src/results.js';
@@ -73,8 +73,9 @@ test('the same run given twice is counted once, and the merge says so', () => {
   assert.deepEqual(results.limiter, a.limiter, 'one horizon node: limiter as in the run');
 });
 
-test('npm run merge: files and folders, duplicates named on stdout, one report written', () => {
+test('npm run merge: files and folders, duplicates named on stdout, one report written', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'artifacts/job-a'), { recursive: true });
   mkdirSync(join(dir, 'artifacts/job-b'), { recursive: true });
   writeFileSync(join(dir, 'artifacts/job-a/results.json'), JSON.stringify(staging()));
@@ -139,7 +140,7 @@ test('k6 runners, one per horizon node (CHAINPROBE_NODE_NAME): the merge names e
   assert.ok(results.checks.every((c) => c.target === 'production' && c.nodeKind === 'horizon'));
 });
 
-test('a merge keeps slim checks only: the HTML and JUnit reports are the same, results.json the same bytes', async () => {
+test('a merge keeps slim checks only: the HTML and JUnit reports are the same, results.json the same bytes', async (t) => {
   const full = syntheticResults({ scale: 30 });
   assert.ok(full.checks.some((c) => c.evidence?.exchanges?.length && !['fail', 'error'].includes(c.verdict)));
   const seen: CheckResult[] = [];
@@ -151,6 +152,7 @@ test('a merge keeps slim checks only: the HTML and JUnit reports are the same, r
   assert.equal(renderHtml({ results: slim, timeline: [], files }), renderHtml({ results: whole, timeline: [], files }));
   assert.equal(renderJunit(slim), renderJunit(whole));
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   async function* again(checks: readonly CheckResult[] = seen) {
     yield* checks;
   }

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,8 +16,10 @@ import { HANG_MS } from '../support/backstops.js';
 test(
   '--horizon-nodes 3 --block-rest-nodes 2: a target file with arrays, distinct tokens, each node its own bucket',
   { timeout: HANG_MS },
-  async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'chainprobe-fleet-ref-')), 'fleet.json');
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'chainprobe-fleet-ref-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'fleet.json');
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', 'cli/reference.ts', '--target-out', file, '--horizon-nodes', '3', '--block-rest-nodes', '2'],

@@ -2,7 +2,7 @@
 // of the last runs and the drift of the limiter estimates as small inline SVG charts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildResults, type ResultsFile } from '../../src/results.js';
@@ -45,8 +45,9 @@ test('per rule and per node: the verdicts of the last runs, oldest first, and T 
   assert.doesNotMatch(html, /<script|https?:\/\//, 'self-contained');
 });
 
-test('the history folder keeps one file per run, ignores what is not ours, and gives the last runs', () => {
+test('the history folder keeps one file per run, ignores what is not ours, and gives the last runs', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-history-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   for (let i = 0; i < HISTORY_RUNS + 3; i++) addToHistory(dir, run(i, 'pass', 1000));
   writeFileSync(join(dir, 'notes.json'), '{"not":"a run"}');
   writeFileSync(join(dir, 'broken.json'), '{');
@@ -58,8 +59,9 @@ test('the history folder keeps one file per run, ignores what is not ours, and g
   assert.equal(withCurrent(runs, current).length, HISTORY_RUNS);
 });
 
-test("npm start --history: the second run's report shows both runs", { timeout: HANG_MS }, async () => {
+test("npm start --history: the second run's report shows both runs", { timeout: HANG_MS }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-history-run-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const history = join(dir, 'history');
   const ref = await startReference();
   try {

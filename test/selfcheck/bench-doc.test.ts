@@ -2,7 +2,7 @@
 // trace; and a bench run rewrites the blocks of the sections it measured, keeping the others.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { traceBreakdown } from '../../tools/bench/trace.js';
@@ -53,8 +53,10 @@ test('trace breakdown: runner start and end, time between tests per slot, worker
   assert.equal(b.slowest[0]!.family, 'node');
 });
 
-test('docs/benchmarks.md: a run rewrites the blocks it measured and keeps the others', () => {
-  const path = join(mkdtempSync(join(tmpdir(), 'chainprobe-doc-')), 'benchmarks.md');
+test('docs/benchmarks.md: a run rewrites the blocks it measured and keeps the others', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-doc-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'benchmarks.md');
   const section = (key: string, value: number) => ({
     key,
     title: key,

@@ -4,7 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import module from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const hasCache = 'enableCompileCache' in module;
 
@@ -31,8 +34,10 @@ test('the Playwright processes get the CLI its compile cache folder where Node h
   else assert.deepEqual(env, {});
 });
 
-test('NODE_COMPILE_CACHE moves the folder; NODE_DISABLE_COMPILE_CACHE=1 turns the cache off for the children too', () => {
-  const moved = envOf({ NODE_COMPILE_CACHE: '/tmp/chainprobe-test-compile-cache' });
-  if (hasCache) assert.equal(moved.NODE_COMPILE_CACHE, '/tmp/chainprobe-test-compile-cache');
+test('NODE_COMPILE_CACHE moves the folder; NODE_DISABLE_COMPILE_CACHE=1 turns the cache off for the children too', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-compile-cache-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const moved = envOf({ NODE_COMPILE_CACHE: dir });
+  if (hasCache) assert.equal(moved.NODE_COMPILE_CACHE, dir);
   assert.deepEqual(envOf({ NODE_DISABLE_COMPILE_CACHE: '1' }), {});
 });
