@@ -8,10 +8,17 @@ import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** Node's folder for the cache in the temp folder, when NODE_COMPILE_CACHE does not name one. */
+export const NODE_CACHE_FOLDER = 'node-compile-cache';
+
 interface CacheApi {
   enableCompileCache?: () => { status: number };
   constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } };
 }
+
+/** Whether this Node has the cache at all (22.1 and later). */
+export const nodeHasCompileCache = (): boolean =>
+  typeof (module as unknown as CacheApi).enableCompileCache === 'function';
 
 /** Turns the cache on for this process (a second call changes nothing); whether it is on. */
 export function useCompileCache(): boolean {
@@ -25,6 +32,6 @@ export function useCompileCache(): boolean {
 export function compileCacheEnv(): Record<string, string> {
   // The folder as given, not the one Node reports (that is the version's folder inside it).
   return useCompileCache()
-    ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'node-compile-cache') }
+    ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || join(tmpdir(), NODE_CACHE_FOLDER) }
     : {};
 }

@@ -5,13 +5,13 @@
 // near miss the auth checks derived from them (src/auth/near-miss.ts, per run seed). Zero hits.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { nearMisses } from '../../src/auth/near-miss.js';
 import { authProbeOf } from '../../src/auth/surface.js';
 import { REDACTED_SUFFIX } from '../../src/record/redact.js';
+import { NODE_CACHE_FOLDER, nodeHasCompileCache } from '../../src/compile-cache.js';
 import type { ResultsFile } from '../../src/results.js';
 import { runCli, stackTraceLines, type CliRun } from './support/cli.js';
 import { canaryCredentials, QUICK_PROBES, startWatchedReference } from './support/reference.js';
@@ -51,9 +51,9 @@ function nearMissesOf(creds: Record<string, string>, seed: number): [name: strin
  * one, so the runs find it linked rather than leave one behind.
  */
 function linkCompileCaches(into: string): string[] {
-  if ('enableCompileCache' in module) mkdirSync(join(tmpdir(), 'node-compile-cache'), { recursive: true });
-  const names = readdirSync(tmpdir()).filter((n) =>
-    /^(tsx|playwright-transform-cache)-\d+$|^node-compile-cache$/.test(n),
+  if (nodeHasCompileCache()) mkdirSync(join(tmpdir(), NODE_CACHE_FOLDER), { recursive: true });
+  const names = readdirSync(tmpdir()).filter(
+    (n) => /^(tsx|playwright-transform-cache)-\d+$/.test(n) || n === NODE_CACHE_FOLDER,
   );
   for (const n of names) symlinkSync(join(tmpdir(), n), join(into, n));
   return names;

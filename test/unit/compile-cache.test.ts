@@ -5,11 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import module from 'node:module';
+import { nodeHasCompileCache } from '../../src/compile-cache.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const hasCache = 'enableCompileCache' in module;
+const hasCache = nodeHasCompileCache();
 
 function envOf(extra: Record<string, string>): Record<string, string> {
   // Set at all (even empty), NODE_DISABLE_COMPILE_CACHE turns the cache off: only the case's own settings.
