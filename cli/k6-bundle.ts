@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitWith, UsageError } from './fatal.js';
 import { commandLine, defineCommand, isMain } from './args.js';
-import { COMPILED } from '../src/package.js';
+import { INSTALLED } from '../src/package.js';
 
 export const K6_BUNDLE = defineCommand({
   invocation: 'npm run k6-bundle --',
@@ -18,7 +18,7 @@ export const K6_BUNDLE = defineCommand({
       type: 'string',
       value: '<dir>',
       path: true,
-      default: COMPILED ? 'chainprobe-k6' : 'load/k6/dist',
+      default: INSTALLED ? 'chainprobe-k6' : 'load/k6/dist',
       help: 'where the scripts go',
     },
     'skip-typecheck': {
@@ -45,7 +45,7 @@ async function main(): Promise<number> {
     throw new UsageError(`--out ${out}: cannot create the folder (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   let files: string[];
-  if (COMPILED) {
+  if (INSTALLED) {
     files = readdirSync(SHIPPED)
       .filter((f) => f.endsWith('.js'))
       .map((f) => {

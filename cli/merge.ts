@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { exitWith, UsageError } from './fatal.js';
-import { COMPILED } from '../src/package.js';
+import { INSTALLED } from '../src/package.js';
 import { commandLine, defineCommand, isMain } from './args.js';
 import { SUMMARY_MD_FLAG } from './flags.js';
 import { prepareOutDir } from './outdir.js';
@@ -40,7 +40,7 @@ export const MERGE = defineCommand({
       type: 'string',
       value: '<dir>',
       path: true,
-      default: COMPILED ? 'chainprobe-report/merged' : 'reports/merged',
+      default: INSTALLED ? 'chainprobe-report/merged' : 'reports/merged',
       help: 'where the merged index.html, results.json and junit.xml go',
     },
     'summary-md': SUMMARY_MD_FLAG,

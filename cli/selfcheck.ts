@@ -6,7 +6,7 @@ import { join, relative, resolve } from 'node:path';
 import { FAULTS } from '../reference/faults/index.js';
 import type { FaultDef } from '../reference/faults/types.js';
 import { exitWith, UsageError } from './fatal.js';
-import { COMPILED } from '../src/package.js';
+import { INSTALLED } from '../src/package.js';
 import { commandLine, defineCommand, isMain } from './args.js';
 import { prepareOutDir } from './outdir.js';
 import { byExpectedLength, FAULT_FREE, planRuns, PlanError, type PlannedRun } from './selfcheck/plan.js';
@@ -109,7 +109,7 @@ export const SELFCHECK = defineCommand({
       type: 'string',
       value: '<dir>',
       path: true,
-      default: COMPILED ? 'chainprobe-report/selfcheck' : 'reports/selfcheck',
+      default: INSTALLED ? 'chainprobe-report/selfcheck' : 'reports/selfcheck',
       help: "where index.html, results.json and each run's reports go",
     },
     'skip-fault-free': { type: 'boolean', help: 'leave out the run without any fault' },

@@ -2,7 +2,7 @@
 // docs/commands.md read it. Apart from cli/start.ts, which starts the run, so the run's module
 // (cli/start-main.ts) types its flags from here without importing its own starter.
 import { FAMILIES } from '../src/rules/catalogue.js';
-import { COMPILED } from '../src/package.js';
+import { INSTALLED } from '../src/package.js';
 import { defineCommand } from './args.js';
 import { SUMMARY_MD_FLAG } from './flags.js';
 
@@ -32,7 +32,7 @@ export const START = defineCommand({
       type: 'string',
       value: '<dir>',
       path: true,
-      default: COMPILED ? 'chainprobe-report' : 'reports/latest',
+      default: INSTALLED ? 'chainprobe-report' : 'reports/latest',
       help: 'where the reports go: index.html, results.json, junit.xml',
     },
     'summary-md': SUMMARY_MD_FLAG,

@@ -93,7 +93,16 @@ export function productHash(root: string): string {
 
 /** Where a clone keeps its compiled copies: node_modules/.cache, like other tools' caches. */
 export const COMPILED_CACHE = join(PACKAGE_ROOT, 'node_modules', '.cache', 'chainprobe');
-const COPY_PREFIX = 'js-';
+/** A copy's folder in COMPILED_CACHE: this prefix and the hash of the sources it was compiled from. */
+export const COPY_PREFIX = 'js-';
+
+/**
+ * Where the copy of the clone's sources as they are now is kept (it may not exist yet). Asked of a
+ * copy too, by cli/clone-start.mjs: a copy's own modules hash the sources of the clone around it.
+ */
+export function copyOfSources(): string {
+  return join(COMPILED_CACHE, COPY_PREFIX + productHash(PACKAGE_ROOT));
+}
 /** Copies of other source states are removed once unused this long (a run still loading one keeps it). */
 const STALE_MS = 24 * 3600_000;
 
@@ -120,7 +129,7 @@ let compiled: Promise<string> | undefined;
 export function compiledRoot(): Promise<string> {
   if (COMPILED) return Promise.resolve(dirname(dirname(fileURLToPath(import.meta.url))));
   compiled ??= (async () => {
-    const root = join(COMPILED_CACHE, COPY_PREFIX + productHash(PACKAGE_ROOT));
+    const root = copyOfSources();
     if (existsSync(root)) {
       try {
         const now = new Date();

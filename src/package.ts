@@ -1,6 +1,7 @@
 // Where chainprobe's own files are: the repository in a clone, node_modules/chainprobe when
-// installed. The code runs from the sources (tsx) in a clone and from dist/ (compiled at pack time)
-// in the package, so files beside the code are found from the package folder, not from here.
+// installed. The code runs from dist/ (compiled at pack time) in the package; in a clone from the
+// sources (tsx) or from their compiled copy (src/compiled.ts, as `npm start` does), so files beside
+// the code are found from the package folder, not from here.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,3 +28,10 @@ export const PACKAGE_ROOT = packageRoot();
 
 /** A file or folder of the package: schemas/, docs/. */
 export const packagePath = (...parts: string[]): string => join(PACKAGE_ROOT, ...parts);
+
+/**
+ * Whether this is an installed package rather than a clone: what a command's output defaults
+ * follow (./chainprobe-report, or reports/ of the clone). Not COMPILED: a clone runs its compiled
+ * copy too (cli/clone-start.mjs), and is still a clone.
+ */
+export const INSTALLED = !existsSync(join(PACKAGE_ROOT, 'src', 'package.ts'));

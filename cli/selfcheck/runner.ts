@@ -6,15 +6,14 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redactor } from '../../src/record/redact.js';
-import { COMPILED, MODULE_EXT, PACKAGE_ROOT } from '../../src/package.js';
+import { INSTALLED, PACKAGE_ROOT } from '../../src/package.js';
 import { defaultOptions } from '../../reference/options.js';
 import type { ResultsFile } from '../../src/results.js';
 import type { RunFacts } from './classify.js';
 
-/** Each variant runs chainprobe's start module as it is here: the sources under tsx, or the package's compiled one. */
+/** Each variant runs chainprobe as a user does: the package's compiled start module, or `npm start` in a clone. */
 const START_ARGS = [
-  ...(COMPILED ? [] : ['--import', 'tsx']),
-  fileURLToPath(new URL(`../start${MODULE_EXT}`, import.meta.url)),
+  INSTALLED ? fileURLToPath(new URL('../start.js', import.meta.url)) : join(PACKAGE_ROOT, 'cli', 'clone-start.mjs'),
 ];
 
 /** The embedded reference's credentials: nothing a run prints may show them. */

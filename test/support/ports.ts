@@ -40,21 +40,37 @@ export interface ClosedPort {
 
 /**
  * A port nothing listens on that no one can start listening on while it is held: the local port
- * of a connection this process keeps open (the OS picked it; only a listener could accept there).
+ * of a connection this process keeps open. The port is below the OS's range of ephemeral ports
+ * (32768 and up by default): a connection to a closed ephemeral port may be given that same port
+ * as its own source and connect to itself (TCP's simultaneous open), and a port that should refuse
+ * then answers. Seen once in a loaded npm test.
  */
 export async function closedPort(): Promise<ClosedPort> {
   const peers = new Set<Socket>();
   const server = createServer((s) => void peers.add(s.on('error', () => undefined)));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const client = connect({ host: '127.0.0.1', port: (server.address() as AddressInfo).port });
-  await new Promise<void>((resolve, reject) => client.once('connect', resolve).once('error', reject));
-  client.on('error', () => undefined);
-  return {
-    port: client.localPort!,
-    close: async () => {
+  const to = (server.address() as AddressInfo).port;
+  for (let tries = 0; ; tries++) {
+    const localPort = 20_000 + Math.floor(Math.random() * 12_000);
+    const client = connect({ host: '127.0.0.1', port: to, localAddress: '127.0.0.1', localPort });
+    const err = await new Promise<Error | undefined>((resolve) =>
+      client.once('connect', () => resolve(undefined)).once('error', resolve),
+    );
+    if (err) {
       client.destroy();
-      for (const s of peers) s.destroy();
+      // Taken by another process: another port (bounded: a handful of tries is plenty).
+      if (tries < 20 && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') continue;
       await closeServer(server);
-    },
-  };
+      throw err;
+    }
+    client.on('error', () => undefined);
+    return {
+      port: localPort,
+      close: async () => {
+        client.destroy();
+        for (const s of peers) s.destroy();
+        await closeServer(server);
+      },
+    };
+  }
 }

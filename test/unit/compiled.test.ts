@@ -1,15 +1,25 @@
 // The compiled copy a clone runs the contract suite from (src/compiled.ts): which files it holds,
 // that it is keyed by the sources' content, that its modules know they are compiled and still find
 // the package's files, and that Playwright lists the suite from it with its TypeScript loader off,
-// each test in its compiled spec file.
+// each test in its compiled spec file; and that `npm start` (cli/clone-start.mjs) runs that copy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { COMPILED_CACHE, compiledRoot, PLAYWRIGHT_JS_ENV, productFiles, productHash } from '../../src/compiled.js';
+import {
+  COMPILED_CACHE,
+  compiledRoot,
+  COPY_PREFIX,
+  copyOfSources,
+  PLAYWRIGHT_JS_ENV,
+  productFiles,
+  productHash,
+} from '../../src/compiled.js';
+import { CACHE, currentCopy, PREFIX } from '../../cli/clone-start.mjs';
 import { CONTRACT_FAMILIES } from '../../src/rules/catalogue.js';
 import { startReference } from '../../reference/start.js';
 import { resolveTarget } from '../../src/target-file/load.js';
@@ -55,6 +65,45 @@ test('the compiled copy: named by the sources hash, the suite and its assets in 
   assert.equal(pkg.COMPILED, true);
   assert.equal(pkg.MODULE_EXT, '.js');
   assert.equal(pkg.PACKAGE_ROOT, ROOT, 'schemas/ and docs/ are found from the copy');
+  assert.equal(pkg.INSTALLED, false, "a clone's copy is still a clone: its outputs go under reports/");
+});
+
+test('npm start runs the copy of the sources as they are: found by asking the newest copy, none in an empty cache', async () => {
+  assert.deepEqual(
+    [CACHE, PREFIX],
+    [COMPILED_CACHE, COPY_PREFIX],
+    'cli/clone-start.mjs looks where src/compiled.ts keeps copies',
+  );
+  const root = await compiledRoot();
+  assert.equal(copyOfSources(), root);
+  assert.equal(await currentCopy(), root);
+  const cache = mkdtempSync(join(tmpdir(), 'chainprobe-clone-start-'));
+  try {
+    assert.equal(await currentCopy(cache), undefined, 'an empty cache');
+    // The newest copy names the current one, which may be another; an old copy that cannot say is not used.
+    const copy = (name: string, compiledJs: string, at: number) => {
+      mkdirSync(join(cache, name, 'src'), { recursive: true });
+      mkdirSync(join(cache, name, 'cli'), { recursive: true });
+      writeFileSync(join(cache, name, 'src', 'compiled.js'), compiledJs);
+      writeFileSync(join(cache, name, 'cli', 'start.js'), 'export function cli() {}\n');
+      utimesSync(join(cache, name), at, at);
+    };
+    copy('js-old', 'export const nothing = 1;\n', 1_000);
+    assert.equal(await currentCopy(cache), undefined, 'a copy from before copyOfSources');
+    copy('js-new', `export const copyOfSources = () => ${JSON.stringify(join(cache, 'js-old'))};\n`, 2_000);
+    assert.equal(await currentCopy(cache), join(cache, 'js-old'));
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+  // It runs the copy's start module, with the clone's defaults.
+  const r = spawnSync(process.execPath, [join(ROOT, 'cli', 'clone-start.mjs'), '--help'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^Usage: npm start --/m);
+  assert.match(r.stdout, /\[default reports\/latest\]/);
 });
 
 test('Playwright lists the compiled suite with its TypeScript loader off, each test in its compiled spec file', async () => {

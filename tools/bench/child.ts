@@ -3,10 +3,12 @@
 // Protocol over the IPC channel: the child sends {type:'ready', ...} once, then answers each
 // {id, cmd, ...} request with {id, ...}; a one-shot child sends {type:'result', ...} and exits.
 import { fork, type ChildProcess } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { PACKAGE_ROOT } from '../../src/package.js';
+import { compiledChildScript } from './compiled-child.js';
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** The clone (PACKAGE_ROOT: right from a child bundled into reports/bench too, compiled-child.ts). */
+export const REPO_ROOT = PACKAGE_ROOT;
 
 export interface ChildMessage {
   type?: string;
@@ -28,6 +30,11 @@ function forkTs(script: string, args: readonly string[]): ChildProcess {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+}
+
+/** A child of plain JavaScript (compiled-child.ts): no loader in the process. */
+function forkJs(file: string, args: readonly string[]): ChildProcess {
+  return fork(file, [...args], { cwd: REPO_ROOT, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 function waitFor<T extends ChildMessage>(
@@ -100,13 +107,17 @@ export async function startChild<R extends ChildMessage>(
   };
 }
 
-/** Runs a one-shot child to completion and returns its result message. */
+/**
+ * Runs a one-shot child to completion and returns its result message. `compiled`: the script runs
+ * the product's compiled copy, as `npm start` does (compiled-child.ts).
+ */
 export async function runChild<T extends ChildMessage>(
   script: string,
   args: readonly string[] = [],
   timeoutMs = 120_000,
+  compiled = false,
 ): Promise<T> {
-  const child = forkTs(script, args);
+  const child = compiled ? forkJs(await compiledChildScript(script), args) : forkTs(script, args);
   try {
     return await waitFor<T>(child, (m) => m.type === 'result', script, timeoutMs);
   } finally {

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PLAYWRIGHT_JS_ENV } from '../../src/compiled.js';
+import { compileCacheEnv } from '../../src/compile-cache.js';
 import { REPO_ROOT } from './child.js';
 
 const SPEC = (family: string, n: number) =>
@@ -41,7 +42,8 @@ export async function emptyRunMs(shape: Record<string, number>, workers: number)
     const code = await new Promise<number | null>((resolveP, reject) => {
       const child = spawn(process.execPath, [cli, 'test', '-c', join(dir, 'playwright.config.js')], {
         cwd: dir,
-        env: { ...process.env, ...PLAYWRIGHT_JS_ENV, NODE_OPTIONS: '' },
+        // Node's compile cache as chainprobe's runner gets it (Node 22.1 and later; nothing before).
+        env: { ...process.env, ...PLAYWRIGHT_JS_ENV, ...compileCacheEnv(), NODE_OPTIONS: '' },
         stdio: 'ignore',
       });
       child.once('error', reject);

@@ -1,5 +1,6 @@
 // Bench child: one chainprobe run against a freshly started embedded reference, in its own
-// process so runs don't share JIT state, heap or an event loop with the bench.
+// process so runs don't share JIT state, heap or an event loop with the bench, and run as `npm
+// start` runs (the compiled copy, compiled-child.ts).
 //   run-child.ts '<json RunChildInput>'  -> {type:'result', ...RunChildResult}
 import { startReference } from '../../reference/start.js';
 import { runChainprobe } from '../../run/pipeline.js';
@@ -8,6 +9,7 @@ import { resolveTarget } from '../../src/target-file/load.js';
 import type { LimiterEstimates } from '../../src/results.js';
 import type { Summary, Verdict } from '../../src/verdict.js';
 import { toParent } from './child.js';
+import { useCompileCache } from '../../src/compile-cache.js';
 import { authRequestCount } from '../../src/auth/surface.js';
 import type { ReferenceChildOptions } from './serve.js';
 import type { ContractTrace } from '../../src/stages.js';
@@ -41,6 +43,7 @@ export interface RunChildResult {
 }
 
 async function main(): Promise<void> {
+  useCompileCache(); // as cli/start.ts does
   const input = JSON.parse(process.argv[2] ?? '{}') as RunChildInput;
   const { faults, variants, ...rest } = input.reference;
   const t0 = performance.now();

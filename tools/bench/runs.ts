@@ -4,7 +4,8 @@ import { runChild, type ChildMessage } from './child.js';
 import type { RunChildInput, RunChildResult } from './run-child.js';
 
 export async function runInChild(input: RunChildInput, timeoutMs = 240_000): Promise<RunChildResult> {
-  return runChild<ChildMessage & RunChildResult>('tools/bench/run-child.ts', [JSON.stringify(input)], timeoutMs);
+  // As `npm start` runs: the compiled copy, no TypeScript loader.
+  return runChild<ChildMessage & RunChildResult>('tools/bench/run-child.ts', [JSON.stringify(input)], timeoutMs, true);
 }
 
 /** A process that spins one core until stopped: the "other core kept busy" of the stability run. */

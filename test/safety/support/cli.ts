@@ -1,6 +1,6 @@
-// Runs the chainprobe CLI (cli/start.ts) as a child process, the way `npm start` does, and
-// watches it: everything it prints, its wall time, and the peak memory of its whole process tree
-// (the CLI, the Playwright runner and its workers), sampled from /proc.
+// Runs the chainprobe CLI as a child process the way `npm start` does (cli/clone-start.mjs: the
+// compiled copy of the sources), and watches it: everything it prints, its wall time, and the peak
+// memory of its whole process tree (the CLI, the Playwright runner and its workers), sampled from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -121,7 +121,7 @@ function hwmKb(pid: number): number | undefined {
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'start.ts'), ...args], {
+  const child = spawn(process.execPath, [join(ROOT, 'cli', 'clone-start.mjs'), ...args], {
     cwd: ROOT,
     env: cleanEnv(opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],
