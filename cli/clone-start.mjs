@@ -2,7 +2,7 @@
 // node_modules/.cache/chainprobe/js-<hash of the sources>), as an installed chainprobe runs dist/.
 // The sources under tsx cost every module a round trip to tsx's hooks thread: about 0.5 s more CPU
 // in a contract run, while Playwright starts beside it, and `npm start -- --only contracts` took
-// 6.0 s against 4.5 s (docs/benchmarks.md). The copy is compiled first when the sources changed
+// 6.0 s against 4.7 s (docs/architecture.md). The copy is compiled first when the sources changed
 // since the last one (about 0.3 s); where none can be kept (node_modules not writable), the sources
 // run under tsx as before. Plain JavaScript: it runs before anything can compile TypeScript.
 import { spawnSync } from 'node:child_process';
@@ -17,15 +17,15 @@ export const PREFIX = 'js-';
 
 /** The copy of the sources as they are now, if one is in the cache; asked of the newest copy there. */
 export async function currentCopy(cache = CACHE) {
-  let names;
+  let newest;
   try {
-    names = readdirSync(cache).filter((n) => n.startsWith(PREFIX));
+    newest = readdirSync(cache)
+      .filter((n) => n.startsWith(PREFIX))
+      .map((n) => ({ dir: join(cache, n), at: statSync(join(cache, n)).mtimeMs }))
+      .sort((a, b) => b.at - a.at)[0];
   } catch {
-    return undefined;
+    return undefined; // no cache yet, or a copy pruned meanwhile: src/compiled.ts finds or makes it
   }
-  const newest = names
-    .map((n) => ({ dir: join(cache, n), at: statSync(join(cache, n)).mtimeMs }))
-    .sort((a, b) => b.at - a.at)[0];
   if (!newest) return undefined;
   try {
     const { copyOfSources } = await import(pathToFileURL(join(newest.dir, 'src', 'compiled.js')).href);

@@ -65,7 +65,7 @@ export function humanTime(iso: string): string {
 let format: Intl.DateTimeFormat | undefined;
 const humanFormat = () => (format ??= new Intl.DateTimeFormat('en-GB', TIME_PARTS));
 
-/** Makes the formatter ahead, while a run waits for its stages, rather than after them as its reports are written. */
+/** Makes the formatter ahead, while a run waits for Playwright's worker, not after its last test as the reports are written. */
 export function prepareTimeFormat(): void {
   humanFormat();
 }

@@ -103,6 +103,7 @@ export const COPY_PREFIX = 'js-';
 export function copyOfSources(): string {
   return join(COMPILED_CACHE, COPY_PREFIX + productHash(PACKAGE_ROOT));
 }
+
 /** Copies of other source states are removed once unused this long (a run still loading one keeps it). */
 const STALE_MS = 24 * 3600_000;
 
