@@ -17,7 +17,6 @@ import {
   statSync,
   utimesSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COMPILED, PACKAGE_ROOT } from './package.js';
@@ -140,25 +139,16 @@ export function compiledRoot(): Promise<string> {
       }
       return root;
     }
-    let staging: string;
-    let inCache = true;
-    try {
-      mkdirSync(COMPILED_CACHE, { recursive: true });
-      staging = mkdtempSync(join(COMPILED_CACHE, 'tmp-'));
-    } catch {
-      // node_modules not writable: a copy for this process only
-      staging = mkdtempSync(join(tmpdir(), 'chainprobe-js-'));
-      inCache = false;
-    }
+    // Inside the clone or not at all: a copy elsewhere (the temp folder) finds neither the clone's
+    // packages nor its package.json, and Playwright could not load its config from it. Where
+    // node_modules cannot be written, this rejects and the callers run the sources.
+    mkdirSync(COMPILED_CACHE, { recursive: true });
+    const staging = mkdtempSync(join(COMPILED_CACHE, 'tmp-'));
     try {
       await compileProduct(PACKAGE_ROOT, staging);
     } catch (e) {
       rmSync(staging, { recursive: true, force: true });
       throw e;
-    }
-    if (!inCache) {
-      process.once('exit', () => rmSync(staging, { recursive: true, force: true }));
-      return staging;
     }
     try {
       renameSync(staging, root);

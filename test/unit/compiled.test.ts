@@ -5,7 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -15,7 +26,9 @@ import {
   compiledRoot,
   COPY_PREFIX,
   copyOfSources,
+  OUTPUT_FOLDERS,
   PLAYWRIGHT_JS_ENV,
+  PRODUCT_FOLDERS,
   productFiles,
   productHash,
 } from '../../src/compiled.js';
@@ -23,6 +36,7 @@ import { CACHE, currentCopy, PREFIX } from '../../cli/clone-start.mjs';
 import { CONTRACT_FAMILIES } from '../../src/rules/catalogue.js';
 import { startReference } from '../../reference/start.js';
 import { resolveTarget } from '../../src/target-file/load.js';
+import { HANG_MS } from '../support/backstops.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const rel = (files: readonly string[]) => files.map((f) => relative(ROOT, f));
@@ -136,5 +150,39 @@ test('Playwright lists the compiled suite with its TypeScript loader off, each t
     assert.deepEqual([...families].sort(), CONTRACT_FAMILIES.map((f) => `${f}.spec.js`).sort());
   } finally {
     await ref.close();
+  }
+});
+
+test('where no copy can be kept (node_modules/.cache not writable), npm start runs the sources and the contract checks still run', () => {
+  // A clone of its own: the sources, and a node_modules whose packages are this one's but whose
+  // .cache/chainprobe is a file. A copy made outside the clone (the temp folder) used to find
+  // neither its packages nor the clone's package.json: every contract rule was an error.
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-no-cache-'));
+  try {
+    const outputs = OUTPUT_FOLDERS.map((o) => join(ROOT, o));
+    for (const f of [...PRODUCT_FOLDERS, 'schemas', 'package.json'])
+      cpSync(join(ROOT, f), join(dir, f), {
+        recursive: true,
+        filter: (src) => !outputs.some((o) => src.startsWith(o)),
+      });
+    mkdirSync(join(dir, 'node_modules', '.cache'), { recursive: true });
+    for (const name of readdirSync(join(ROOT, 'node_modules')))
+      if (name !== '.cache') symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
+    writeFileSync(join(dir, 'node_modules', '.cache', 'chainprobe'), 'not a folder\n');
+    const out = join(dir, 'out');
+    const r = spawnSync(
+      process.execPath,
+      [join(dir, 'cli', 'clone-start.mjs'), '--only', 'NODE-01,NFT-01', '--out', out],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: HANG_MS,
+      },
+    );
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { rules: Record<string, string> };
+    assert.deepEqual([results.rules['NODE-01'], results.rules['NFT-01']], ['pass', 'pass']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
