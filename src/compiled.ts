@@ -124,7 +124,7 @@ let compiled: Promise<string> | undefined;
  * The root of chainprobe's JavaScript (the folder holding cli/, contracts/, src/...): the package's
  * own in the package; in a clone, node_modules/.cache/chainprobe/js-<hash of the sources>, compiled
  * when missing (into a temporary folder renamed into place, so a concurrent run never sees half a
- * copy; copies are never changed once in place). Rejects when it cannot be compiled.
+ * copy; copies are never changed once in place). Rejects when it cannot be compiled or kept there.
  */
 export function compiledRoot(): Promise<string> {
   if (COMPILED) return Promise.resolve(dirname(dirname(fileURLToPath(import.meta.url))));
