@@ -65,9 +65,4 @@ export function humanTime(iso: string): string {
 let format: Intl.DateTimeFormat | undefined;
 const humanFormat = () => (format ??= new Intl.DateTimeFormat('en-GB', TIME_PARTS));
 
-/** Makes the formatter ahead, while a run waits for Playwright's worker, not after its last test as the reports are written. */
-export function prepareTimeFormat(): void {
-  humanFormat();
-}
-
 export const TIME_OPTIONS_JSON = JSON.stringify(TIME_PARTS);

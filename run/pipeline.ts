@@ -15,7 +15,6 @@ import type { CheckResult } from '../src/verdict.js';
 import type { ContractTrace, ProbeAnswer, ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
 import { runContracts, type ContractsOptions } from '../contracts/run.js';
 import { clearReports, writeReports } from '../reports/write.js';
-import { prepareTimeFormat } from '../reports/words.js';
 import type { HarExchange } from '../reports/har.js';
 import { historyOf } from '../src/fleet/history.js';
 import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../reports/baseline.js';
@@ -85,22 +84,6 @@ export function causesAndTls(checks: readonly CheckResult[], target: ResolvedTar
   return { ...(causes.length && { causes }), ...(tls && { tls }) };
 }
 
-/**
- * The run's progress callback, which also makes the reports' time formatter once the first contract
- * test is done: the run then mostly waits for Playwright's worker, and the formatter (25-30 ms) is
- * off the stretch between the last test and the reports.
- */
-function preparingReports(progress: (e: ProgressEvent) => void): (e: ProgressEvent) => void {
-  let prepared = false;
-  return (e) => {
-    if (!prepared && e.stage === 'contracts' && e.done > 0) {
-      prepared = true;
-      setImmediate(prepareTimeFormat);
-    }
-    progress(e);
-  };
-}
-
 export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   const startedAt = new Date();
   useTls(opts.target.tls);
@@ -126,7 +109,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     seed,
     redactor,
     signal: controller.signal,
-    progress: preparingReports(opts.progress ?? (() => {})),
+    progress: opts.progress ?? (() => {}),
     recordExchanges: opts.har !== undefined,
   };
 

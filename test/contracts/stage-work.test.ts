@@ -1,8 +1,8 @@
 // The work the contract stage sends itself while Playwright starts (contracts/stage-work.ts): the
 // AUTH checks it judges over the auth matrix and writes for the AUTH tests are those the answers in
-// hand give, and the file holds neither a credential nor a near miss of one; every work of contracts/work.ts (node paths, NFT, native, universal, errors)
-// gets its file of checks; the workers are told to hold back their requests to every host the stage
-// sends to.
+// hand give, and the file holds neither a credential nor a near miss of one; every work of
+// contracts/work.ts (node paths, NFT, native, universal, errors) gets its file of checks; the workers
+// are told to hold back their requests to every host the stage sends to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
