@@ -2,29 +2,18 @@
 // matrix jobs, k6 runners' handleSummary output) into one index.html, results.json and junit.xml.
 // A folder is searched (recursively) for chainprobe results files; the same run found twice is
 // counted once, and the report says so. Files are read one at a time and every check is spooled to
-// a scratch file in full, so the peak memory does not grow with the number of runs (src/fleet/merge.ts).
+// scratch files, read back rule by rule as the reports are written, so the peak memory does not
+// grow with the number of runs (src/fleet/merge.ts, src/fleet/check-spool.ts).
 // Exit: 0 no merged check failed or errored, 1 one did, 2 bad input (one line naming it).
-import {
-  closeSync,
-  createReadStream,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { exitWith, UsageError } from './fatal.js';
 import { INSTALLED } from '../src/package.js';
 import { commandLine, defineCommand, isMain } from './args.js';
 import { SUMMARY_MD_FLAG } from './flags.js';
 import { prepareOutDir } from './outdir.js';
-import { isResultsFile, mergeResults, type MergeInput, type MergeOutcome, type MergeSink } from '../src/fleet/merge.js';
-import type { CheckResult } from '../src/verdict.js';
+import { isResultsFile, mergeResults, type MergeInput, type MergeOutcome } from '../src/fleet/merge.js';
+import { CheckSpool } from '../src/fleet/check-spool.js';
 import { exitCodeOf } from '../src/results.js';
 import { countLines } from '../src/run-summary.js';
 import { writeReports } from '../reports/write.js';
@@ -114,34 +103,26 @@ export function* readInputs(paths: readonly string[]): Generator<MergeInput> {
   }
 }
 
-/** Every merged check in full, one JSON line each in a scratch file, read back in order for results.json. */
-class CheckSpool implements MergeSink {
-  private readonly dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-'));
-  private readonly file = join(this.dir, 'checks.jsonl');
-  private readonly fd = openSync(this.file, 'w');
-
-  add(c: CheckResult): void {
-    writeSync(this.fd, `${JSON.stringify(c)}\n`);
-  }
-
-  async *read(): AsyncGenerator<CheckResult> {
-    for await (const line of createInterface({ input: createReadStream(this.file, 'utf8'), crlfDelay: Infinity }))
-      if (line) yield JSON.parse(line) as CheckResult;
-  }
-
-  remove(): void {
-    closeSync(this.fd);
-    rmSync(this.dir, { recursive: true, force: true });
-  }
+export interface Merged extends MergeOutcome {
+  /** The two count lines (rules, checks) of the merged run. */
+  counts: [string, string];
 }
 
-/** Merges the runs under `paths` and writes the merged index.html, results.json and junit.xml to `out`. */
-export async function mergeInto(paths: readonly string[], out: string): Promise<MergeOutcome> {
+/**
+ * Merges the runs under `paths` and writes the merged index.html, results.json and junit.xml to
+ * `out` (and the Markdown summary to `summaryMd`). The checks stay on disk while the reports are
+ * written (src/fleet/check-spool.ts) and are gone when this settles: read what the outcome holds.
+ */
+export async function mergeInto(paths: readonly string[], out: string, summaryMd?: string): Promise<Merged> {
   const spool = new CheckSpool();
   try {
     const merged = mergeResults(readInputs(paths), new Date(), spool);
-    await writeReports(out, { results: merged.results, timeline: [], fullChecks: () => spool.read() });
-    return merged;
+    await writeReports(out, { results: merged.results, timeline: [], fullChecks: () => spool.full(), checks: spool });
+    if (summaryMd) {
+      const { writeSummaryMd } = await import('../reports/summary-md.js');
+      writeSummaryMd(merged.results, summaryMd, out, process.env, spool);
+    }
+    return { ...merged, counts: countLines(merged.results, spool) };
   } finally {
     spool.remove();
   }
@@ -152,19 +133,11 @@ async function main(): Promise<number> {
   if (!parsed.positionals.length) throw new UsageError('give at least one results.json or folder of them');
   const out = parsed.values.out!;
   prepareOutDir(out);
-  const merged = await mergeInto(parsed.positionals, out);
+  const merged = await mergeInto(parsed.positionals, out, parsed.values['summary-md']);
   process.stdout.write(`chainprobe merge: ${merged.runs.length} run(s) of ${merged.results.target}\n`);
   for (const d of merged.duplicates)
     process.stdout.write(`  counted once: ${d.source} is the same run as ${d.sameRunAs}\n`);
-  process.stdout.write(
-    `${countLines(merged.results)
-      .map((l) => `  ${l}\n`)
-      .join('')}  report: ${resolve(out, 'index.html')}\n`,
-  );
-  if (parsed.values['summary-md']) {
-    const { writeSummaryMd } = await import('../reports/summary-md.js');
-    writeSummaryMd(merged.results, parsed.values['summary-md'], out);
-  }
+  process.stdout.write(`${merged.counts.map((l) => `  ${l}\n`).join('')}  report: ${resolve(out, 'index.html')}\n`);
   return exitCodeOf(merged.results);
 }
 

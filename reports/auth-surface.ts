@@ -10,6 +10,7 @@ import { WRONG_KIND_LABEL, type WrongKind } from '../src/auth/wrong-credentials.
 import { curlOf, type Exchange } from '../src/record/recorder.js';
 import type { ResultsFile } from '../src/results.js';
 import type { CheckResult } from '../src/verdict.js';
+import { checkSetOf, type CheckSet } from '../src/check-set.js';
 import { esc } from './text.js';
 
 const BODY_EXCERPT = 300;
@@ -44,7 +45,8 @@ export function columnOf(form: SurfaceForm): SurfaceForm {
 
 interface Cell {
   right?: AuthProbe;
-  wrong: { probe: AuthProbe; check: CheckResult }[];
+  /** The check only where the wrong credential got data (its evidence is shown): a merge keeps no other. */
+  wrong: { probe: AuthProbe; check?: CheckResult }[];
 }
 
 /** Whether a wrong credential got data where a correct service refuses it. */
@@ -64,7 +66,7 @@ export interface AuthSurface {
   requests: number;
 }
 
-export function authSurface(checks: readonly CheckResult[]): AuthSurface {
+export function authSurface(checks: Iterable<CheckResult>): AuthSurface {
   const cells = new Map<string, Map<SurfaceForm, Cell>>();
   const used = new Set<SurfaceForm>();
   let requests = 0;
@@ -77,7 +79,7 @@ export function authSurface(checks: readonly CheckResult[]): AuthSurface {
     const row = cells.get(p.row) ?? cells.set(p.row, new Map()).get(p.row)!;
     const cell = row.get(column) ?? row.set(column, { wrong: [] }).get(column)!;
     if (p.probe === 'right') cell.right = p;
-    else cell.wrong.push({ probe: p, check: c });
+    else cell.wrong.push(isBreach(p) ? { probe: p, check: c } : { probe: p });
   }
   return {
     rows: [...cells.keys()].sort((a, b) => rowRank(a) - rowRank(b)),
@@ -112,7 +114,7 @@ function cellHtml(cell: Cell | undefined, form: SurfaceForm, anchors: Map<CheckR
     );
   }
   if (breaches.length)
-    parts.push(breaches.map((b) => `<a href="#${anchors.get(b.check)}">${esc(kindText(b.probe))}</a>`).join('; '));
+    parts.push(breaches.map((b) => `<a href="#${anchors.get(b.check!)}">${esc(kindText(b.probe))}</a>`).join('; '));
   if (openData.length)
     parts.push(`<span class="muted">open, got data: ${openData.map((o) => esc(kindText(o.probe))).join('; ')}</span>`);
   const state = breaches.length ? 'fail' : cell.right && !cell.right.data && form !== 'none' ? 'refused' : 'ok';
@@ -160,13 +162,13 @@ const HOW_TO_READ =
   'every kind on one endpoint per family and node kind, one rotating kind elsewhere.';
 
 /** The section, or '' when no auth check ran. */
-export function authSurfaceSection(results: ResultsFile): string {
-  const s = authSurface(results.checks ?? []);
+export function authSurfaceSection(results: ResultsFile, checks: CheckSet = checkSetOf(results.checks ?? [])): string {
+  const s = authSurface(checks.all());
   if (s.rows.length === 0) return '';
   const anchors = new Map<CheckResult, string>();
   for (const row of s.rows)
     for (const cell of s.cells.get(row)!.values())
-      for (const w of cell.wrong) if (isBreach(w.probe)) anchors.set(w.check, `auth-ev-${anchors.size + 1}`);
+      for (const w of cell.wrong) if (w.check) anchors.set(w.check, `auth-ev-${anchors.size + 1}`);
   const seed = typeof results.seed === 'number' ? results.seed : undefined;
   const seedNote =
     seed === undefined

@@ -9,7 +9,8 @@ import type { FaultDetail, ResultsFile } from '../src/results.js';
 import { RULES, SECTIONS, type RuleDef } from '../src/rules/catalogue.js';
 import { curlOf, type Exchange } from '../src/record/recorder.js';
 import type { TimelineEntry } from '../src/stages.js';
-import { rollUp, VERDICTS, type CheckResult, type Verdict } from '../src/verdict.js';
+import { VERDICTS, type CheckResult, type Verdict } from '../src/verdict.js';
+import { checkSetOf, rollUpSet, type CheckSet } from '../src/check-set.js';
 import { describeCounts, type BaselineDiff } from './baseline.js';
 import { limiterSection } from './limiter.js';
 import { jsonView } from './json-view.js';
@@ -31,11 +32,13 @@ export interface HtmlInputs {
   history?: readonly ResultsFile[];
   /** File names of the siblings written beside index.html. */
   files: { results: string; junit: string; timeline: string };
+  /** The checks rule by rule, where `results` does not hold them (a merge: src/fleet/check-spool.ts). */
+  checks?: CheckSet;
 }
 
-/** What every part of the page is drawn from: the inputs, and the checks grouped by rule. */
+/** What every part of the page is drawn from: the inputs, and the checks rule by rule. */
 export interface ReportContext extends HtmlInputs {
-  byRule: Map<string, CheckResult[]>;
+  checks: CheckSet;
   verdictOf: (rule: string) => Verdict;
 }
 
@@ -203,29 +206,29 @@ function countsText(checks: readonly CheckResult[]): string {
     .join(', ')}`;
 }
 
-function ruleRow(rule: RuleDef, verdict: Verdict, checks: readonly CheckResult[]): string {
-  let failures = 0;
-  let lastOpen = -1;
-  const items = checks.map((c, i) => {
-    const open = c.verdict === 'fail' && ++failures <= OPEN_FAILURES_PER_RULE;
-    if (open) lastOpen = i;
-    return checkItem(c, open);
-  });
+/** A rule's row in pieces, a check at a time: a rule of a large merge has thousands. */
+function* ruleRow(rule: RuleDef, verdict: Verdict, checks: readonly CheckResult[]): Generator<string> {
+  const failures = checks.filter((c) => c.verdict === 'fail').length;
   const folded = failures - OPEN_FAILURES_PER_RULE;
-  if (folded > 0) {
-    const note = `The first ${OPEN_FAILURES_PER_RULE} failing checks are open; the other ${folded} are folded below (open one, or use "expand all").`;
-    items.splice(lastOpen + 1, 0, `<p class="more" data-folded-failures="${folded}">${note}</p>`);
-  }
-  const body = checks.length
-    ? items.join('\n')
-    : '<p class="none">No check of this rule ran in this run (not selected, or its target section is missing).</p>';
   const id = esc(rule.id);
   const data = `data-rule="${id}" data-kind="${rule.kind}" data-verdict="${esc(verdict)}"`;
   const badges = `${kindBadge(rule.kind)} ${verdictBadge(verdict)}`;
   const counts = `<span class="counts">${esc(countsText(checks))}</span>`;
-  return `<details class="rule" id="rule-${id}" ${data}${verdict === 'fail' ? ' open' : ''}>
+  yield `<details class="rule" id="rule-${id}" ${data}${verdict === 'fail' ? ' open' : ''}>
 <summary><span class="rid">${id}</span> ${badges} <span class="title">${esc(rule.title)}</span> ${counts}</summary>
-<div class="checks">${body}</div>
+<div class="checks">`;
+  if (!checks.length)
+    yield '<p class="none">No check of this rule ran in this run (not selected, or its target section is missing).</p>';
+  let failing = 0;
+  for (const [i, c] of checks.entries()) {
+    const open = c.verdict === 'fail' && ++failing <= OPEN_FAILURES_PER_RULE;
+    yield `${i ? '\n' : ''}${checkItem(c, open)}`;
+    if (open && failing === OPEN_FAILURES_PER_RULE && folded > 0) {
+      const note = `The first ${OPEN_FAILURES_PER_RULE} failing checks are open; the other ${folded} are folded below (open one, or use "expand all").`;
+      yield `\n<p class="more" data-folded-failures="${folded}">${note}</p>`;
+    }
+  }
+  yield `</div>
 </details>`;
 }
 
@@ -250,7 +253,7 @@ const TOOLBAR = [
 
 /** The rule matrix in pieces, one rule at a time as they are written: a merge of many runs never holds it whole. */
 function* ruleMatrix(ctx: ReportContext): Generator<string> {
-  const { byRule, verdictOf } = ctx;
+  const { checks, verdictOf } = ctx;
   yield `<section id="rule-matrix"><h2>Rules</h2>
 ${TOOLBAR}
 <p class="none" id="no-match" hidden>No rule has this verdict in this run.</p>
@@ -258,7 +261,7 @@ ${TOOLBAR}
   function* rows(group: readonly RuleDef[]): Generator<string> {
     for (const [i, r] of group.entries()) {
       if (i) yield '\n';
-      yield ruleRow(r, verdictOf(r.id), byRule.get(r.id) ?? []);
+      yield* ruleRow(r, verdictOf(r.id), checks.of(r.id));
     }
   }
   for (const [i, section] of SECTIONS.entries()) {
@@ -279,7 +282,7 @@ ${TOOLBAR}
     }
     yield '\n</section>';
   }
-  const unknown = unknownRules(byRule);
+  const unknown = unknownRules(checks);
   if (unknown.length) {
     yield `\n<section class="rule-section" data-section="unknown"><h3>Checks naming a rule outside the catalogue</h3><div class="rules">`;
     yield* rows(unknown.map((id) => ({ id, kind: 'must', section: 'unknown', title: '(not in the rule catalogue)' })));
@@ -288,14 +291,18 @@ ${TOOLBAR}
   yield '</section>';
 }
 
-const unknownRules = (byRule: Map<string, CheckResult[]>) =>
-  [...byRule.keys()].filter((id) => !RULES.some((r) => r.id === id)).sort();
+const unknownRules = (checks: CheckSet) =>
+  checks
+    .rules()
+    .filter((id) => !RULE_IDS.has(id))
+    .sort();
+const RULE_IDS: ReadonlySet<string> = new Set(RULES.map((r) => r.id));
 
 function observationsSection(ctx: ReportContext): string {
-  const { byRule } = ctx;
+  const { checks } = ctx;
   const blocks: string[] = [];
-  for (const id of [...RULES.map((r) => r.id), ...unknownRules(byRule)]) {
-    const withObs = (byRule.get(id) ?? []).filter((c) => c.evidence?.observation !== undefined);
+  for (const id of [...RULES.map((r) => r.id), ...unknownRules(checks)]) {
+    const withObs = checks.of(id).filter((c) => c.evidence?.observation !== undefined);
     if (!withObs.length) continue;
     const rule = RULES.find((r) => r.id === id);
     const title = rule ? `${kindBadge(rule.kind)} <span class="title">${esc(rule.title)}</span>` : '';
@@ -361,10 +368,10 @@ ${diff.notCompared.length ? `<p class="none">Not compared (run in only one of th
  * line here; its link appears in the navigation when it renders something.
  */
 export const REPORT_SECTIONS: readonly ReportSection[] = [
-  { id: 'scorecard', nav: 'scorecard', render: (ctx) => scorecardSection(ctx.results) },
+  { id: 'scorecard', nav: 'scorecard', render: (ctx) => scorecardSection(ctx.results, ctx.checks) },
   { id: 'baseline', nav: 'baseline drift', render: (ctx) => (ctx.baseline ? baselineSection(ctx.baseline) : '') },
   { id: 'rule-matrix', nav: 'rules', render: ruleMatrix },
-  { id: 'auth-surface', nav: 'auth surface', render: (ctx) => authSurfaceSection(ctx.results) },
+  { id: 'auth-surface', nav: 'auth surface', render: (ctx) => authSurfaceSection(ctx.results, ctx.checks) },
   {
     id: 'limiter',
     nav: 'rate limiter',
@@ -391,30 +398,33 @@ export const HEADLINE_NOTES: readonly HeadlineNote[] = [
 
 type Overall = 'PASS' | 'FAIL' | 'COULD NOT TEST';
 
+/** Whether a rule had a check that was not skipped. */
+const checkedRule = (checks: CheckSet, id: string) => [...checks.verdicts(id)].some((v) => v !== 'skipped');
+
 /** The one verdict of the run: FAIL when a rule fails, COULD NOT TEST when one could not be checked (or none was), else PASS. */
-export function overallVerdict(ctx: Pick<ReportContext, 'results' | 'byRule' | 'verdictOf'>): {
+export function overallVerdict(ctx: Pick<ReportContext, 'checks' | 'verdictOf'>): {
   overall: Overall;
   failing: string[];
   errors: string[];
 } {
-  const ids = [...RULES.map((r) => r.id), ...unknownRules(ctx.byRule)];
+  const ids = [...RULES.map((r) => r.id), ...unknownRules(ctx.checks)];
   const failing = ids.filter((id) => ctx.verdictOf(id) === 'fail');
   const errors = ids.filter((id) => ctx.verdictOf(id) === 'error');
-  const ran = (ctx.results.checks ?? []).some((c) => c.verdict !== 'skipped');
+  const ran = ctx.checks.rules().some((id) => checkedRule(ctx.checks, id));
   const overall: Overall = failing.length ? 'FAIL' : errors.length || !ran ? 'COULD NOT TEST' : 'PASS';
   return { overall, failing, errors };
 }
 
 function headline(ctx: ReportContext): string {
   const { overall, failing, errors } = overallVerdict(ctx);
-  const checked = [...ctx.byRule.values()].filter((cs) => cs.some((c) => c.verdict !== 'skipped')).length;
+  const checked = ctx.checks.rules().filter((id) => checkedRule(ctx.checks, id)).length;
   const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
   const reasons: string[] = [];
   if (failing.length) reasons.push(`${plural(failing.length, 'rule')} failing: ${ruleLinks(failing)}`);
   if (errors.length) reasons.push(`${plural(errors.length, 'rule')} could not be tested: ${ruleLinks(errors)}`);
   if (overall === 'COULD NOT TEST' && !errors.length) reasons.push('no check ran');
   if (overall === 'PASS') {
-    const n = (v: Verdict) => [...ctx.byRule.keys()].filter((id) => ctx.verdictOf(id) === v).length;
+    const n = (v: Verdict) => ctx.checks.rules().filter((id) => ctx.verdictOf(id) === v).length;
     const observed = `${n('observed')} observed (points the description leaves open)`;
     reasons.push(`${plural(checked, 'rule')} checked, none failing: ${n('pass')} pass, ${observed}`);
   }
@@ -428,15 +438,15 @@ ${notes.length ? `<ul class="notes" data-slot="notes">${notes.map((n) => `<li>${
 /** Labelled tallies: rules (their rolled-up verdicts) in one place, checks in another. */
 function tallies(ctx: ReportContext): string {
   const { results } = ctx;
-  const ruleIds = [...RULES.map((r) => r.id), ...unknownRules(ctx.byRule)];
+  const ruleIds = [...RULES.map((r) => r.id), ...unknownRules(ctx.checks)];
   const ruleCount: Record<Verdict, number> = { pass: 0, fail: 0, observed: 0, skipped: 0, error: 0 };
   for (const id of ruleIds) ruleCount[ctx.verdictOf(id)]++;
-  const checks = results.checks?.length ?? 0;
+  const checks = ctx.checks.count;
   const failingRules = RULES.filter((r) => ctx.verdictOf(r.id) === 'fail');
   const std = failingRules.filter((r) => r.kind === 'std').length;
   const row = (what: string, n: Record<Verdict, number>) =>
     `<ul class="counts">${VERDICTS.map((v) => `<li class="c-${v}" data-${what}-count="${v}"><b>${esc(n[v] ?? 0)}</b> ${v}</li>`).join('')}</ul>`;
-  const ran = `${ctx.byRule.size} of the ${RULES.length} catalogue rules had checks in this run`;
+  const ran = `${ctx.checks.rules().length} of the ${RULES.length} catalogue rules had checks in this run`;
   const broken = failingRules.length
     ? `; of the ${failingRules.length} failing, ${failingRules.length - std} break the description, ${std} break a standard`
     : '';
@@ -559,17 +569,11 @@ export function renderHtml(inputs: HtmlInputs): string {
 /** The page in pieces, in order, made as they are asked for (a large report is written piece by piece). */
 export function* renderHtmlParts(inputs: HtmlInputs): Generator<string> {
   const { results } = inputs;
-  const byRule = new Map<string, CheckResult[]>();
-  for (const c of results.checks ?? []) {
-    const list = byRule.get(c.rule);
-    if (list) list.push(c);
-    else byRule.set(c.rule, [c]);
-  }
+  const checks = inputs.checks ?? checkSetOf(results.checks ?? []);
   const verdictOf = (id: string): Verdict =>
-    (results.rules?.[id] as Verdict | undefined) ?? rollUp((byRule.get(id) ?? []).map((c) => c.verdict));
-  const ctx: ReportContext = { ...inputs, byRule, verdictOf };
+    (results.rules?.[id] as Verdict | undefined) ?? rollUpSet(checks.verdicts(id));
+  const ctx: ReportContext = { ...inputs, checks, verdictOf };
   const parts = REPORT_SECTIONS.map((section) => ({ section, html: section.render(ctx) })).filter((p) => p.html !== '');
-  const { overall, failing } = overallVerdict(ctx);
   const scriptHash = createHash('sha256').update(SCRIPT).digest('base64');
   const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'; img-src data:; base-uri 'none'; form-action 'none'`;
   const head = `<!doctype html>

@@ -3,7 +3,8 @@
 // point open) and carries its observation in system-out.
 import type { ResultsFile } from '../src/results.js';
 import { RULES, SECTIONS } from '../src/rules/catalogue.js';
-import type { CheckResult } from '../src/verdict.js';
+import { emptySummary, type CheckResult } from '../src/verdict.js';
+import { checkSetOf, type CheckSet } from '../src/check-set.js';
 import { flattenObservation } from './observation.js';
 import { brief, esc, failureText, oneLine } from './text.js';
 
@@ -67,10 +68,11 @@ interface Counts {
 }
 
 /** Counts, and the time: the checks' own times, plus the probes' shared time once. */
-function countsOf(checks: readonly CheckResult[], probesMs: number | undefined): Counts {
-  const n: Counts = { tests: checks.length, failures: 0, errors: 0, skipped: 0, ms: 0 };
+function countsOf(checks: Iterable<CheckResult>, probesMs: number | undefined): Counts {
+  const n: Counts = { tests: 0, failures: 0, errors: 0, skipped: 0, ms: 0 };
   let shared = 0;
   for (const c of checks) {
+    n.tests++;
     if (c.verdict === 'fail') n.failures++;
     else if (c.verdict === 'error') n.errors++;
     else if (c.verdict === 'skipped') n.skipped++;
@@ -85,31 +87,45 @@ function countsOf(checks: readonly CheckResult[], probesMs: number | undefined):
 const countAttrs = (n: Counts) =>
   `tests="${n.tests}" failures="${n.failures}" errors="${n.errors}" skipped="${n.skipped}"`;
 
-export function renderJunit(results: ResultsFile): string {
-  const bySection = new Map<string, CheckResult[]>();
-  for (const c of results.checks ?? []) {
-    const s = sectionOf(c.rule);
-    const list = bySection.get(s);
-    if (list) list.push(c);
-    else bySection.set(s, [c]);
+export function renderJunit(results: ResultsFile, checks?: CheckSet): string {
+  return [...renderJunitParts(results, checks)].join('');
+}
+
+/**
+ * The file in pieces, a suite at a time, each suite read rule by rule from `checks` (a merge keeps
+ * its checks on disk: src/fleet/check-spool.ts), so the whole file is never held.
+ */
+export function* renderJunitParts(results: ResultsFile, checks = checkSetOf(results.checks ?? [])): Generator<string> {
+  const rulesOf = new Map<string, string[]>();
+  for (const rule of checks.rules()) {
+    const s = sectionOf(rule);
+    rulesOf.set(s, [...(rulesOf.get(s) ?? []), rule]);
   }
   const probesMs = finite(results.limiter?.durationMs);
-  const order = [...SECTIONS.map((s) => s.key), 'OTHER'].filter((k) => bySection.has(k));
+  const order = [...SECTIONS.map((s) => s.key), 'OTHER'].filter((k) => rulesOf.has(k));
   // JUnit timestamps are local date-times without a zone; ours are UTC.
   const timestamp = esc(String(results.startedAt ?? '').replace(/(\.\d+)?Z$/, ''));
-  const suites = order.map((key) => {
-    const checks = bySection.get(key)!;
-    const n = countsOf(checks, probesMs);
-    const name = `${key} ${sectionTitle.get(key) ?? 'rules outside the catalogue'}`;
-    const cases = checks.map((c) => `    ${testcase(c, key, probesMs)}`).join('\n');
-    const open = `  <testsuite name="${esc(name)}" ${countAttrs(n)} time="${seconds(n.ms)}" timestamp="${timestamp}">`;
-    return `${open}\n${cases}\n  </testsuite>`;
-  });
-  const total = countsOf(results.checks ?? [], probesMs);
+  const summary = results.summary ?? emptySummary();
   const wall = Date.parse(results.finishedAt) - Date.parse(results.startedAt);
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="${esc(`chainprobe ${results.target}`)}" ${countAttrs(total)} time="${seconds(Number.isFinite(wall) ? wall : total.ms)}">
-${suites.join('\n')}
-</testsuites>
+  const total: Counts = {
+    tests: checks.count,
+    failures: summary.fail,
+    errors: summary.error,
+    skipped: summary.skipped,
+    ms: 0,
+  };
+  // Without the run's own times, the checks' times add up (a pass of its own: it is rarely needed).
+  const ms = Number.isFinite(wall) ? wall : countsOf(checks.all(), probesMs).ms;
+  yield `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="${esc(`chainprobe ${results.target}`)}" ${countAttrs(total)} time="${seconds(ms)}">
 `;
+  for (const [i, key] of order.entries()) {
+    const mine = rulesOf.get(key)!.flatMap((rule) => checks.of(rule));
+    const n = countsOf(mine, probesMs);
+    const name = `${key} ${sectionTitle.get(key) ?? 'rules outside the catalogue'}`;
+    const cases = mine.map((c) => `    ${testcase(c, key, probesMs)}`).join('\n');
+    const open = `  <testsuite name="${esc(name)}" ${countAttrs(n)} time="${seconds(n.ms)}" timestamp="${timestamp}">`;
+    yield `${i ? '\n' : ''}${open}\n${cases}\n  </testsuite>`;
+  }
+  yield '\n</testsuites>\n';
 }

@@ -5,7 +5,8 @@
 import type { LimiterEstimates, ResultsFile } from '../src/results.js';
 import { RULES, SECTIONS } from '../src/rules/catalogue.js';
 import { fleetOf, type FleetNode } from '../src/fleet/rollup.js';
-import { rollUp, type CheckResult, type Verdict } from '../src/verdict.js';
+import type { CheckResult, Verdict } from '../src/verdict.js';
+import { checkSetOf, rollUpSet, type CheckSet } from '../src/check-set.js';
 import { esc } from './text.js';
 
 // A line ending in a backslash continues on the next: the CSS text is one line, as before.
@@ -14,54 +15,76 @@ const CSS = `#scorecard table{border-collapse:collapse;font-size:13px;margin:6px
 #scorecard td.cell{text-align:center}#scorecard tr.node th{font-weight:normal;padding-left:22px}\
 #scorecard .none{color:#6e7781}`;
 
+/** A row's checks of one rule family, folded: which verdicts each rule has, and the rule met first. */
+interface FamilyFold {
+  first: string;
+  byRule: Map<string, Set<Verdict>>;
+}
+
 interface Row {
   label: string;
   kind: 'target' | 'node';
-  checks: CheckResult[];
+  /** Its checks by rule family (the part of the rule id before the dash). */
+  families: Map<string, FamilyFold>;
   /** data-row: target, or target/kind/name. */
   key: string;
 }
 
-function rowsOf(results: ResultsFile): Row[] {
+const familyOf = (rule: string) => rule.split('-')[0]!;
+
+/** The rows, each folded over its checks in one pass: a merge reads its checks once, rule by rule. */
+function rowsOf(results: ResultsFile, checks: CheckSet): Row[] {
   const fleet = fleetOf(results)!;
   const rows: Row[] = [];
+  const byTarget = new Map<string, Row>();
+  const byNode = new Map<string, Row>();
+  const nodeKey = (target: unknown, kind: unknown, name: unknown) => JSON.stringify([target, kind, name]);
   for (const t of fleet.targets) {
-    const own = results.checks.filter((c) => c.target === t.name);
-    rows.push({ label: t.name, kind: 'target', checks: own, key: t.name });
+    const row: Row = { label: t.name, kind: 'target', families: new Map(), key: t.name };
+    rows.push(row);
+    byTarget.set(t.name, row);
     for (const n of fleet.nodes.filter((x) => x.target === t.name)) {
-      rows.push({
-        label: `${n.kind} ${n.name}`,
-        kind: 'node',
-        checks: own.filter((c) => c.node === n.name && c.nodeKind === n.kind),
-        key: `${t.name}/${n.kind}/${n.name}`,
-      });
+      const key = `${t.name}/${n.kind}/${n.name}`;
+      const nodeRow: Row = { label: `${n.kind} ${n.name}`, kind: 'node', families: new Map(), key };
+      rows.push(nodeRow);
+      byNode.set(nodeKey(t.name, n.kind, n.name), nodeRow);
     }
+  }
+  const fold = (row: Row | undefined, c: CheckResult) => {
+    if (!row) return;
+    const family = familyOf(c.rule);
+    const f = row.families.get(family) ?? row.families.set(family, { first: c.rule, byRule: new Map() }).get(family)!;
+    const seen = f.byRule.get(c.rule);
+    if (seen) seen.add(c.verdict);
+    else f.byRule.set(c.rule, new Set([c.verdict]));
+  };
+  for (const c of checks.all()) {
+    if (typeof c.target !== 'string') continue;
+    fold(byTarget.get(c.target), c);
+    if (c.node !== undefined) fold(byNode.get(nodeKey(c.target, c.nodeKind, c.node)), c);
   }
   return rows;
 }
 
 /** The family's verdict in a row and the first rule (catalogue order) with that verdict: the evidence. */
-function cell(checks: readonly CheckResult[], section: string): { verdict: Verdict; rule: string } | undefined {
-  const mine = checks.filter((c) => c.rule.split('-')[0] === section);
-  if (!mine.length) return undefined;
-  const verdict = rollUp(mine.map((c) => c.verdict));
+function cell(row: Row, section: string): { verdict: Verdict; rule: string } | undefined {
+  const f = row.families.get(section);
+  if (!f) return undefined;
+  const verdict = rollUpSet(new Set([...f.byRule.values()].flatMap((v) => [...v])));
   const rule = RULES.find(
-    (r) =>
-      r.section === section &&
-      rollUp(mine.filter((c) => c.rule === r.id).map((c) => c.verdict)) === verdict &&
-      mine.some((c) => c.rule === r.id),
+    (r) => r.section === section && f.byRule.has(r.id) && rollUpSet(f.byRule.get(r.id)!) === verdict,
   );
-  return { verdict, rule: rule?.id ?? mine[0]!.rule };
+  return { verdict, rule: rule?.id ?? f.first };
 }
 
-function matrix(results: ResultsFile): string {
-  const rows = rowsOf(results);
-  const sections = SECTIONS.filter((s) => rows.some((r) => r.checks.some((c) => c.rule.split('-')[0] === s.key)));
+function matrix(results: ResultsFile, checks: CheckSet): string {
+  const rows = rowsOf(results, checks);
+  const sections = SECTIONS.filter((s) => rows.some((r) => r.families.has(s.key)));
   const head = `<tr><th>deployment / node</th>${sections.map((s) => `<th title="${esc(s.title)}">${esc(s.key)}</th>`).join('')}</tr>`;
   const body = rows
     .map((r) => {
       const cells = sections.map((s) => {
-        const c = cell(r.checks, s.key);
+        const c = cell(r, s.key);
         if (!c) return `<td class="cell none" data-section="${esc(s.key)}">–</td>`;
         const link = `<a href="#rule-${esc(c.rule)}" title="${esc(c.rule)}"><span class="verdict v-${c.verdict}">${c.verdict}</span></a>`;
         return `<td class="cell" data-section="${esc(s.key)}" data-verdict="${c.verdict}">${link}</td>`;
@@ -113,7 +136,7 @@ function limiterTable(nodes: readonly FleetNode[]): string {
 const CELL_NOTE = "Each cell rolls up the row's checks of a rule family; it links to the rule that decided it.";
 
 /** The scorecard section, or '' when the results are of one deployment with one node of each kind. */
-export function scorecardSection(results: ResultsFile): string {
+export function scorecardSection(results: ResultsFile, checks = checkSetOf(results.checks)): string {
   const fleet = fleetOf(results);
   if (!fleet || (fleet.targets.length < 2 && fleet.nodes.length < 2)) return '';
   const shared = fleet.sharedTokens
@@ -121,7 +144,7 @@ export function scorecardSection(results: ResultsFile): string {
     .join('');
   return `<section id="scorecard"><style>${CSS}</style><h2>Scorecard</h2>
 <p>${fleet.targets.length} deployment(s), ${fleet.nodes.length} node(s). ${CELL_NOTE}</p>
-${matrix(results)}
+${matrix(results, checks)}
 ${limiterTable(fleet.nodes)}
 ${shared ? `<ul class="shared-tokens">${shared}</ul>` : ''}
 </section>`;

@@ -10,6 +10,7 @@ import { RULES } from '../src/rules/catalogue.js';
 import { countsOf, failingRules, plural } from '../src/run-summary.js';
 import { REPORT_FILES } from '../src/out-files.js';
 import { VERDICTS } from '../src/verdict.js';
+import type { CheckSet } from '../src/check-set.js';
 import { cleanText, oneLine } from './text.js';
 
 /** Failing rules listed in full; the rest are counted (a job summary holds at most 1 MiB). */
@@ -20,6 +21,8 @@ export interface SummaryMdOptions {
   outDir: string;
   /** Where the reports can be downloaded (the workflow run's artifacts), when known. */
   artifactsUrl?: string;
+  /** Where `results` does not hold its checks (a merge keeps them on disk). */
+  checks?: CheckSet;
 }
 
 /** Text of a target or a check in Markdown: no markup, no HTML, one line. */
@@ -39,8 +42,8 @@ function codeBlock(text: string, lang = ''): string {
 const titleOf = new Map(RULES.map((r) => [r.id, r.title]));
 
 export function summaryMarkdown(results: ResultsFile, o: SummaryMdOptions): string {
-  const c = countsOf(results);
-  const failing = failingRules(results);
+  const c = countsOf(results, o.checks);
+  const failing = failingRules(results, o.checks);
   const overall = c.byCheck.fail > 0 ? 'FAIL' : c.byCheck.error > 0 ? 'ERROR' : 'PASS';
   const icon = { PASS: '✅', FAIL: '❌', ERROR: '⚠️' }[overall];
   const nFail = failing.filter((f) => f.verdict === 'fail').length;
@@ -105,11 +108,13 @@ export function writeSummaryMd(
   file: string,
   outDir: string,
   env: NodeJS.ProcessEnv = process.env,
+  checks?: CheckSet,
 ): string[] {
   const shownOut = relative(process.cwd(), outDir) || '.';
   const text = summaryMarkdown(results, {
     outDir: shownOut.startsWith('..') ? outDir : shownOut,
     artifactsUrl: artifactsUrlOf(env),
+    checks,
   });
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text);

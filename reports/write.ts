@@ -1,9 +1,8 @@
 // Writes a run's reports into the output folder: results.json (the fixed interface), junit.xml,
 // index.html and the probes' raw timeline.json; baseline-diff.json too when a baseline was given,
 // and the HAR of every exchange where --har asked for one.
-import { createWriteStream } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import type { ResultsFile } from '../src/results.js';
 import type { TimelineEntry } from '../src/stages.js';
@@ -11,7 +10,8 @@ import type { CheckResult } from '../src/verdict.js';
 import type { BaselineDiff } from './baseline.js';
 import { renderHtmlParts } from './html.js';
 import { harJson, type HarExchange } from './har.js';
-import { renderJunit } from './junit.js';
+import { renderJunitParts } from './junit.js';
+import type { CheckSet } from '../src/check-set.js';
 import { PLAYWRIGHT_DIR, REPORT_FILES } from '../src/out-files.js';
 
 export interface ReportInputs {
@@ -27,10 +27,12 @@ export interface ReportInputs {
   /** --har: where to write the HAR, and the run's recorded exchanges. */
   har?: { file: string; exchanges: readonly HarExchange[] };
   /**
-   * results.json's checks in full, read again in order, when `results.checks` holds slim copies
-   * (a merge: src/fleet/merge.ts slimCheck); the file is then written as it is read.
+   * Where `results.checks` is empty because the checks are on disk (a merge: src/fleet/check-spool.ts):
+   * results.json's checks in full, read again in order (the file is written as it is read), and the
+   * checks rule by rule as the HTML and JUnit reports read them.
    */
   fullChecks?: () => AsyncIterable<CheckResult>;
+  checks?: CheckSet;
 }
 
 export { PLAYWRIGHT_DIR, REPORT_FILES };
@@ -69,13 +71,30 @@ export async function writeResultsJson(path: string, results: ResultsFile, check
   await writeText(path, pieces());
 }
 
-/** Writes a text given whole, or in pieces one at a time. */
+/** Pieces gathered before a write: few writes, and no string large enough to outlive a young collection. */
+const BATCH_CHARS = 64 * 1024;
+
+/**
+ * Writes a text given whole, or in pieces one at a time. Pieces are written in batches with
+ * writeSync, which copies a string out and frees the copy at once: a write stream keeps a Buffer
+ * per piece until a collection, and on a large report (a merge of many runs) those piled up.
+ */
 async function writeText(path: string, text: string | Iterable<string> | AsyncIterable<string>): Promise<void> {
   if (typeof text === 'string') return writeFile(path, text, 'utf8');
-  const out = createWriteStream(path, 'utf8');
-  for await (const piece of text) if (!out.write(piece)) await once(out, 'drain');
-  out.end();
-  await once(out, 'finish');
+  const fd = openSync(path, 'w');
+  try {
+    let batch = '';
+    for await (const piece of text) {
+      batch += piece;
+      if (batch.length >= BATCH_CHARS) {
+        writeSync(fd, batch);
+        batch = '';
+      }
+    }
+    if (batch) writeSync(fd, batch);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export async function writeReports(outDir: string, inputs: ReportInputs): Promise<{ files: string[] }> {
@@ -90,7 +109,7 @@ export async function writeReports(outDir: string, inputs: ReportInputs): Promis
     files.push(path);
   } else contents.push([REPORT_FILES.results, () => `${JSON.stringify(inputs.results, null, 2)}\n`]);
   contents.push(
-    [REPORT_FILES.junit, () => renderJunit(inputs.results)],
+    [REPORT_FILES.junit, () => renderJunitParts(inputs.results, inputs.checks)],
     [REPORT_FILES.timeline, () => timelineJson(timeline)],
     [
       REPORT_FILES.html,
@@ -101,6 +120,7 @@ export async function writeReports(outDir: string, inputs: ReportInputs): Promis
           playwrightReport: inputs.playwrightReport,
           baseline: inputs.baseline,
           history: inputs.history,
+          checks: inputs.checks,
           files: { results: REPORT_FILES.results, junit: REPORT_FILES.junit, timeline: REPORT_FILES.timeline },
         }),
     ],

@@ -1,6 +1,7 @@
 // The results file (interfaces.md section 3) as a type and a builder.
 import { RULES } from './rules/catalogue.js';
-import { emptySummary, rollUp, type CheckResult, type Summary, type Verdict } from './verdict.js';
+import type { CheckResult, Summary, Verdict } from './verdict.js';
+import { Tally } from './check-set.js';
 
 export interface LimiterEstimates {
   limit: number;
@@ -48,25 +49,26 @@ import { TOOL } from './tool.js';
 
 export { TOOL };
 
-/** Rolls checks up into the summary and the per-rule verdicts. Every catalogue rule appears. */
+/**
+ * Rolls checks up into the summary and the per-rule verdicts. Every catalogue rule appears. A merge
+ * that keeps its checks on disk gives its own tally of them and no checks (src/fleet/merge.ts).
+ */
 export function buildResults(input: {
   target: string;
   startedAt: Date;
   finishedAt: Date;
   checks: CheckResult[];
+  tally?: Tally;
   limiter: LimiterEstimates | null;
   extra?: Record<string, unknown>;
 }): ResultsFile {
-  const summary = emptySummary();
-  for (const c of input.checks) summary[c.verdict]++;
-  const byRule = new Map<string, Verdict[]>();
-  for (const c of input.checks) {
-    const list = byRule.get(c.rule) ?? [];
-    list.push(c.verdict);
-    byRule.set(c.rule, list);
+  let tally = input.tally;
+  if (!tally) {
+    tally = new Tally();
+    for (const c of input.checks) tally.add(c);
   }
-  const rules: Record<string, Verdict> = {};
-  for (const rule of RULES) rules[rule.id] = rollUp(byRule.get(rule.id) ?? []);
+  const summary = { ...tally.summary };
+  const rules = tally.rolledUp(RULES.map((r) => r.id));
   return {
     tool: { ...TOOL },
     target: input.target,

@@ -3,14 +3,15 @@
 // up over everything; the fleet section is recomputed from the checks. The same run given twice
 // (an artifact downloaded into two folders, a file named twice) is counted once: runs are told
 // apart by a digest of what they are (target, times, checks), not by the path they came from.
-// Inputs are taken one at a time: given a sink, every check goes there in full and the merge keeps
-// only what the HTML and JUnit reports read of it (slimCheck), so memory stays small however many
-// runs are merged; results.json is then written from the sink (reports/write.ts).
+// Inputs are taken one at a time: given a sink, every check goes there and the merge keeps none,
+// only their tallies (summary, rules, fleet), so memory stays small however many runs are merged;
+// the reports then read the checks back from the sink (src/fleet/check-spool.ts).
 import { createHash } from 'node:crypto';
 import type { Exchange } from '../record/recorder.js';
 import { buildResults, type LimiterEstimates, type ResultsFile } from '../results.js';
 import { VERDICTS, type CheckResult, type Verdict } from '../verdict.js';
-import { fleetOf, rollupFleet, type FleetNodeInfo } from './rollup.js';
+import { checkSetOf, Tally, type CheckSet } from '../check-set.js';
+import { FleetTally, fleetOf, rollupFleet, type FleetNodeInfo } from './rollup.js';
 
 export interface MergeInput {
   /** Where the run came from (shown in the report). */
@@ -28,7 +29,10 @@ export interface MergedRun {
 }
 
 export interface MergeOutcome {
+  /** Without a sink, with every check; with one, with none (`checks` reads them from the sink). */
   results: ResultsFile;
+  /** The merged checks, rule by rule: the sink, or the results' own. */
+  checks: CheckSet;
   runs: MergedRun[];
   /** Inputs that repeat a run already taken: counted once. */
   duplicates: { source: string; sameRunAs: string }[];
@@ -124,8 +128,8 @@ export function slimCheck(c: CheckResult): CheckResult {
   return { ...c, evidence: { ...c.evidence, exchanges: exchanges.map(exchangeLine) } };
 }
 
-/** Where a merge hands every check in full, in order (the merged results.json is written from it). */
-export interface MergeSink {
+/** Where a merge hands every check in full, in order, and the reports read them back from. */
+export interface MergeSink extends CheckSet {
   add(c: CheckResult): void;
 }
 
@@ -135,6 +139,8 @@ export function mergeResults(inputs: Iterable<MergeInput>, now = new Date(), sin
   const runs: MergedRun[] = [];
   const duplicates: MergeOutcome['duplicates'] = [];
   const checks: CheckResult[] = [];
+  const tally = new Tally();
+  const fleetTally = new FleetTally();
   const nodes = new Map<string, FleetNodeInfo>();
   const targets = new Map<string, number | null>();
   for (const { source, results: r } of inputs) {
@@ -155,11 +161,10 @@ export function mergeResults(inputs: Iterable<MergeInput>, now = new Date(), sin
       ...(typeof r.engine === 'string' && { engine: r.engine }),
     });
     for (const c of attributed(r)) {
-      if (!sink) checks.push(c);
-      else {
-        sink.add(c);
-        checks.push(slimCheck(c));
-      }
+      tally.add(c);
+      fleetTally.add(c);
+      if (sink) sink.add(c);
+      else checks.push(c);
     }
     for (const t of targetsOfRun(r)) {
       const before = targets.get(t.name);
@@ -178,7 +183,7 @@ export function mergeResults(inputs: Iterable<MergeInput>, now = new Date(), sin
   const times = runs.flatMap((r) => [Date.parse(r.startedAt), Date.parse(r.finishedAt)]).filter(Number.isFinite);
   const horizons = [...nodes.values()].filter((n) => n.kind === 'horizon' && !n.sameTokenAs);
   const fleet = rollupFleet({
-    checks,
+    checks: fleetTally,
     targets: [...targets].map(([name, requestsSent]) => ({ name, requestsSent })),
     nodes: [...nodes.values()],
   });
@@ -187,6 +192,7 @@ export function mergeResults(inputs: Iterable<MergeInput>, now = new Date(), sin
     startedAt: times.length ? new Date(Math.min(...times)) : now,
     finishedAt: times.length ? new Date(Math.max(...times)) : now,
     checks,
+    tally,
     limiter: horizons.length === 1 ? (horizons[0]!.limiter ?? null) : null,
     extra: {
       merged: {
@@ -200,5 +206,5 @@ export function mergeResults(inputs: Iterable<MergeInput>, now = new Date(), sin
       fleet,
     },
   });
-  return { results, runs, duplicates };
+  return { results, checks: sink ?? checkSetOf(checks), runs, duplicates };
 }

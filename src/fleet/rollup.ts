@@ -3,7 +3,8 @@
 // runs recomputes them exactly. Spend and limiter estimates come beside, from the runs.
 import type { LimiterEstimates } from '../results.js';
 import { RULES } from '../rules/catalogue.js';
-import { emptySummary, rollUp, type CheckResult, type Summary, type Verdict } from '../verdict.js';
+import { Tally } from '../check-set.js';
+import type { CheckResult, Summary, Verdict } from '../verdict.js';
 
 export interface FleetNodeInfo {
   target: string;
@@ -41,41 +42,49 @@ export interface FleetSection {
 
 export const nodeId = (n: { target: string; name: string }): string => `${n.target}/${n.name}`;
 
-function tally(
-  checks: readonly CheckResult[],
-  allRules: boolean,
-): { summary: Summary; rules: Record<string, Verdict> } {
-  const summary = emptySummary();
-  const byRule = new Map<string, Verdict[]>();
-  for (const c of checks) {
-    summary[c.verdict]++;
-    const list = byRule.get(c.rule);
-    if (list) list.push(c.verdict);
-    else byRule.set(c.rule, [c.verdict]);
+const nodeKey = (target: string | undefined, name: string | undefined, kind: string | undefined) =>
+  `${target}\u0000${name}\u0000${kind}`;
+
+/** Every deployment's and node's tally, folded one check at a time (a merge never holds its checks). */
+export class FleetTally {
+  private readonly targets = new Map<string | undefined, Tally>();
+  private readonly nodes = new Map<string, Tally>();
+
+  add(c: CheckResult): void {
+    const t = this.targets.get(c.target) ?? this.targets.set(c.target, new Tally()).get(c.target)!;
+    t.add(c);
+    if (c.node === undefined) return;
+    const key = nodeKey(c.target, c.node, c.nodeKind);
+    (this.nodes.get(key) ?? this.nodes.set(key, new Tally()).get(key)!).add(c);
   }
-  const ids = allRules ? RULES.map((r) => r.id) : [...byRule.keys()].sort();
-  return { summary, rules: Object.fromEntries(ids.map((id) => [id, rollUp(byRule.get(id) ?? [])])) };
+
+  addAll(checks: Iterable<CheckResult>): this {
+    for (const c of checks) this.add(c);
+    return this;
+  }
+
+  /** A deployment's summary and every catalogue rule's verdict. */
+  ofTarget(name: string): { summary: Summary; rules: Record<string, Verdict> } {
+    const t = this.targets.get(name) ?? new Tally();
+    return { summary: { ...t.summary }, rules: t.rolledUp(RULES.map((r) => r.id)) };
+  }
+
+  /** A node's summary and the verdict of each rule it has checks of. */
+  ofNode(n: { target: string; name: string; kind: string }): { summary: Summary; rules: Record<string, Verdict> } {
+    const t = this.nodes.get(nodeKey(n.target, n.name, n.kind)) ?? new Tally();
+    return { summary: { ...t.summary }, rules: t.rolledUp(t.rules().sort()) };
+  }
 }
 
 export function rollupFleet(input: {
-  checks: readonly CheckResult[];
+  /** The checks, or their tally (a merge). */
+  checks: Iterable<CheckResult> | FleetTally;
   targets: readonly { name: string; requestsSent: number | null }[];
   nodes: readonly FleetNodeInfo[];
 }): FleetSection {
-  const targets = input.targets.map((t) => ({
-    ...t,
-    ...tally(
-      input.checks.filter((c) => c.target === t.name),
-      true,
-    ),
-  }));
-  const nodes = input.nodes.map((n) => ({
-    ...n,
-    ...tally(
-      input.checks.filter((c) => c.target === n.target && c.node === n.name && c.nodeKind === n.kind),
-      false,
-    ),
-  }));
+  const tally = input.checks instanceof FleetTally ? input.checks : new FleetTally().addAll(input.checks);
+  const targets = input.targets.map((t) => ({ ...t, ...tally.ofTarget(t.name) }));
+  const nodes = input.nodes.map((n) => ({ ...n, ...tally.ofNode(n) }));
   const shared = new Map<string, string[]>();
   for (const n of input.nodes)
     if (n.sameTokenAs) shared.set(n.sameTokenAs, [...(shared.get(n.sameTokenAs) ?? []), nodeId(n)]);

@@ -18,6 +18,9 @@ import { renderHtml } from '../../reports/html.js';
 import { renderJunit } from '../../reports/junit.js';
 import { writeResultsJson } from '../../reports/write.js';
 import type { CheckResult } from '../../src/verdict.js';
+import { CheckSpool } from '../../src/fleet/check-spool.js';
+import { countLines } from '../../src/run-summary.js';
+import { summaryMarkdown } from '../../reports/summary-md.js';
 
 test('two runs merge: the summary is the sum, rules roll up over both, both deployments named', () => {
   const a = staging();
@@ -140,25 +143,49 @@ test('k6 runners, one per horizon node (CHAINPROBE_NODE_NAME): the merge names e
   assert.ok(results.checks.every((c) => c.target === 'production' && c.nodeKind === 'horizon'));
 });
 
-test('a merge keeps slim checks only: the HTML and JUnit reports are the same, results.json the same bytes', async (t) => {
+test('a merge keeps its checks on disk: its reports are those of the merge in memory, results.json the same bytes', async (t) => {
   const full = syntheticResults({ scale: 30 });
   assert.ok(full.checks.some((c) => c.evidence?.exchanges?.length && !['fail', 'error'].includes(c.verdict)));
+  // Two deployments and a fleet section: the tallies the merge folds (summary, rules, fleet) are compared too.
+  const inputs = () => [
+    { source: 'a', results: full },
+    { source: 'eu', results: staging() },
+    { source: 'us', results: production() },
+  ];
+  const spool = new CheckSpool();
+  t.after(() => spool.remove());
+  const spooled = mergeResults(inputs(), new Date(0), spool);
+  const whole = mergeResults(inputs(), new Date(0));
+  assert.deepEqual(spooled.results.checks, [], 'the merge holds no check');
+  assert.deepEqual({ ...spooled.results, checks: whole.results.checks }, whole.results);
   const seen: CheckResult[] = [];
-  const { results: slim } = mergeResults([{ source: 'a', results: full }], new Date(), { add: (c) => seen.push(c) });
-  const { results: whole } = mergeResults([{ source: 'a', results: full }]);
-  assert.deepEqual(seen, whole.checks, 'the sink gets every check in full, in order');
-  assert.ok(JSON.stringify(slim).length < JSON.stringify(whole).length, 'the merge keeps less than the checks');
+  for await (const c of spool.full()) seen.push(c);
+  const asJson = (x: unknown) => JSON.parse(JSON.stringify(x)) as unknown;
+  assert.deepEqual(seen, asJson(whole.results.checks), 'the spool has every check in full, in order');
+  assert.equal(spool.count, whole.checks.count);
+  assert.deepEqual(spool.rules(), whole.checks.rules());
+  for (const rule of spool.rules()) {
+    assert.deepEqual([...spool.verdicts(rule)].sort(), [...whole.checks.verdicts(rule)].sort());
+    assert.ok(spool.of(rule).every((c) => c.rule === rule));
+  }
+  assert.ok(JSON.stringify([...spool.all()]).length < JSON.stringify(whole.results.checks).length, 'slim copies');
   const files = { results: 'results.json', junit: 'junit.xml', timeline: 'timeline.json' };
-  assert.equal(renderHtml({ results: slim, timeline: [], files }), renderHtml({ results: whole, timeline: [], files }));
-  assert.equal(renderJunit(slim), renderJunit(whole));
+  assert.equal(
+    renderHtml({ results: spooled.results, checks: spool, timeline: [], files }),
+    renderHtml({ results: whole.results, timeline: [], files }),
+  );
+  assert.equal(renderJunit(spooled.results, spool), renderJunit(whole.results));
+  assert.deepEqual(countLines(spooled.results, spool), countLines(whole.results));
+  assert.equal(
+    summaryMarkdown(spooled.results, { outDir: 'x', checks: spool }),
+    summaryMarkdown(whole.results, { outDir: 'x' }),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  async function* again(checks: readonly CheckResult[] = seen) {
-    yield* checks;
-  }
-  await writeResultsJson(join(dir, 'streamed.json'), slim, again());
-  assert.equal(readFileSync(join(dir, 'streamed.json'), 'utf8'), `${JSON.stringify(whole, null, 2)}\n`);
-  const empty = { ...whole, checks: [] };
-  await writeResultsJson(join(dir, 'empty.json'), empty, again([]));
+  await writeResultsJson(join(dir, 'streamed.json'), spooled.results, spool.full());
+  assert.equal(readFileSync(join(dir, 'streamed.json'), 'utf8'), `${JSON.stringify(whole.results, null, 2)}\n`);
+  async function* none(): AsyncGenerator<CheckResult> {}
+  const empty = { ...whole.results, checks: [] };
+  await writeResultsJson(join(dir, 'empty.json'), empty, none());
   assert.equal(readFileSync(join(dir, 'empty.json'), 'utf8'), `${JSON.stringify(empty, null, 2)}\n`);
 });

@@ -220,7 +220,7 @@ export async function benchMerge(s: { reps: number; files: number; outRoot: stri
       values: runs.map((r, i) => mb(r) / mb(fewRuns[i]!)),
       note:
         `${few} files: ${fewRuns.map((r) => mb(r).toFixed(0)).join(', ')} MB; ` +
-        'inputs are read one at a time and every check is spooled to disk in full, the reports keep slim copies',
+        'inputs are read one at a time; every check is spooled to disk and the reports read them back a rule at a time',
     }),
   ];
 }
