@@ -19,6 +19,7 @@ const check = (i: number, rule: string, verdict: Verdict, message = `check ${i}`
     exchanges: [
       {
         seq: i,
+        sentAt: 1_767_225_600_000 + i,
         method: 'GET',
         url: `https://api.example.invalid/x/${i}`,
         status: 200,
