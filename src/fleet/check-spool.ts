@@ -19,6 +19,9 @@ import { createInterface } from 'node:readline';
 import { Tally, type CheckSet } from '../check-set.js';
 import type { CheckResult, Verdict } from '../verdict.js';
 import { slimCheck, type MergeSink } from './merge.js';
+import { RULES } from '../rules/catalogue.js';
+
+const CATALOGUE: ReadonlySet<string> = new Set(RULES.map((r) => r.id));
 
 /** Buffered bytes (UTF-16 code units) before the pending lines are appended. */
 const FLUSH_AT = 1 << 20;
@@ -28,17 +31,29 @@ export class CheckSpool implements MergeSink, CheckSet {
   readonly dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-'));
   private readonly fullFile = join(this.dir, 'checks.jsonl');
   private readonly tally = new Tally();
-  /** Each rule's file, by the order its first check came (a rule id from an input is not a file name). */
+  /**
+   * Each catalogue rule's file, in the order its first check came (a rule id from an input is not a
+   * file name). Rules outside the catalogue share one file: an input naming thousands of them makes
+   * one file, not thousands.
+   */
   private readonly files = new Map<string, string>();
+  private readonly otherFile = join(this.dir, 'other-rules.jsonl');
+  private readonly seen: string[] = [];
   private readonly pending = new Map<string, string[]>();
   private pendingSize = 0;
 
   add(c: CheckResult): void {
+    if (!this.tally.verdicts(c.rule).size) this.seen.push(c.rule);
     this.tally.add(c);
-    let file = this.files.get(c.rule);
-    if (!file) this.files.set(c.rule, (file = join(this.dir, `rule-${this.files.size}.jsonl`)));
     this.queue(this.fullFile, JSON.stringify(c));
-    this.queue(file, JSON.stringify(slimCheck(c)));
+    this.queue(this.fileOf(c.rule, true)!, JSON.stringify(slimCheck(c)));
+  }
+
+  private fileOf(rule: string, make = false): string | undefined {
+    if (!CATALOGUE.has(rule)) return this.tally.verdicts(rule).size ? this.otherFile : undefined;
+    let file = this.files.get(rule);
+    if (!file && make) this.files.set(rule, (file = join(this.dir, `rule-${this.files.size}.jsonl`)));
+    return file;
   }
 
   private queue(file: string, line: string): void {
@@ -59,7 +74,7 @@ export class CheckSpool implements MergeSink, CheckSet {
   }
 
   rules(): readonly string[] {
-    return [...this.files.keys()];
+    return this.seen;
   }
 
   verdicts(rule: string): ReadonlySet<Verdict> {
@@ -67,10 +82,11 @@ export class CheckSpool implements MergeSink, CheckSet {
   }
 
   of(rule: string): readonly CheckResult[] {
-    const file = this.files.get(rule);
+    const file = this.fileOf(rule);
     if (!file) return [];
     this.flush();
-    return [...linesOf(file)].map((line) => JSON.parse(line) as CheckResult);
+    const checks = [...linesOf(file)].map((line) => JSON.parse(line) as CheckResult);
+    return file === this.otherFile ? checks.filter((c) => c.rule === rule) : checks;
   }
 
   *all(): Generator<CheckResult> {

@@ -2,7 +2,7 @@
 // copies and in full in order, however the lines fall across the blocks it reads them in.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { CheckSpool } from '../../src/fleet/check-spool.js';
 import { slimCheck } from '../../src/fleet/merge.js';
 import type { CheckResult, Verdict } from '../../src/verdict.js';
@@ -41,13 +41,21 @@ test('a spool gives back each rule in slim copies, in order, and every check in 
     check(2, 'AUTH-01', 'fail', long),
     check(3, 'NFT-01', 'observed', long),
     check(4, 'NOT-A-RULE', 'skipped'),
+    // Rules outside the catalogue share a file: each still reads back as its own.
+    check(3006, 'ALSO-NOT-A-RULE', 'pass'),
+    check(3007, 'NOT-A-RULE', 'fail'),
     ...Array.from({ length: 3000 }, (_, k) => check(5 + k, 'NFT-01', 'pass')),
     check(3005, 'AUTH-01', 'error'),
   ];
   try {
     for (const c of checks) spool.add(c);
     assert.equal(spool.count, checks.length);
-    assert.deepEqual(spool.rules(), ['NFT-01', 'AUTH-01', 'NOT-A-RULE']);
+    assert.deepEqual(spool.rules(), ['NFT-01', 'AUTH-01', 'NOT-A-RULE', 'ALSO-NOT-A-RULE']);
+    assert.equal(
+      readdirSync(spool.dir).length,
+      4,
+      'the full file, two rule files, one for the rules outside the catalogue',
+    );
     for (const rule of spool.rules()) {
       const mine = checks.filter((c) => c.rule === rule);
       assert.deepEqual(spool.of(rule), asJson(mine.map(slimCheck)), `${rule}: slim copies, in order`);

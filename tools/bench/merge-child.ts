@@ -14,7 +14,7 @@ async function main(): Promise<void> {
     wallMs,
     maxRssKb: process.resourceUsage().maxRSS,
     runs: merged.runs.length,
-    checks: merged.results.checks.length,
+    checks: merged.checks.count,
   });
 }
 
