@@ -11,7 +11,7 @@ import type { BaselineDiff } from './baseline.js';
 import { renderHtmlParts } from './html.js';
 import { harJson, type HarExchange } from './har.js';
 import { renderJunitParts } from './junit.js';
-import type { CheckSet } from '../src/check-set.js';
+import { checkSetOf, type CheckSet } from '../src/check-set.js';
 import { PLAYWRIGHT_DIR, REPORT_FILES } from '../src/out-files.js';
 
 export interface ReportInputs {
@@ -31,7 +31,7 @@ export interface ReportInputs {
    * results.json's checks in full, read again in order (the file is written as it is read), and the
    * checks rule by rule as the HTML and JUnit reports read them.
    */
-  fullChecks?: () => AsyncIterable<CheckResult>;
+  fullChecks?: () => Iterable<CheckResult> | AsyncIterable<CheckResult>;
   checks?: CheckSet;
 }
 
@@ -59,7 +59,11 @@ export function timelineJson(timeline: readonly TimelineEntry[]): string {
  * results.json as `JSON.stringify(results, null, 2)` would write it, the checks taken one at a
  * time from `checks`: the same bytes without the whole text (or every check) in memory.
  */
-export async function writeResultsJson(path: string, results: ResultsFile, checks: AsyncIterable<CheckResult>) {
+export async function writeResultsJson(
+  path: string,
+  results: ResultsFile,
+  checks: Iterable<CheckResult> | AsyncIterable<CheckResult>,
+) {
   const MARK = '"checks": "\\u0000"';
   const [head, tail] = JSON.stringify({ ...results, checks: '\u0000' }, null, 2).split(MARK) as [string, string];
   async function* pieces() {
@@ -100,6 +104,8 @@ async function writeText(path: string, text: string | Iterable<string> | AsyncIt
 export async function writeReports(outDir: string, inputs: ReportInputs): Promise<{ files: string[] }> {
   await mkdir(outDir, { recursive: true });
   const timeline = inputs.timeline ?? [];
+  // Grouped by rule once, for the HTML and JUnit reports both.
+  const checks = inputs.checks ?? checkSetOf(inputs.results.checks ?? []);
   const files: string[] = [];
   // Each text is made when its file is written: a large report holds one of them at a time.
   const contents: [string, () => string | Iterable<string>][] = [];
@@ -109,7 +115,7 @@ export async function writeReports(outDir: string, inputs: ReportInputs): Promis
     files.push(path);
   } else contents.push([REPORT_FILES.results, () => `${JSON.stringify(inputs.results, null, 2)}\n`]);
   contents.push(
-    [REPORT_FILES.junit, () => renderJunitParts(inputs.results, inputs.checks)],
+    [REPORT_FILES.junit, () => renderJunitParts(inputs.results, checks)],
     [REPORT_FILES.timeline, () => timelineJson(timeline)],
     [
       REPORT_FILES.html,
@@ -120,7 +126,7 @@ export async function writeReports(outDir: string, inputs: ReportInputs): Promis
           playwrightReport: inputs.playwrightReport,
           baseline: inputs.baseline,
           history: inputs.history,
-          checks: inputs.checks,
+          checks,
           files: { results: REPORT_FILES.results, junit: REPORT_FILES.junit, timeline: REPORT_FILES.timeline },
         }),
     ],

@@ -2,20 +2,10 @@
 // order (results.json is written from it), and each rule's slim copies (what the HTML and JUnit
 // reports read: slimCheck) in a file of their own, so a report reads one rule at a time. Lines wait
 // in a bounded buffer and are appended in batches; memory stays that of the buffer and the tally.
-import {
-  appendFileSync,
-  closeSync,
-  createReadStream,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readSync,
-  rmSync,
-} from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Tally, type CheckSet } from '../check-set.js';
 import type { CheckResult, Verdict } from '../verdict.js';
 import { slimCheck, type MergeSink } from './merge.js';
@@ -38,12 +28,10 @@ export class CheckSpool implements MergeSink, CheckSet {
    */
   private readonly files = new Map<string, string>();
   private readonly otherFile = join(this.dir, 'other-rules.jsonl');
-  private readonly seen: string[] = [];
   private readonly pending = new Map<string, string[]>();
   private pendingSize = 0;
 
   add(c: CheckResult): void {
-    if (!this.tally.verdicts(c.rule).size) this.seen.push(c.rule);
     this.tally.add(c);
     this.queue(this.fullFile, JSON.stringify(c));
     this.queue(this.fileOf(c.rule, true)!, JSON.stringify(slimCheck(c)));
@@ -74,7 +62,7 @@ export class CheckSpool implements MergeSink, CheckSet {
   }
 
   rules(): readonly string[] {
-    return this.seen;
+    return this.tally.rules();
   }
 
   verdicts(rule: string): ReadonlySet<Verdict> {
@@ -94,11 +82,10 @@ export class CheckSpool implements MergeSink, CheckSet {
   }
 
   /** Every check in full, in the order they came: results.json's `checks`. */
-  async *full(): AsyncGenerator<CheckResult> {
+  *full(): Generator<CheckResult> {
     this.flush();
     if (!existsSync(this.fullFile)) return;
-    for await (const line of createInterface({ input: createReadStream(this.fullFile, 'utf8'), crlfDelay: Infinity }))
-      if (line) yield JSON.parse(line) as CheckResult;
+    for (const line of linesOf(this.fullFile)) yield JSON.parse(line) as CheckResult;
   }
 
   remove(): void {
