@@ -37,6 +37,11 @@ export const ENV = {
   authChecks: 'CHAINPROBE_AUTH_CHECKS',
   /** The hosts whose requests wait while the stage sends, and the files they wait for (StageHold, as JSON). */
   stageHold: 'CHAINPROBE_STAGE_HOLD',
+  /**
+   * `1`: the runner's stdin is a pipe its parent holds open and never writes; it closes when the
+   * parent is gone however it died, and the runner then ends its own process group (watchParent).
+   */
+  parentPipe: 'CHAINPROBE_PARENT_PIPE',
 } as const;
 
 export class SuiteEnvError extends Error {}
@@ -60,6 +65,7 @@ export interface SuiteEnv {
   stageChecks: Readonly<Record<string, string>>;
   authChecks?: string;
   stageHold?: StageHold;
+  parentPipe: boolean;
 }
 
 let cached: SuiteEnv | undefined;
@@ -111,6 +117,7 @@ export function suiteEnv(env: NodeJS.ProcessEnv = process.env): SuiteEnv {
     stageChecks: jsonOf(env[ENV.stageChecks], ENV.stageChecks) ?? {},
     authChecks: env[ENV.authChecks] || undefined,
     stageHold: jsonOf(env[ENV.stageHold], ENV.stageHold),
+    parentPipe: env[ENV.parentPipe] === '1',
   };
   if (env === process.env) cached = out;
   return out;

@@ -10,6 +10,22 @@ import { MODULE_EXT } from '../src/package.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = suiteEnv();
+
+/**
+ * A chainprobe killed outright (SIGKILL, a CI job's timeout, a test process that ended) cannot stop
+ * the runner it started in a process group of its own, and the runner would wait for the stage's
+ * files, or go on sending, until the deadline. The parent holds the runner's stdin open: when it
+ * closes, the runner ends its group, workers included. The config loads in every worker too; only
+ * the runner (no TEST_WORKER_INDEX) watches.
+ */
+function watchParent(): void {
+  if (!env.parentPipe || process.env.TEST_WORKER_INDEX !== undefined) return;
+  const gone = () => process.kill(-process.pid, 'SIGKILL');
+  process.stdin.once('end', gone).once('error', gone).resume();
+  // Watching must not keep the runner alive once its tests are done.
+  (process.stdin as { unref?: () => void }).unref?.();
+}
+watchParent();
 const scratch = env.checksFile ? dirname(env.checksFile) : tmpdir();
 
 const reporters: ReporterDescription[] = [[join(here, `reporter${MODULE_EXT}`)]];

@@ -213,8 +213,10 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
       ...(ctx.recordExchanges ? { [ENV.exchanges]: '1' } : {}),
       ...stageWork.env,
       ...(htmlDir ? { [ENV.htmlDir]: htmlDir } : {}),
+      [ENV.parentPipe]: '1',
     }),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin: held open, never written (the runner's watchParent in contracts/playwright.config.ts).
+    stdio: ['pipe', 'pipe', 'pipe'],
     // Its own process group, so stopping it stops its workers too.
     detached: true,
   });
@@ -275,6 +277,7 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
     child.on('close', (code) => res(code));
   });
   const closedAt = Date.now();
+  child.stdin.destroy();
   clearTimeout(deadlineTimer);
   if (killTimer) clearTimeout(killTimer);
   ctx.signal.removeEventListener('abort', onAbort);

@@ -1,6 +1,7 @@
-// `npm test`: type-check, generated-types drift check, formatter check, then every test file under test/ with
-// node:test (tsx loader). Pass folder names to run a subset: `npm test -- unit reference`.
-import { spawn, spawnSync } from 'node:child_process';
+// `npm test`: every test file under test/ with node:test (tsx loader), and beside them the type-check,
+// the generated-types drift check and the formatter check. Pass folder names to run a subset:
+// `npm test -- unit reference`.
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,14 +15,14 @@ export const TEST = defineCommand({
   invocation: 'npm test --',
   prefix: 'chainprobe test',
   summary:
-    "The project's own tests: type-check, the generated-files drift check, the formatter check (Prettier), " +
-    'then every test file under test/ (node:test). Given folders of test/, only their files run, without the three checks.',
+    "The project's own tests: every test file under test/ (node:test), with the type-check, the generated-files drift check " +
+    'and the formatter check (Prettier) beside them; a failing check stops the tests. Given folders of test/, only their files run, without the three checks.',
   flags: {
     concurrency: {
       type: 'string',
       value: '<n>',
       integer: [1, 64],
-      help: 'test files run at once (default: the number of cores plus one, at least 2)',
+      help: 'test files run at once (default: the number of cores plus two)',
     },
   },
   positionals: {
@@ -45,20 +46,28 @@ function runQuietly(cmd: string, args: string[]): Promise<{ code: number; output
 }
 
 /**
- * The checks before the tests, side by side: each is one process on one core (the formatter's alone
- * takes about 17 s), and they read the sources only. The tests start when all passed.
+ * The checks beside the tests: each is one process on one core (the formatter's alone takes 7-17 s),
+ * and they read the sources only, so they fill the cores while the first test files start. The
+ * first that fails is printed at once and stops the tests; `undefined` when all passed.
  */
-async function staticChecks(): Promise<void> {
+async function staticChecks(): Promise<{ code: number; label: string } | undefined> {
   const checks = [
     ['tsc', '-p', '.'],
     existsSync('tools/generate-types.ts') && ['tsx', 'tools/generate-types.ts', '--check'],
     // The formatter's check (`npm run format` fixes what it names).
     ['prettier', '--check', '--log-level', 'warn', '.'],
   ].filter((c): c is string[] => c !== false);
-  const results = await Promise.all(checks.map((args) => runQuietly('npx', args)));
-  for (const r of results) process.stdout.write(r.output);
-  const failed = results.find((r) => r.code !== 0);
-  if (failed) process.exit(failed.code);
+  const runs = checks.map(async (args) => {
+    const r = await runQuietly('npx', args);
+    process.stdout.write(r.output);
+    if (r.code !== 0) throw { code: r.code, label: `npx ${args.join(' ')}` };
+  });
+  try {
+    await Promise.all(runs);
+    return undefined;
+  } catch (failed) {
+    return failed as { code: number; label: string };
+  }
 }
 
 function testFiles(dir: string): string[] {
@@ -95,11 +104,12 @@ const LONGEST_FIRST = [
 ].map((f) => join('test', f));
 
 /**
- * Most long files spend their time waiting (limiter physics, timeouts, child processes starting),
- * so one file more than there are cores keeps the cores busy; the tests hold on a loaded machine.
+ * Most long files spend much of their time waiting (limiter physics, timeouts, child processes
+ * starting): at three files at a time the two cores of a CI machine were busy 1.55 of 2 and npm test
+ * took 280 s; at four, 246 s (2026-11-29), with the same verdicts. The tests hold on a loaded machine.
  */
 function defaultConcurrency(): number {
-  return Math.max(2, availableParallelism() + 1);
+  return Math.max(2, availableParallelism() + 2);
 }
 
 function longestFirst(files: string[]): string[] {
@@ -111,11 +121,41 @@ function longestFirst(files: string[]): string[] {
   return [...files].sort((a, b) => rank(a) - rank(b));
 }
 
+/** Runs the test files in a process group of their own, which `stop` ends whole (the files' own children too). */
+function startTests(
+  concurrency: number,
+  files: string[],
+): { done: Promise<number>; stop(signal: NodeJS.Signals): void; interrupted(): NodeJS.Signals | undefined } {
+  const tests = spawn(
+    process.execPath,
+    ['--import', 'tsx', join('tools', 'run-test-files.ts'), String(concurrency), ...files],
+    { stdio: 'inherit', detached: true },
+  );
+  const stop = (signal: NodeJS.Signals) => {
+    try {
+      if (tests.pid !== undefined) process.kill(-tests.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  let interrupted: NodeJS.Signals | undefined;
+  // A detached group gets no signal from the terminal: Ctrl-C reaches it through here.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.on(signal, () => {
+      interrupted ??= signal;
+      stop(signal);
+    });
+  const done = new Promise<number>((resolveP) => {
+    tests.on('error', () => resolveP(1));
+    tests.on('close', (code) => resolveP(code ?? 1));
+  });
+  return { done, stop, interrupted: () => interrupted };
+}
+
 async function main(): Promise<void> {
   const cli = commandLine(TEST);
   const only = cli.positionals;
   const concurrency = cli.values.concurrency ?? defaultConcurrency();
-  if (only.length === 0) await staticChecks();
   const files = longestFirst((only.length ? only.map((d) => join('test', d)) : ['test']).flatMap(testFiles).sort());
   if (files.length === 0) {
     console.error(`no test files found${only.length ? ` under ${only.map((d) => join('test', d)).join(', ')}` : ''}`);
@@ -124,16 +164,27 @@ async function main(): Promise<void> {
   // The copy of the product Playwright runs (src/compiled.ts), compiled once here rather than by
   // the first test files at the same time.
   await compiledRoot().catch(() => undefined);
-  const tests = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', join('tools', 'run-test-files.ts'), String(concurrency), ...files],
-    { stdio: 'inherit' },
-  );
+  const tests = startTests(concurrency, files);
+  const checks = only.length === 0 ? staticChecks() : Promise.resolve(undefined);
+  const failedCheck = await checks;
+  // Ctrl-C reached the checks too: they did not fail, they were stopped.
+  if (tests.interrupted()) {
+    await tests.done;
+    process.exit(tests.interrupted() === 'SIGINT' ? 130 : 143);
+  }
+  if (failedCheck) {
+    tests.stop('SIGTERM');
+    await tests.done;
+    console.error(`\nnpm test: ${failedCheck.label} failed (above); the tests were stopped`);
+    process.exit(failedCheck.code);
+  }
+  const status = await tests.done;
+  if (tests.interrupted()) process.exit(tests.interrupted() === 'SIGINT' ? 130 : 143);
   // The browser tests' skip line, once more below the summary where a user looks.
   const browserless = skipLine(findChromium());
   if (browserless && !browserRequired() && files.some((f) => f.startsWith(join('test', 'reports'))))
     console.log(`\n${browserless}`);
-  process.exit(tests.status ?? 1);
+  process.exit(status);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

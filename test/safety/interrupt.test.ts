@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ResultsFile } from '../../src/results.js';
-import { runCli, stackTraceLines } from './support/cli.js';
+import { processTree, runCli, stackTraceLines } from './support/cli.js';
 import { startWatchedReference, type WatchedReference } from './support/reference.js';
 import { SLOW_MACHINE_MS } from '../support/backstops.js';
 import { watchStalls } from '../support/stalls.js';
@@ -175,3 +175,61 @@ test('SIGINT during the contracts stops the Playwright workers at once and exits
     await ref.close();
   }
 });
+
+/** The pids of `pids` whose process still runs (and is not a zombie). */
+function running(pids: number[]): number[] {
+  return pids.filter((pid) => {
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}
+
+const playwrightOf = (pids: number[]) =>
+  pids.filter((pid) => {
+    try {
+      return /playwright/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+
+test(
+  'SIGKILL of the CLI during the contracts: its Playwright runner and workers end with it',
+  { skip: process.platform !== 'linux' && 'reads /proc' },
+  async (t) => {
+    const ref = await startWatchedReference({ hourlyLimit: 18_000, burst: 100 });
+    try {
+      let child: ChildProcess | undefined;
+      let playwright: number[] = [];
+      let killedAt = -1;
+      const killWhenSending = () => {
+        if (killedAt >= 0 || !child?.pid || ref.arrivals.length < 40) return;
+        // The runner and at least one worker: the group that the CLI can no longer stop itself.
+        const found = playwrightOf(processTree(child.pid));
+        if (found.length < 2) return;
+        playwright = found;
+        killedAt = performance.now();
+        child.kill('SIGKILL');
+      };
+      ref.options.counters.onHit(killWhenSending);
+      const run = await runCli(['--target', ref.writeTarget(), '--only', 'contracts', '--out', join(ref.dir, 'out')], {
+        onSpawn: (c) => (child = c),
+        onStderrLine: killWhenSending,
+      });
+      assert.ok(killedAt >= 0, `the runner and its workers were never seen sending; exit ${run.code}`);
+      let left = running(playwright);
+      while (left.length && performance.now() - killedAt < SLOW_MACHINE_MS) {
+        await new Promise((r) => setTimeout(r, 50));
+        left = running(playwright);
+      }
+      const goneMs = performance.now() - killedAt;
+      t.diagnostic(`${playwright.length} Playwright processes; gone ${Math.round(goneMs)} ms after the CLI was killed`);
+      assert.deepEqual(left, [], `Playwright processes outlived the killed CLI by ${Math.round(goneMs)} ms`);
+    } finally {
+      await ref.close();
+    }
+  },
+);
