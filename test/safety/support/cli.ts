@@ -72,16 +72,47 @@ function parents(): Map<number, number> {
   return out;
 }
 
+/**
+ * A process's children from /proc/<pid>/task/<tid>/children (each thread's own), or undefined
+ * where the kernel has no such file. Sampled every 50 ms per run, this reads a few files where
+ * parents() reads one per process of the machine (about 1.2 ms of CPU per sample at 75 processes).
+ */
+function childrenOf(pid: number): number[] | undefined {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const tid of tasks) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(' ').map(Number));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && tid === String(pid)) return undefined;
+    }
+  }
+  return out;
+}
+
 /** Every pid under root (root included). */
 export function processTree(root: number): number[] {
-  const byParent = new Map<number, number[]>();
-  for (const [pid, ppid] of parents()) byParent.set(ppid, [...(byParent.get(ppid) ?? []), pid]);
   const out: number[] = [];
   const stack = [root];
+  let byParent: Map<number, number[]> | undefined;
   while (stack.length) {
     const p = stack.pop()!;
     out.push(p);
-    stack.push(...(byParent.get(p) ?? []));
+    let kids = byParent ? undefined : childrenOf(p);
+    if (kids === undefined) {
+      if (!byParent) {
+        byParent = new Map();
+        for (const [pid, ppid] of parents()) byParent.set(ppid, [...(byParent.get(ppid) ?? []), pid]);
+      }
+      kids = byParent.get(p) ?? [];
+    }
+    stack.push(...kids);
   }
   return out;
 }
