@@ -5,8 +5,12 @@
 /** Wrong-credential requests in flight at once (never on a rate-limited node: see NodeRow). */
 export const AUTH_CONCURRENCY = 4;
 
-/** NFT-11's asset reads in flight at once: independent reads, few enough not to strain a target. */
-export const CROSS_CHECK_CONCURRENCY = 4;
+/**
+ * NFT-11's asset reads in flight at once: independent reads, few enough not to strain a target (the
+ * host's own bound, limits.concurrency, still holds). At 4, the 26 reads of a 7-page walk took 7
+ * round trips in a row after it, the last work of a run 80 ms away to end.
+ */
+export const CROSS_CHECK_CONCURRENCY = 8;
 
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
