@@ -2,7 +2,7 @@
 // compiled copy of the sources), and watches it: everything it prints, its wall time, and the peak
 // memory of its whole process tree (the CLI, the Playwright runner and its workers), sampled from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HANG_MS } from '../../support/backstops.js';
@@ -73,46 +73,46 @@ function parents(): Map<number, number> {
 }
 
 /**
- * A process's children from /proc/<pid>/task/<tid>/children (each thread's own), or undefined
- * where the kernel has no such file. Sampled every 50 ms per run, this reads a few files where
- * parents() reads one per process of the machine (about 1.2 ms of CPU per sample at 75 processes).
+ * Whether the kernel lists each thread's children (/proc/<pid>/task/<tid>/children). Sampled every
+ * 50 ms per run, walking a tree through them reads a few files, where parents() reads one per
+ * process of the machine (about 1.2 ms of CPU per sample at 75 processes).
  */
-function childrenOf(pid: number): number[] | undefined {
+const CHILDREN_FILES = existsSync(`/proc/${process.pid}/task/${process.pid}/children`);
+
+/** A process's children, from each of its threads' children file (none once it is gone). */
+function childrenOf(pid: number): number[] {
   let tasks: string[];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
     return [];
   }
-  const out: number[] = [];
-  for (const tid of tasks) {
+  return tasks.flatMap((tid) => {
     try {
       const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
-      if (text) out.push(...text.split(' ').map(Number));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && tid === String(pid)) return undefined;
+      return text ? text.split(' ').map(Number) : [];
+    } catch {
+      return []; // the thread ended meanwhile
     }
-  }
-  return out;
+  });
+}
+
+/** pid -> its children, for every process of the machine (where there are no children files). */
+function childrenByParent(): (pid: number) => number[] {
+  const byParent = new Map<number, number[]>();
+  for (const [pid, ppid] of parents()) byParent.set(ppid, [...(byParent.get(ppid) ?? []), pid]);
+  return (pid) => byParent.get(pid) ?? [];
 }
 
 /** Every pid under root (root included). */
 export function processTree(root: number): number[] {
+  const kidsOf = CHILDREN_FILES ? childrenOf : childrenByParent();
   const out: number[] = [];
   const stack = [root];
-  let byParent: Map<number, number[]> | undefined;
   while (stack.length) {
     const p = stack.pop()!;
     out.push(p);
-    let kids = byParent ? undefined : childrenOf(p);
-    if (kids === undefined) {
-      if (!byParent) {
-        byParent = new Map();
-        for (const [pid, ppid] of parents()) byParent.set(ppid, [...(byParent.get(ppid) ?? []), pid]);
-      }
-      kids = byParent.get(p) ?? [];
-    }
-    stack.push(...kids);
+    stack.push(...kidsOf(p));
   }
   return out;
 }
