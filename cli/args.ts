@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { TOOL } from '../src/tool.js';
 import { UsageError } from './fatal.js';
 import { didYouMean } from '../src/suggest.js';
+import { BIN_COMMANDS, byBin, commandForm, useBinNames } from '../src/package.js';
 
 export interface FlagDef {
   readonly type: 'string' | 'boolean';
@@ -78,34 +79,25 @@ const BUILT_IN: FlagTable = {
 
 export const defineCommand = <F extends FlagTable>(c: CommandDef<F>): CommandDef<F> => c;
 
-/** Run as `chainprobe <command>` (the package's bin) rather than as an npm script of a clone. */
-let asBin = false;
-
-/** The bin calls this first: help, errors and paths then speak of `chainprobe <command>`. */
-export function useBinNames(): void {
-  asBin = true;
-}
-
-/** The commands the bin answers besides the run, each the npm script of its name in a clone. */
-export const BIN_COMMANDS = ['reference', 'merge', 'selfcheck', 'export', 'k6-bundle'] as const;
+export { BIN_COMMANDS, useBinNames };
 const BIN_NAMES = BIN_COMMANDS.join('|');
 
 /** A text naming npm scripts, as the bin's user runs them (`npm run merge --` -> `chainprobe merge`). */
 export function binWords(text: string): string {
-  if (!asBin) return text;
+  if (commandForm() === 'npm') return text;
   return text
     .replace(/\bnpm start(?: --(?= |$|\n))?/gm, 'chainprobe')
     .replace(new RegExp(`\\bnpm run (${BIN_NAMES})(?: --(?= |$|\\n))?`, 'gm'), 'chainprobe $1');
 }
 
 /** How a person runs the command here: `npm start --` in a clone, `chainprobe` from the package. */
-export const invocationOf = (c: CommandDef): string => (asBin ? c.prefix : c.invocation);
+export const invocationOf = (c: CommandDef): string => (commandForm() === 'bin' ? c.prefix : c.invocation);
 
 /**
  * Where a relative path on the command line is taken from: the folder npm was run from for an npm
  * script (npm runs scripts in the package folder), the current folder for the bin.
  */
-export const userCwd = (): string => (asBin ? process.cwd() : process.env.INIT_CWD || process.cwd());
+export const userCwd = (): string => (byBin() ? process.cwd() : process.env.INIT_CWD || process.cwd());
 
 /** Whether the module at `url` is the script node was started with (not imported by another). */
 export const isMain = (url: string): boolean =>

@@ -5,6 +5,7 @@ import { START } from './start-flags.js';
 import { REFERENCE } from './reference.js';
 import { SELFCHECK } from './selfcheck.js';
 import { MERGE } from './merge.js';
+import { COMPARE } from './compare.js';
 import { EXPORT } from './export.js';
 import { K6_BUNDLE } from './k6-bundle.js';
 
@@ -19,6 +20,7 @@ export const PRODUCT_COMMANDS: readonly CommandEntry[] = [
   { script: 'cli/reference.ts', def: REFERENCE },
   { script: 'cli/selfcheck.ts', def: SELFCHECK },
   { script: 'cli/merge.ts', def: MERGE },
+  { script: 'cli/compare.ts', def: COMPARE },
   { script: 'cli/export.ts', def: EXPORT },
   { script: 'cli/k6-bundle.ts', def: K6_BUNDLE },
 ];

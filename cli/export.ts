@@ -6,6 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { commandLine, defineCommand, isMain } from './args.js';
 import { exitWith, UsageError } from './fatal.js';
 import { documentText, type ExportKind } from '../src/export/documents.js';
+import { userCommand } from '../src/package.js';
 
 export const EXPORT = defineCommand({
   invocation: 'npm run export --',
@@ -25,7 +26,7 @@ function main(): void {
   const v = commandLine(EXPORT).values;
   const wanted = (['openapi', 'openrpc'] as const).filter((k) => v[k] !== undefined);
   if (!wanted.length)
-    throw new UsageError('give --openapi <file>, --openrpc <file> or both; see npm run export -- --help');
+    throw new UsageError(`give --openapi <file>, --openrpc <file> or both; see ${userCommand('export', '--help')}`);
   for (const kind of wanted) write(kind, v[kind]!);
 }
 

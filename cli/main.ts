@@ -4,7 +4,6 @@
 // the module of the command asked for is loaded, so --version and --help answer at once.
 import { BIN_COMMANDS, binWords, useBinNames } from './args.js';
 import { didYouMean } from '../src/suggest.js';
-import { useCompileCache } from '../src/compile-cache.js';
 
 type Command = () => Promise<{ cli(): void }>;
 
@@ -12,14 +11,13 @@ type Command = () => Promise<{ cli(): void }>;
 export const SUBCOMMANDS: Record<(typeof BIN_COMMANDS)[number], Command> = {
   reference: () => import('./reference.js'),
   merge: () => import('./merge.js'),
+  compare: () => import('./compare.js'),
   selfcheck: () => import('./selfcheck.js'),
   export: () => import('./export.js'),
   'k6-bundle': () => import('./k6-bundle.js'),
 };
 
 async function main(): Promise<void> {
-  // Before the command's modules load: they are most of what the process compiles.
-  useCompileCache();
   useBinNames();
   const name = process.argv[2];
   if (name !== undefined && Object.hasOwn(SUBCOMMANDS, name)) {

@@ -6,7 +6,8 @@ import { accessSync, constants, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { FleetCounts } from '../reference/fleet.js';
 import { MAX_FLEET_NODES, type ReferenceOptions } from '../reference/options.js';
-import { packagePath } from '../src/package.js';
+import { packagePath, userCommand } from '../src/package.js';
+import { didYouMean } from '../src/suggest.js';
 import { exitWith, UsageError } from './fatal.js';
 import { commandLine, defineCommand, isMain, parseCommand, userCwd, type FlagValues } from './args.js';
 
@@ -141,6 +142,30 @@ export function schemaRef(file: string): string {
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
 
+/**
+ * --fault and --variant names, checked before the service starts (here and for the run's embedded
+ * reference): an unknown one names the list to pick from, as the user runs it.
+ */
+export async function checkSwitches(faults: readonly string[], variants: readonly string[]): Promise<void> {
+  if (!faults.length && !variants.length) return;
+  const [{ FAULTS }, { VARIANTS }] = await Promise.all([
+    import('../reference/faults/index.js'),
+    import('../reference/variants.js'),
+  ]);
+  const lists = [
+    ['fault', FAULTS, 'see the fault catalogue', '--list-faults', faults],
+    ['variant', VARIANTS, 'see the variants', '--list-variants', variants],
+  ] as const;
+  for (const [kind, known, see, listFlag, given] of lists) {
+    const names = known.map((k) => k.name);
+    const unknown = given.find((n) => !names.includes(n));
+    if (unknown !== undefined)
+      throw new UsageError(
+        `--${kind}: unknown ${kind} "${unknown}"${didYouMean(unknown, names)}; ${see}: ${userCommand('reference', listFlag)}`,
+      );
+  }
+}
+
 async function main(): Promise<void> {
   const args = toOptions(commandLine(REFERENCE).values);
   // The service loads only for a command that uses it: --help answers at once.
@@ -155,6 +180,7 @@ async function main(): Promise<void> {
     return;
   }
   if (!args.targetOut) throw new UsageError('--target-out <file.json> is required');
+  await checkSwitches([...(args.options.faults ?? [])], [...(args.options.variants ?? [])]);
   // Relative to where the user ran npm; the ready line repeats the path as given.
   const file = resolve(userCwd(), args.targetOut);
   const write = (text: string) => {

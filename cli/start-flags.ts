@@ -4,10 +4,19 @@
 import { FAMILIES } from '../src/rules/catalogue.js';
 import { INSTALLED } from '../src/package.js';
 import { defineCommand } from './args.js';
+import { NODE_KINDS, type NodeKind } from '../src/target-file/types.js';
 import { SUMMARY_MD_FLAG } from './flags.js';
+import { METRICS_FLAGS } from './metrics-flags.js';
+import { SHARD_FLAG } from './shard-flag.js';
+import { COMPARE_FLAGS } from './compare-flags.js';
 
-export const NODE_KINDS = { horizon: 'node,load', blockRest: 'node', chainB: 'node' } as const;
-export type NodeKind = keyof typeof NODE_KINDS;
+/** What `--node <kind>` selects: the node family, and the probes on the rate-limited kind. */
+export const NODE_SELECTION: Readonly<Record<NodeKind, string>> = {
+  blockRest: 'node',
+  chainB: 'node',
+  horizon: 'node,load',
+};
+export type { NodeKind };
 
 export const START = defineCommand({
   invocation: 'npm start --',
@@ -42,6 +51,8 @@ export const START = defineCommand({
       path: true,
       help: 'also write every request and response of the run (contract checks and probes) as HAR 1.2, credentials redacted',
     },
+    ...METRICS_FLAGS,
+    shard: SHARD_FLAG,
     baseline: {
       type: 'string',
       value: '<results.json>',
@@ -55,9 +66,18 @@ export const START = defineCommand({
       help: "a folder keeping every run's results.json: the report shows each rule's and node's last verdicts and the limiter estimates' drift",
     },
     'fail-on-drift': { type: 'boolean', help: 'with --baseline: exit 1 when an observation changed' },
+    ...COMPARE_FLAGS,
+    runner: {
+      type: 'string',
+      choices: ['engine', 'playwright'],
+      default: 'engine',
+      help:
+        "the contract rules' host: chainprobe's own engine in this process, or Playwright Test " +
+        '(one test per rule, its HTML report in <out>/playwright); the probes run in this process either way',
+    },
     node: {
       type: 'string',
-      choices: Object.keys(NODE_KINDS),
+      choices: [...NODE_KINDS],
       help: 'ad hoc: test one dedicated node without a target file (needs --endpoint and --token-env)',
     },
     endpoint: { type: 'string', value: '<url>', help: "with --node: the node's endpoint URL" },
@@ -119,15 +139,18 @@ export const START = defineCommand({
   examples: [
     'npm start',
     'npm start -- --target targets/staging.json --only nft,auth',
+    'npm start -- --target targets/production.json --compare targets/staging.json --waivers waivers.json',
     'npm start -- --node horizon --endpoint https://node-c.example --token-env MY_TOKEN --customer shared',
     'npm start -- --node chainB --endpoint http://127.0.0.1:8080 --token-env MY_TOKEN ' +
       '--websocket-url ws://127.0.0.1:8081/websocket --grpc-address 127.0.0.1:9090 --grpc-insecure',
   ],
   listsCommands: true,
   exit: [
-    '0  no check failed or errored',
-    '1  a check failed or errored (or, with --fail-on-drift, an observation changed)',
-    '2  the run could not start (bad flag, bad target file, unset or empty variable, unusable --out)',
+    '0  no check failed or errored, and at least one was checked (a failure an unexpired waiver covers does not count)',
+    '1  a check failed or errored; no selected rule was checked (every one skipped: one line names why); ' +
+      'or, with --fail-on-drift, an observation changed; with --compare, on either side, ' +
+      'and with --fail-on-difference a difference no waiver covers',
+    '2  the run could not start (bad flag, bad target file, unset or empty variable, unusable --out, bad --waivers file, unreachable --compare target)',
     '130  interrupted (partial reports written)',
   ],
 });

@@ -10,8 +10,8 @@ import { groupLine, type CauseGroup } from '../src/net/causes.js';
 import { countLines, failingRules } from '../src/run-summary.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import { parseSelectors, type Selection } from '../src/select.js';
-import { isFleet } from '../src/fleet/units.js';
 import { faultsOf, type ResultsFile } from '../src/results.js';
+import { nothingCheckedLine } from '../src/coverage.js';
 import { Redactor } from '../src/record/redact.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
 import { UsageError } from './fatal.js';
@@ -19,8 +19,12 @@ import type { FlagValues } from './args.js';
 import { prepareOutDir } from './outdir.js';
 import { createProgress } from '../run/progress.js';
 import type { RunningReference } from '../reference/start.js';
-import { NODE_KINDS, START, type NodeKind } from './start-flags.js';
+import { NODE_SELECTION, START, type NodeKind } from './start-flags.js';
 import { runQueueWaitMs } from '../src/run-queue.js';
+import { checkMetricsFlags, metricsAfterRun } from './metrics-flags.js';
+import { checkShardFlag, shardRun } from './shard-flag.js';
+import { checkCompareFlags } from './compare-flags.js';
+import { isWaived } from '../src/waivers/waivers.js';
 
 /** Errors that escape the run are printed through the target's redactor once it is known. */
 /** The most the partial reports may take after a signal on a machine that keeps chainprobe waiting for a CPU. */
@@ -93,6 +97,9 @@ function checkCombinations(v: Cli): void {
     throw new UsageError('--fault and --variant apply to the embedded reference only (drop --target/--node)');
   if (v['fail-on-drift'] && !given(v.baseline)) throw new UsageError('--fail-on-drift needs --baseline <results.json>');
   if (v.har !== undefined) harWritable(v.har);
+  checkMetricsFlags(v);
+  checkShardFlag(v.shard);
+  checkCompareFlags(v);
 }
 
 /** Before the first request: a HAR that cannot be written at the end must not cost the run. */
@@ -164,7 +171,7 @@ function loadBaseline(path: string): ResultsFile {
   }
 }
 
-function printSummary(results: ResultsFile, outDir: string, baselineLines: string[]): void {
+function printSummary(results: ResultsFile, outDir: string, baselineLines: string[], more: string[] = []): void {
   const out = process.stdout;
   out.write(`\nchainprobe ${results.tool.version} - target "${results.target}"\n`);
   // Causes first: one line per host that could not be reached, instead of one per check.
@@ -174,12 +181,20 @@ function printSummary(results: ResultsFile, outDir: string, baselineLines: strin
   // A run against a broken reference says so here, not only in the report.
   for (const f of faultsOf(results)) out.write(`  fault ${f.name} switched on: breaks ${f.rule} (${f.description})\n`);
   for (const line of countLines(results)) out.write(`  ${line}\n`);
-  for (const { rule, verdict, check } of failingRules(results))
-    out.write(`  ${verdict.toUpperCase().padEnd(5)} ${rule.padEnd(8)} ${check.message}\n`);
+  // New failures first; a rule failing only under unexpired waivers (--waivers) after them, as WAIVED.
+  const waived = (rule: string) =>
+    results.checks.filter((c) => c.rule === rule && (c.verdict === 'fail' || c.verdict === 'error')).every(isWaived);
+  const failing = failingRules(results);
+  for (const { rule, verdict, check } of [
+    ...failing.filter((f) => !waived(f.rule)),
+    ...failing.filter((f) => waived(f.rule)),
+  ])
+    out.write(`  ${(waived(rule) ? 'WAIVED' : verdict.toUpperCase()).padEnd(6)} ${rule.padEnd(8)} ${check.message}\n`);
   if (baselineLines.length) {
     out.write('  baseline:\n');
     for (const l of baselineLines) out.write(`    ${l}\n`);
   }
+  for (const l of more) out.write(`  ${l}\n`);
   out.write(`  report: ${resolve(outDir, 'index.html')}\n`);
 }
 
@@ -189,7 +204,12 @@ const OBSERVATION_DRIFT = new Set(['observation-changed', 'observation-new', 'ob
 /** The run, once the command line is read (cli/start.ts); returns the exit status. */
 export async function main(cli: Cli): Promise<number> {
   checkCombinations(cli);
-  const selection: Selection = parseSelectors(cli.only ?? (cli.node ? NODE_KINDS[cli.node as NodeKind] : undefined));
+  // Fault and variant names are flags like the others: checked before anything is made or started.
+  if (cli.fault.length || cli.variant.length)
+    await (await import('./reference.js')).checkSwitches(cli.fault, cli.variant);
+  const selection: Selection = parseSelectors(
+    cli.only ?? (cli.node ? NODE_SELECTION[cli.node as NodeKind] : undefined),
+  );
   const baseline = cli.baseline ? loadBaseline(cli.baseline) : undefined;
 
   // First, before the first request and before the target's schema is compiled: a report that
@@ -198,6 +218,9 @@ export async function main(cli: Cli): Promise<number> {
   let targets: ResolvedTarget[] = [];
   if (cli.node) targets = [nodeTarget(cli)];
   else if (cli.target.length) targets = loadTargets(cli.target);
+  // --waivers and --compare are read, and the compare target tried, before the first request (exit 2 when bad).
+  const compareRun = await import('./compare-run.js');
+  const compareSetup = await compareRun.setupCompare(cli);
 
   // The run's heavy modules load only once the command line and the target are known good, and
   // only those this run uses (the embedded reference when there is no target, one runner).
@@ -230,7 +253,11 @@ export async function main(cli: Cli): Promise<number> {
 
   targets = targets.map((t) => withTlsFlags(t, cli.ca ?? [], cli.insecure ?? false));
   const seed = cli.seed !== undefined ? Number(cli.seed) % 2 ** 31 : newRunSeed();
-  const redactor = new Redactor(targets.flatMap(secretsOf), seed);
+  const redactor = new Redactor(
+    [...targets, ...(compareSetup?.compare ? [compareSetup.compare.target] : [])].flatMap(secretsOf),
+    seed,
+  );
+  targets = shardRun(targets, cli.shard, extra);
   redactLine = (s) => redactor.text(s);
   const controller = new AbortController();
   let signals = 0;
@@ -257,19 +284,25 @@ export async function main(cli: Cli): Promise<number> {
       redactor,
       history: cli.history,
       har: cli.har,
+      runner: cli.runner as 'engine' | 'playwright',
     };
-    const outcome = isFleet(targets)
-      ? await (await import('../run/fleet.js')).runFleet({ ...common, targets })
-      : await (await import('../run/pipeline.js')).runChainprobe({ ...common, target: targets[0]! });
+    // One run, or with --compare two (cli/compare-run.ts); waivers applied before the reports are written.
+    const outcome = await compareRun.runWith(targets, common, compareSetup);
     progress.end();
     const baselineLines = outcome.baseline
       ? (await import('../reports/baseline.js')).summarizeBaseline(outcome.baseline).map((l) => redactor.text(l))
       : [];
-    printSummary(outcome.results, cli.out, baselineLines);
+    const compared = compareRun.comparedLines(outcome.results, cli['fail-on-difference']).map((l) => redactor.text(l));
+    printSummary(outcome.results, cli.out, baselineLines, compared);
+    // A run that tested nothing is no pass (exit 1): one line says so, and why.
+    const nothing = outcome.results.nothingChecked;
+    if (nothing) process.stderr.write(`chainprobe: ${redactor.text(nothingCheckedLine(nothing))}\n`);
     if (cli['summary-md']) {
       const { writeSummaryMd } = await import('../reports/summary-md.js');
       writeSummaryMd(outcome.results, cli['summary-md'], cli.out);
     }
+    const exitStatus = outcome.interrupted ? 130 : outcome.exitCode;
+    const metricsFailed = await metricsAfterRun(START.prefix, { results: outcome.results, exitStatus }, cli);
     if (outcome.interrupted) return 130;
     const drifted = cli['fail-on-drift']
       ? (outcome.baseline?.items ?? []).filter((i) => OBSERVATION_DRIFT.has(i.kind)).length
@@ -278,7 +311,7 @@ export async function main(cli: Cli): Promise<number> {
       process.stdout.write(
         `  --fail-on-drift: ${drifted} observation${drifted === 1 ? '' : 's'} changed since the baseline\n`,
       );
-    return drifted ? 1 : outcome.exitCode;
+    return drifted || metricsFailed ? 1 : outcome.exitCode;
   } finally {
     await reference?.close();
   }

@@ -9,7 +9,7 @@ import { HttpFailure, httpRequest } from '../src/http/client.js';
 import type { Exchange, Recorder } from '../src/record/recorder.js';
 import { CouldNotTest } from './checks.js';
 import type { Non2xx } from './protocol.js';
-import { bodyShape, is2xx, mediaType, parseJson } from './shape.js';
+import { bodyShape, is2xx, mediaType, parseJson } from '../src/body-shape.js';
 
 export interface Credential {
   form: FormId;
@@ -192,6 +192,8 @@ export class ApiClient {
 
   /** Takes one request from the run's budget (WebSocket and gRPC clients call this too). */
   take(): void {
+    // Nothing leaves after an interrupt, whichever client (HTTP, WebSocket, gRPC) asks.
+    if (this.opts.signal?.aborted) throw new CouldNotTest('interrupted');
     try {
       this.budget.take();
     } catch (e) {

@@ -28,7 +28,7 @@ import {
 } from './matrix.js';
 import { OPEN_FORM_CAUSE } from './node-refusals.js';
 import type { AssetRef, Samples } from './samples.js';
-import { bodyShape, mediaType } from './shape.js';
+import { bodyShape, mediaType } from '../src/body-shape.js';
 
 export const WRONG_KEY_CAUSE = 'a wrong API key';
 export const NO_CREDENTIALS_CAUSE = 'no credentials';

@@ -1,29 +1,30 @@
-// The REST paths of the dedicated nodes and their work for the node tests (contracts/node.spec.ts),
-// apart from the spec so that the contract stage can send it itself (contracts/stage-work.ts): the
-// rate-limited node's at once or after the probes, the others' while Playwright loads.
+// The REST paths of the dedicated nodes (the node table's rows, each with the NODE rule it answers
+// to) and their sending: the right token in every form the table lists (all at once; paced on the
+// rate-limited node), a HEAD on fee_stats, and NAUTH-07's refusals (each form's as soon as that
+// form is known to be accepted). What each request got is kept for the judges (node-rest-judge.ts).
 import { randomInt } from 'node:crypto';
 import { NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '../src/auth/forms.js';
-import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
 import { spacedGapMs } from '../src/pacing.js';
 import { FEE_STATS_HEADERS } from '../src/service/fee-stats.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { ApiClient, CallResult } from './api.js';
-import { ev, type Checks } from './checks.js';
-import { settled, valueOf } from './in-flight.js';
+import { settled } from './in-flight.js';
 import {
-  judgeRefusals,
   OPEN_FORM_CAUSE,
-  refusalCount,
+  outcomeOf,
   sendRefusals,
   type NodeAttempt,
   type NodeRow,
+  type Outcome,
+  type SentRefusal,
 } from './node-refusals.js';
-import { hostOf, type FamilyWork } from './work.js';
-import { bodyShape, mediaType } from './shape.js';
 import { JSON_HEADERS, PATHS } from './urls.js';
 
 /** Statuses that mean "your credentials were not accepted" (RFC 9110 15.5.2 and 15.5.4). */
 export const AUTH_REFUSALS: readonly number[] = [401, 403];
+
+/** 429 is the rate limit's documented answer: it says "not now", nothing about the path. */
+export const RATE_LIMITED_STATUS = 429;
 
 export type NodeName = 'blockRest' | 'chainB' | 'horizon';
 export type RestPath = Exclude<NodePath, 'websocket' | 'grpc'>;
@@ -100,24 +101,52 @@ export const NODE_SECTION: Record<NodeName, string> = {
   horizon: 'nodes.horizon',
 };
 
-export function nodeOf(t: ResolvedTarget, name: NodeName): { endpoint: string; token: string } | undefined {
-  return t.nodes[name];
-}
-
 export function usagesOf(path: NodePath): TokenUsage[] {
   return NODE_TOKEN_USAGES.filter((u) => u.path === path);
 }
 
-function restObservation(res: CallResult): Record<string, unknown> {
-  return { status: res.status, contentType: mediaType(res.headers) ?? 'none', bodyShape: bodyShape(res.body) };
+/** The REST paths the target has, in table order. */
+export function restPathsOf(t: ResolvedTarget): RestPath[] {
+  return (Object.keys(REST_PATHS) as RestPath[]).filter((p) => t.nodes[REST_PATHS[p].node] !== undefined);
 }
 
-/** A 2xx whose body is JSON: what "answers 2xx JSON" means. */
-function jsonProblem(res: CallResult): string | undefined {
-  if (!res.ok) return `answered ${res.status}`;
-  if (res.json === undefined)
-    return `answered ${res.status} with a body that is not JSON (${mediaType(res.headers) ?? 'no content type'})`;
-  return undefined;
+/** The rules a REST path's answers are judged by: its forms' rules, its own, NAUTH-07. */
+export function restRulesOf(path: RestPath): string[] {
+  return [...new Set([...usagesOf(path).map((u) => u.rule), REST_PATHS[path].rule, 'NAUTH-07'])];
+}
+
+/** The auth surface row and refusal plan of a REST path. */
+export function restRowOf(path: RestPath, seed: number): NodeRow {
+  const def = REST_PATHS[path];
+  return {
+    id: `node.${path}`,
+    row: `${def.node} ${def.label}`,
+    label: def.label,
+    full: def.full,
+    index: Object.keys(REST_PATHS).indexOf(path),
+    refuseOnly: RATE_LIMITED.has(def.node),
+    seed,
+  };
+}
+
+/** The right token in one listed form, and what it got. */
+export interface UsageSent {
+  usage: TokenUsage;
+  /** The JSON-RPC id the body carried (consensus RPC: NODE-04 wants it echoed). */
+  requestId: number;
+  got: Outcome<CallResult>;
+}
+
+/** What one REST path's requests got. */
+export interface RestPathAnswers {
+  path: RestPath;
+  row: NodeRow;
+  /** The right token in each listed form a selected rule reads, in table order. */
+  usages: UsageSent[];
+  /** HEAD fee_stats (NODE-07). */
+  head?: Outcome<CallResult>;
+  /** NAUTH-07: no token, then wrong tokens in the forms that took the right one, in plan order. */
+  refusals?: SentRefusal<CallResult>[];
 }
 
 /**
@@ -134,222 +163,80 @@ async function paceRateLimited(target: ResolvedTarget): Promise<void> {
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }
 
-/** 429 is the rate limit's documented answer: it says "not now", nothing about the path. */
-const RATE_LIMITED_STATUS = 429;
-
-async function restCall(
+/**
+ * Sends one REST path's requests with `api` (on the rate-limited node, a client that answers from
+ * the probes' answers where they match): the right token in every form a selected rule reads, all
+ * at once, then fee_stats' HEAD; the refusals go as each form's answer shows it accepted.
+ */
+export async function sendRestPath(
   target: ResolvedTarget,
   api: ApiClient,
-  def: RestPathDef,
-  node: { endpoint: string },
-  form: FormId | undefined,
-  secret: string | readonly string[] | undefined,
-  purpose: string,
-  cause?: string,
-  method: 'GET' | 'POST' | 'HEAD' = def.method,
-  id = 1,
-): Promise<CallResult> {
-  return api.call({
-    ...(RATE_LIMITED.has(def.node) && { pace: () => paceRateLimited(target) }),
-    purpose,
-    method,
-    url: node.endpoint + def.path(target),
-    headers: def.headers,
-    body: method === 'POST' ? (def.body?.(id, target) ?? '') : undefined,
-    auth: form && secret !== undefined ? { form, secret } : undefined,
-    cause,
-  });
-}
-
-/** Judges the path's own NODE rule on an accepted answer. */
-function judgePath(check: Checks, def: RestPathDef, res: CallResult, requestId: number): void {
-  const id = `node.${def.node}.${def.label.replace(/\s+/g, '-')}`;
-  const observation = restObservation(res);
-  let problem = jsonProblem(res);
-  if (!problem && def.rule === 'NODE-04') {
-    const got = (res.json as { id?: unknown } | null)?.id;
-    if (got !== requestId) problem = `the response id is ${JSON.stringify(got)}, not the request's ${requestId}`;
-  }
-  check.verdict(
-    !problem,
-    def.rule,
-    id,
-    `${def.label}: ${res.status} JSON${def.rule === 'NODE-04' ? ', request id echoed' : ''}`,
-    `${def.label}: ${problem}`,
-    ev(res.exchange, { expected: '2xx JSON', actual: res.status, observation }),
+  path: RestPath,
+  seed: number,
+  wants: (...rules: string[]) => boolean,
+): Promise<RestPathAnswers> {
+  const def = REST_PATHS[path];
+  const node = target.nodes[def.node]!;
+  const row = restRowOf(path, seed);
+  const call = (
+    form: FormId | undefined,
+    secret: string | readonly string[] | undefined,
+    purpose: string,
+    cause?: string,
+    method: 'GET' | 'POST' | 'HEAD' = def.method,
+    id = 1,
+  ): Promise<CallResult> =>
+    api.call({
+      ...(RATE_LIMITED.has(def.node) && { pace: () => paceRateLimited(target) }),
+      purpose,
+      method,
+      url: node.endpoint + def.path(target),
+      headers: def.headers,
+      body: method === 'POST' ? (def.body?.(id, target) ?? '') : undefined,
+      auth: form && secret !== undefined ? { form, secret } : undefined,
+      cause,
+    });
+  // NAUTH-07 refuses in every form that took the right token, so it reads every form; the path's
+  // own rule reads the documented ones (it is judged on the first that got past auth).
+  const usages = usagesOf(path).filter((u) => wants('NAUTH-07', u.rule) || (u.expect === 'accept' && wants(def.rule)));
+  const requestIds = usages.map(() => randomInt(1_000_000, 2_000_000_000));
+  const sent = usages.map((u, i) =>
+    settled(
+      call(
+        u.form,
+        node.token,
+        `node.${path}[${u.form}]`,
+        u.expect === 'open' ? OPEN_FORM_CAUSE : undefined,
+        def.method,
+        requestIds[i],
+      ),
+    ),
   );
-}
-
-/**
- * The work of each REST path the target has: the right token in every form the table lists (all
- * at once; paced on the rate-limited node), the path's own NODE rule judged on the first documented
- * form that got past auth, a HEAD on fee_stats, and NAUTH-07's refusals (each form's as soon as that
- * form is known to be accepted).
- */
-export function restWorks(target: ResolvedTarget, seed: number): FamilyWork[] {
-  const works: FamilyWork[] = [];
-  for (const [path, def] of Object.entries(REST_PATHS) as [RestPath, RestPathDef][]) {
-    const node = nodeOf(target, def.node);
-    if (!node) continue;
-    const usages = usagesOf(path);
-    // fee_stats also gets a HEAD (NODE-07); the horizon node is rate-limited, so that is all it is served.
-    const rules = [...new Set([...usages.map((u) => u.rule), def.rule, 'NAUTH-07'])];
-    const row: NodeRow = {
-      id: `node.${path}`,
-      row: `${def.node} ${def.label}`,
-      label: def.label,
-      full: def.full,
-      index: Object.keys(REST_PATHS).indexOf(path),
-      refuseOnly: RATE_LIMITED.has(def.node),
-      seed,
-    };
-    const work = (
-      title: string,
-      rules: string[],
-      run: FamilyWork['run'],
-      opts: { requests: number },
-      rateLimited: boolean,
-    ) => works.push({ title, rules, run, requests: opts.requests, rateLimited, hosts: [hostOf(node.endpoint)] });
-    work(
-      `${def.label} with each token form, without one and with wrong ones`,
-      rules,
-      async ({ api, check }) => {
-        // The right token in each form, all at once (paced on the rate-limited node); judged in order.
-        const requestIds = usages.map(() => randomInt(1_000_000, 2_000_000_000));
-        const sendUsage = (u: TokenUsage, i: number) =>
-          restCall(
-            target,
-            api,
-            def,
-            node,
-            u.form,
-            node.token,
-            `node.${path}[${u.form}]`,
-            u.expect === 'open' ? OPEN_FORM_CAUSE : undefined,
-            def.method,
-            requestIds[i],
-          );
-        const sent = usages.map((u, i) => settled(sendUsage(u, i)));
-        const attempt: NodeAttempt = async (form, values, purpose, cause) => {
-          const res = await restCall(target, api, def, node, form, values, purpose, cause);
-          return {
-            data: res.ok,
-            what: res.ok ? `answered ${res.status}` : `refused (${res.status})`,
-            evidence: ev(res.exchange, { expected: 'not 2xx', actual: res.status, observation: restObservation(res) }),
-          };
-        };
-        // Each form's wrong tokens go out as soon as the right token got data there: a form still
-        // waiting for quota (the rate-limited node after the probes) holds up only its own.
-        const refusals = check.wants('NAUTH-07')
-          ? sendRefusals(
-              row,
-              node.token,
-              attempt,
-              sent.map((p, i) => p.then((r) => (r.ok && r.value.ok ? usages[i]!.form : undefined))),
-            )
-          : undefined;
-        let judged = false;
-        let answered = false;
-        for (const [i, u] of usages.entries()) {
-          const id = `node.${path}[${u.form}]`;
-          const requestId = requestIds[i]!;
-          await check.guard(judged ? [u.rule] : [u.rule, def.rule], id, async () => {
-            const res = valueOf(await sent[i]!);
-            answered = true;
-            const refused = AUTH_REFUSALS.includes(res.status);
-            const observation = { status: res.status, accepted: res.ok };
-            const what = `${def.label}, token as ${u.form}`;
-            const authProbe = {
-              [AUTH_PROBE_FIELD]: {
-                row: row.row,
-                form: u.form,
-                probe: 'right',
-                documented: u.expect === 'accept',
-                data: res.ok,
-              } satisfies AuthProbe,
-            };
-            if (res.status === RATE_LIMITED_STATUS && RATE_LIMITED.has(def.node)) {
-              check.error(
-                u.rule,
-                id,
-                `${what}: rate-limited (429) before the answer could be judged`,
-                ev(res.exchange, { observation }),
-              );
-              return;
-            }
-            if (u.expect === 'open')
-              check.add(
-                u.rule,
-                id,
-                'observed',
-                `${what}: ${res.ok ? 'accepted' : refused ? 'refused' : 'answered'} (${res.status})`,
-                ev(res.exchange, { observation, ...authProbe }),
-              );
-            else if (res.ok || refused)
-              check.verdict(
-                res.ok,
-                u.rule,
-                id,
-                `${what}: accepted (${res.status})`,
-                `${what}: refused with ${res.status}`,
-                ev(res.exchange, { expected: '2xx', actual: res.status, observation, ...authProbe }),
-              );
-            // Neither data nor an auth refusal (a 404, a 500): whether the token was taken cannot be told.
-            else
-              check.error(
-                u.rule,
-                id,
-                `${what}: answered ${res.status}, neither data nor an auth refusal`,
-                ev(res.exchange, { observation }),
-              );
-            // The path's own rule is judged on the first answer to a documented form that got past auth.
-            if (!judged && u.expect === 'accept' && !refused) {
-              judged = true;
-              judgePath(check, def, res, requestId);
-            }
-          });
-        }
-        // No answer at all: the path's rule already carries the cause (the guard above), not "refused".
-        if (!judged && answered)
-          check.error(
-            def.rule,
-            `node.${path}`,
-            `${def.label}: every documented token form was refused, so the answer could not be judged`,
-          );
-        if (path === 'feeStats' && check.wants('NODE-07')) {
-          const id = 'node.feeStats[head]';
-          await check.guard('NODE-07', id, async () => {
-            const res = await restCall(target, api, def, node, 'auth-query', node.token, id, undefined, 'HEAD');
-            if (res.status === RATE_LIMITED_STATUS)
-              return check.error(
-                'NODE-07',
-                id,
-                'HEAD fee_stats: rate-limited (429) before the answer could be judged',
-                ev(res.exchange),
-              );
-            check.verdict(
-              res.ok && res.bytes === 0,
-              'NODE-07',
-              id,
-              `HEAD fee_stats: ${res.status}, no body`,
-              `HEAD fee_stats: ${res.ok ? `${res.status} with a ${res.bytes}-byte body` : `answered ${res.status}`}`,
-              ev(res.exchange, { expected: '2xx without body', actual: { status: res.status, bytes: res.bytes } }),
-            );
-          });
-        }
-        if (refusals) await judgeRefusals(check, row, await refusals);
-      },
-      {
-        requests:
-          usages.length +
-          2 +
-          refusalCount(
-            usages.map((u) => u.form),
-            def.full,
-          ),
-      },
-      RATE_LIMITED.has(def.node),
-    );
-  }
-  return works;
+  const attempt: NodeAttempt<CallResult> = (form, values, purpose, cause) => call(form, values, purpose, cause);
+  // Each form's wrong tokens go out as soon as the right token got data there: a form still
+  // waiting for quota (the rate-limited node after the probes) holds up only its own.
+  const refusals = wants('NAUTH-07')
+    ? sendRefusals(
+        row,
+        node.token,
+        attempt,
+        sent.map((p, i) => p.then((r) => (r.ok && r.value.ok ? usages[i]!.form : undefined))),
+      )
+    : undefined;
+  // Awaited below; a defect thrown before then must not leave it unhandled.
+  refusals?.catch(() => undefined);
+  const answers: RestPathAnswers = {
+    path,
+    row,
+    usages: (await Promise.all(sent)).map((s, i) => ({
+      usage: usages[i]!,
+      requestId: requestIds[i]!,
+      got: outcomeOf(s),
+    })),
+  };
+  // After the forms' answers, as when each was judged before it: on the rate-limited node the HEAD keeps its turn.
+  if (path === 'feeStats' && wants('NODE-07'))
+    answers.head = outcomeOf(await settled(call('auth-query', node.token, 'node.feeStats[head]', undefined, 'HEAD')));
+  if (refusals) answers.refusals = await refusals;
+  return answers;
 }

@@ -6,7 +6,7 @@
 import { FEE_STATS_HEADERS, feeStatsUrlOf } from '../src/service/fee-stats.js';
 import type { ProbeAnswer } from '../src/stages.js';
 import type { CallResult, CallSpec } from './api.js';
-import { is2xx, parseJson } from './shape.js';
+import { is2xx, parseJson } from '../src/body-shape.js';
 
 /** The same header names (in any case) with the same values. */
 function sameHeaders(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {

@@ -137,7 +137,24 @@ const judged = (verdict: Stated, rule: string, id: string, message: string, evid
 /** The verdicts of a walk, in the order they are stated. */
 export function judgeRarityWalk(pages: RarityPages, ctx: WalkContext): Judgement[] {
   if (pages.walk.pages === 0) return noPage(pages, ctx);
-  return [...schemaAndFields(pages, ctx), order(pages, ctx), walkEnd(pages, ctx)];
+  const end = walkEnd(pages, ctx);
+  // The walk's counts ride on NFT-10's evidence (not its observation: a baseline compares those):
+  // a comparison of two deployments reads them (src/compare, CMP-13).
+  const counts = walkCounts(pages);
+  return [...schemaAndFields(pages, ctx), order(pages, ctx), { ...end, evidence: { ...end.evidence, walk: counts } }];
+}
+
+/** What the walk met: pages, items, and how its ranks held up. */
+function walkCounts({ walk }: RarityPages): Record<string, number> {
+  return {
+    pages: walk.pages,
+    items: walk.items,
+    distinctItems: walk.distinctIds,
+    duplicates: walk.duplicates,
+    unranked: walk.unranked,
+    rankStepsDown: walk.orderViolations,
+    ...(walk.missingRanks() && { missingRanks: walk.missingRanks()!.count }),
+  };
 }
 
 /** Every answer the walk's evidence rests on: the first two, a cut-short request's, and `x`. */

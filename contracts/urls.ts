@@ -62,3 +62,38 @@ export function nftMissing(t: ResolvedTarget): string | undefined {
   if (!t.api?.nft) return 'target has no api.nft section';
   return undefined;
 }
+
+/** One base a data rule reads an endpoint on, with that base's own key generation. */
+export interface BaseAccess extends DataAccess {
+  /** Which base: {base_url} or {legacy_base_url}. */
+  kind: 'base' | 'legacy';
+  /** The base as a check names it: `base URL`, `legacy base URL`. */
+  name: string;
+}
+
+/**
+ * Every base that serves an endpoint of both bases (the universal block number) in this run, for
+ * the data rules that judge it on each: {base_url} with the new key as Bearer, then
+ * {legacy_base_url} with the legacy key in the apiKey query, each only where the target has the
+ * base and its key. Empty when it has neither (dataAccess says why).
+ */
+export function dataBases(api: ResolvedApi | undefined): BaseAccess[] {
+  const out: BaseAccess[] = [];
+  if (api?.baseUrl && api.apiKey)
+    out.push({
+      kind: 'base',
+      name: 'base URL',
+      base: api.baseUrl,
+      auth: { form: 'bearer', secret: api.apiKey },
+      label: 'new key as Bearer on the base URL',
+    });
+  if (api?.legacyBaseUrl && api.legacyApiKey)
+    out.push({
+      kind: 'legacy',
+      name: 'legacy base URL',
+      base: api.legacyBaseUrl,
+      auth: { form: 'apikey-query', secret: api.legacyApiKey },
+      label: 'legacy key in the apiKey query on the legacy base URL',
+    });
+  return out;
+}

@@ -78,6 +78,12 @@ export interface Analysis {
   uncharged?: ProbeMethod;
   /** What the proxy's refusals said about a least spacing between forwarded requests. */
   spacing?: SpacingSummary;
+  /**
+   * The limiter's refusals where the bucket surely had quota (a cache replaying a refusal, a limiter
+   * that recovers too slowly), left out of the estimate and the replay because only without them
+   * does one T explain the answers: RL-05 and RL-07 judge them, and T rests on the rest.
+   */
+  refusedWithQuota?: Sample[];
   inputs: ReplayInput[];
   steps: ReplayStep[];
 }
@@ -263,6 +269,16 @@ function analyzeBucket(samples: Sample[], cap: number, opts: AnalyzeOptions): An
     }
   }
   Object.assign(out, fitted);
+  // Refusals no GCRA with the customer's T gives (quota surely left), when only without them one T explains the rest.
+  const withQuota = opts.quick || out.estimate?.consistent ? [] : refusedWithQuota(out, limit, opts.declaredT);
+  if (withQuota.length) {
+    const inputs = asBypassed(out.inputs, withQuota);
+    const estimate = estimateEmissionInterval(inputs, limit, { start });
+    if (estimate?.consistent) {
+      Object.assign(out, { inputs, estimate });
+      out.refusedWithQuota = withQuota.map((i) => samples[i]!);
+    }
+  }
   const est = out.estimate;
   const sharp = est?.consistent && est.uncertaintyMs <= est.emissionIntervalMs * SHARP_ENOUGH;
   if (est && (sharp || opts.declaredT === undefined)) {
@@ -277,11 +293,32 @@ function analyzeBucket(samples: Sample[], cap: number, opts: AnalyzeOptions): An
     if (classes.some((c) => c.capSuspect)) {
       out.spacing = attribute(classes, out.steps, cap);
       out.inputs = inputsOf(classes, out.capQuotaUse === 'yes', out.uncharged);
+      if (out.refusedWithQuota)
+        out.inputs = asBypassed(
+          out.inputs,
+          out.refusedWithQuota.map((s) => samples.indexOf(s)),
+        );
       out.steps = replay(out.inputs, { limit, T: out.T, start });
     }
   }
   return out;
 }
+
+/**
+ * The limiter's refusals (by index) that a replay at the customer's T says surely met quota left:
+ * where the model accepts for sure, no GCRA refuses. None without the customer's T.
+ */
+function refusedWithQuota(a: Analysis, limit: number, declaredT: number | undefined): number[] {
+  if (declaredT === undefined) return [];
+  const steps = replay(a.inputs, { limit, T: { lo: declaredT, hi: declaredT }, start: 'unknown' });
+  return a.inputs.flatMap((x, i) =>
+    x.outcome === 'denied' && steps[i]!.prediction.acceptPossible && !steps[i]!.prediction.denyPossible ? [i] : [],
+  );
+}
+
+/** The inputs with these requests left out of the bucket (answered by something else). */
+const asBypassed = (inputs: readonly ReplayInput[], which: readonly number[]): ReplayInput[] =>
+  inputs.map((x, i) => (which.includes(i) ? { ...x, outcome: 'bypassed' as const } : x));
 
 /** The replay state (tat) after the last sample, for timing the next request. */
 export function tatAfterLast(a: Analysis): Interval | undefined {

@@ -12,7 +12,16 @@
 import { rulesOf } from '../src/rules/catalogue.js';
 import { analyze } from './analysis.js';
 import { drainShape, rttAllowanceOf, runDrain, type DrainPlan, type DrainResult } from './probes/drain.js';
-import { QUICK_RUN, runDynamics, type DynamicsPlan, type DynamicsResult } from './probes/dynamics.js';
+import {
+  HEADER_WAIT_SLACK,
+  QUICK_RUN,
+  runDynamics,
+  type DynamicsPlan,
+  type DynamicsResult,
+} from './probes/dynamics.js';
+import { WINDOW_MS } from './model/cap.js';
+import { ceilSeconds } from './model/gcra.js';
+import { ROUNDING_S } from './model/possible.js';
 import { runRecovery, type RecoveryPlan, type RecoveryResult } from './probes/recovery.js';
 import { IntegrityProbe, type IntegrityPlan, type IntegrityResult } from './probes/integrity.js';
 import { StopProbe, type Sample, type Session, type StopReason } from './session.js';
@@ -152,6 +161,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
           pause: needs.pause,
           spacingMs: cfg.quickRunSpacingMs,
           marginMs: cfg.marginMs,
+          declaredT: cfg.declaredT,
         };
         const short = session.env.budget.shortfall(QUICK_RUN.max + 1);
         if (short)
@@ -171,6 +181,7 @@ export async function runPlan(session: Session, cfg: PlanConfig): Promise<PlanOu
           burstExtra: cfg.burstExtra,
           burstRateFactor: cfg.burstRateFactor,
           leakMs: T.lo,
+          retryWaitMaxMs: Math.max(WINDOW_MS, ceilSeconds(HEADER_WAIT_SLACK * T.hi) * 1000) + ROUNDING_S * 1000,
           slack: cfg.drainSlack,
           minGapMs: session.paceMs,
           leadIn: leadInVariations(),

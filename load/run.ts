@@ -26,8 +26,8 @@ export async function runProbes(
   const budget = new Budget({
     maxRequests: ctx.target.limits.maxRequests,
     deadline: ctx.deadline,
-    counterFile: ctx.budgetFile,
-    tallyFile: ctx.tallyFile,
+    counter: ctx.budget,
+    tally: ctx.tally,
   });
   const engine = new NodeEngine({
     endpoint: horizon.endpoint,
@@ -49,6 +49,5 @@ export async function runProbes(
     return ctx.recordExchanges ? { ...outcome, exchanges: recorder.exchanges } : outcome;
   } finally {
     await engine.close();
-    budget.close();
   }
 }

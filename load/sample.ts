@@ -4,6 +4,7 @@
 import type { Exchange } from '../src/record/recorder.js';
 import type { ProbeMethod } from './engine/types.js';
 import type { VariationTag } from './variations.js';
+import { DEFAULT_BOUNDS, impossibleValues, type HeaderBounds } from './model/possible.js';
 
 /** Header names are matched in lower case (a Go server sends `X-Ratelimit-Limit`). */
 export const RL_HEADERS = {
@@ -16,18 +17,27 @@ export const RL_HEADERS = {
 export type RlField = keyof typeof RL_HEADERS;
 
 export interface RateLimitHeaders {
-  /** Parsed when the value is a non-negative integer. */
+  /** Parsed when the value is a non-negative integer that a GCRA limiter can send (model/possible.ts). */
   limit?: number;
   remaining?: number;
   reset?: number;
   retryAfter?: number;
   /** The raw values, present or not. */
   raw: Partial<Record<RlField, string>>;
+  /**
+   * Integers no GCRA limiter can send (a Reset as a Unix timestamp, Remaining at or above Limit, a
+   * Limit of 0), with why: left out of the parsed values above, so they steer neither the model nor
+   * a wait; the rule each breaks reads them here.
+   */
+  impossible?: Partial<Record<RlField, string>>;
 }
 
 const NON_NEGATIVE_INTEGER = /^\d{1,15}$/;
 
-export function parseRateLimitHeaders(headers: Record<string, string>): RateLimitHeaders {
+export function parseRateLimitHeaders(
+  headers: Record<string, string>,
+  bounds: HeaderBounds = DEFAULT_BOUNDS,
+): RateLimitHeaders {
   const out: RateLimitHeaders = { raw: {} };
   for (const field of Object.keys(RL_HEADERS) as RlField[]) {
     const v = headers[RL_HEADERS[field]];
@@ -36,6 +46,9 @@ export function parseRateLimitHeaders(headers: Record<string, string>): RateLimi
     const t = v.trim();
     if (NON_NEGATIVE_INTEGER.test(t)) out[field] = Number(t);
   }
+  const impossible = impossibleValues(out, bounds);
+  for (const field of Object.keys(impossible) as RlField[]) delete out[field];
+  if (Object.keys(impossible).length) out.impossible = impossible;
   return out;
 }
 

@@ -6,6 +6,7 @@ import type { ProbeAnswer } from '../src/stages.js';
 import type { Engine, EngineResponse, ProbeMethod } from './engine/types.js';
 import { parseRateLimitHeaders, type Sample } from './sample.js';
 import { PLAIN_FORM, tagOf, type Variation } from './variations.js';
+import { DEFAULT_BOUNDS, type HeaderBounds } from './model/possible.js';
 import {
   gapSinceForwarded,
   headerlessRefusal,
@@ -79,6 +80,8 @@ export class Session {
   constructor(
     readonly env: SessionEnv,
     cap = 20,
+    /** What a GCRA limiter can send at all (model/possible.ts): values beyond are parsed as absent. */
+    readonly headerBounds: HeaderBounds = DEFAULT_BOUNDS,
   ) {
     this.spacing = new ProxySpacing(cap);
   }
@@ -332,7 +335,7 @@ export class Session {
       sentAt: r.sentAt,
       receivedAt: r.receivedAt,
       status: r.status,
-      rl: parseRateLimitHeaders(r.headers),
+      rl: parseRateLimitHeaders(r.headers, this.headerBounds),
       // Messages quote errors; the recorded one is redacted.
       error: exchange.error,
       exchange,

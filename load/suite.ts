@@ -14,6 +14,7 @@ import { integrityRows } from './checks/integrity.js';
 import type { Engine } from './engine/types.js';
 import { mostCertainInWindow } from './model/cap.js';
 import { answer } from './model/gcra.js';
+import { boundsFor } from './model/possible.js';
 import type { ReplayStep } from './model/replay.js';
 import { DEFAULT_PLAN, RL_RULES, runPlan, type PlanOutcome } from './plan.js';
 import { Session, type SessionEnv } from './session.js';
@@ -124,10 +125,10 @@ export function limiterBlock(
 }
 
 export async function runSuite(input: SuiteInput): Promise<ProbesOutcome> {
-  const session = new Session(input, input.horizon.perSecondCap);
+  const declaredT = expectedEmissionIntervalMs(input.horizon.hourlyLimit);
+  const session = new Session(input, input.horizon.perSecondCap, boundsFor(declaredT));
   const cap = input.horizon.perSecondCap;
   const t0 = input.engine.now();
-  const declaredT = expectedEmissionIntervalMs(input.horizon.hourlyLimit);
   const plan = await runPlan(session, { ...DEFAULT_PLAN, cap, declaredT, selected: input.selected });
   input.progress('analysis', 0, session.samples.length);
   const a = analyze(plan.samples, cap, { declaredT });

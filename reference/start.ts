@@ -1,5 +1,6 @@
 // Starts the whole reference service on 127.0.0.1 and describes it as a target file.
 // `npm run reference` and the embedded default target of `npm start` both come through here.
+import { userCommand } from '../src/package.js';
 import type { BlockRestNode, ChainBNode, HorizonNode, TargetFile } from '../src/types/generated/target.js';
 import { startApiServers } from './api/index.js';
 import { startBlockRestNode } from './nodes/block-rest.js';
@@ -31,12 +32,12 @@ export async function startReference(partial: Partial<ReferenceOptions> = {}): P
   for (const name of options.faults) {
     if (!faultByName(name))
       throw new ReferenceStartError(
-        `unknown fault "${name}" (see the fault catalogue: npm run reference -- --list-faults)`,
+        `unknown fault "${name}" (see the fault catalogue: ${userCommand('reference', '--list-faults')})`,
       );
   }
   for (const name of options.variants) {
     if (!isVariant(name))
-      throw new ReferenceStartError(`unknown variant "${name}" (see npm run reference -- --list-variants)`);
+      throw new ReferenceStartError(`unknown variant "${name}" (see ${userCommand('reference', '--list-variants')})`);
   }
   // Shared by every horizon node started with these options, the fleet's extra ones included.
   if (options.variants.has(ACCOUNT_BUCKET_VARIANT)) options.horizonLimiter ??= createHorizonLimiter(options);

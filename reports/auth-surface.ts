@@ -4,6 +4,7 @@
 // parameter twice) was refused; a failing cell links to its evidence below the table: the
 // redacted request, the status, a body excerpt and a curl line with the credential masked.
 // Everything is read back from the checks' `evidence.authProbe` (src/auth/surface.ts).
+import { userCommand } from '../src/package.js';
 import { AUTH_FORMS } from '../src/auth/forms.js';
 import { authProbeOf, type AuthProbe, type SurfaceForm } from '../src/auth/surface.js';
 import { WRONG_KIND_LABEL, type WrongKind } from '../src/auth/wrong-credentials.js';
@@ -173,7 +174,7 @@ export function authSurfaceSection(results: ResultsFile, checks: CheckSet = chec
   const seedNote =
     seed === undefined
       ? ''
-      : `; near-miss seed ${esc(seed)} (<code>npm start -- --seed ${esc(seed)}</code> sends the same near misses)`;
+      : `; near-miss seed ${esc(seed)} (<code>${esc(userCommand('start', '--seed', String(seed)))}</code> sends the same near misses)`;
   // On a phone each row becomes a block of its cells, each cell titled by its column (data-label).
   const head = `<thead><tr><th>endpoint / node path</th>${s.columns.map((f) => `<th>${esc(COLUMN_LABEL[f] ?? f)}</th>`).join('')}</tr></thead>`;
   const body = s.rows

@@ -22,6 +22,8 @@ import { REPORT_CSS } from './style.js';
 import { humanKey, humanTime, TIME_OPTIONS_JSON, words } from './words.js';
 import { authSurfaceSection } from './auth-surface.js';
 import { causeNote, insecureNote, reportTitle } from './causes.js';
+import { comparedSide, comparisonNote, comparisonSection } from './comparison.js';
+import { ruleWaived, waiverBadge, waiverNote } from './waivers.js';
 
 export interface HtmlInputs {
   results: ResultsFile;
@@ -77,6 +79,10 @@ const STANDARD_FIELDS = new Set([
   'causes',
   'fleet',
   'merged',
+  'format',
+  'tolerances',
+  'comparison',
+  'waivers',
 ]);
 const EVIDENCE_FIELDS = new Set(['exchanges', 'expected', 'actual', 'path', 'observation', 'cause']);
 
@@ -191,7 +197,7 @@ export const OPEN_FAILURES_PER_RULE = 3;
 function checkItem(c: CheckResult, open: boolean): string {
   const body = checkBody(c);
   const message = `<span class="msg">${esc(c.message)}</span>`;
-  const head = `${verdictBadge(c.verdict)} <code class="cid">${esc(c.id)}</code> ${message}${durationSpan(c.durationMs)}`;
+  const head = `${verdictBadge(c.verdict)} <code class="cid">${esc(c.id)}</code> ${message}${waiverBadge(c)}${durationSpan(c.durationMs)}`;
   const data = `data-check="${esc(c.id)}" data-verdict="${esc(c.verdict)}"`;
   if (!body) return `<div class="check leaf" ${data}>${head}</div>`;
   return `<details class="check" ${data}${open ? ' open' : ''}><summary>${head}</summary><div class="evidence">${body}</div></details>`;
@@ -212,7 +218,9 @@ function* ruleRow(rule: RuleDef, verdict: Verdict, checks: readonly CheckResult[
   const folded = failures - OPEN_FAILURES_PER_RULE;
   const id = esc(rule.id);
   const data = `data-rule="${id}" data-kind="${rule.kind}" data-verdict="${esc(verdict)}"`;
-  const badges = `${kindBadge(rule.kind)} ${verdictBadge(verdict)}`;
+  const waived =
+    (verdict === 'fail' || verdict === 'error') && checks.length > 0 && ruleWaived(checkSetOf(checks), rule.id);
+  const badges = `${kindBadge(rule.kind)} ${verdictBadge(verdict)}${waived ? ' <span class="waiver" data-waiver="rule">waived</span>' : ''}`;
   const counts = `<span class="counts">${esc(countsText(checks))}</span>`;
   yield `<details class="rule" id="rule-${id}" ${data}${verdict === 'fail' ? ' open' : ''}>
 <summary><span class="rid">${id}</span> ${badges} <span class="title">${esc(rule.title)}</span> ${counts}</summary>
@@ -368,6 +376,7 @@ ${diff.notCompared.length ? `<p class="none">Not compared (run in only one of th
  * line here; its link appears in the navigation when it renders something.
  */
 export const REPORT_SECTIONS: readonly ReportSection[] = [
+  { id: 'comparison', nav: 'comparison', render: (ctx) => comparisonSection(ctx.results) },
   { id: 'scorecard', nav: 'scorecard', render: (ctx) => scorecardSection(ctx.results, ctx.checks) },
   { id: 'baseline', nav: 'baseline drift', render: (ctx) => (ctx.baseline ? baselineSection(ctx.baseline) : '') },
   { id: 'rule-matrix', nav: 'rules', render: ruleMatrix },
@@ -394,6 +403,8 @@ export const HEADLINE_NOTES: readonly HeadlineNote[] = [
   (ctx) => causeNote(ctx.results),
   (ctx) => insecureNote(ctx.results),
   interruptedNote,
+  (ctx) => comparisonNote(ctx.results),
+  (ctx) => waiverNote(ctx.results),
 ];
 
 type Overall = 'PASS' | 'FAIL' | 'COULD NOT TEST';
@@ -401,33 +412,47 @@ type Overall = 'PASS' | 'FAIL' | 'COULD NOT TEST';
 /** Whether a rule had a check that was not skipped. */
 const checkedRule = (checks: CheckSet, id: string) => [...checks.verdicts(id)].some((v) => v !== 'skipped');
 
-/** The one verdict of the run: FAIL when a rule fails, COULD NOT TEST when one could not be checked (or none was), else PASS. */
-export function overallVerdict(ctx: Pick<ReportContext, 'checks' | 'verdictOf'>): {
+/**
+ * The one verdict of the run: FAIL when a rule fails, COULD NOT TEST when one could not be checked
+ * (or none was), else PASS. With --compare the other deployment's rules count too (`other`), as in
+ * the exit status.
+ */
+export function overallVerdict(ctx: Pick<ReportContext, 'checks' | 'verdictOf'> & { results?: ResultsFile }): {
   overall: Overall;
   failing: string[];
   errors: string[];
+  other?: { label: string; self: string; failing: string[]; errors: string[] };
 } {
   const ids = [...RULES.map((r) => r.id), ...unknownRules(ctx.checks)];
-  const failing = ids.filter((id) => ctx.verdictOf(id) === 'fail');
-  const errors = ids.filter((id) => ctx.verdictOf(id) === 'error');
+  // A rule failing only where unexpired waivers cover it does not fail the run (--waivers): the note says so.
+  const failing = ids.filter((id) => ctx.verdictOf(id) === 'fail' && !ruleWaived(ctx.checks, id));
+  const errors = ids.filter((id) => ctx.verdictOf(id) === 'error' && !ruleWaived(ctx.checks, id));
   const ran = ctx.checks.rules().some((id) => checkedRule(ctx.checks, id));
-  const overall: Overall = failing.length ? 'FAIL' : errors.length || !ran ? 'COULD NOT TEST' : 'PASS';
-  return { overall, failing, errors };
+  const other = ctx.results && comparedSide(ctx.results);
+  const fails = failing.length || other?.failing.length;
+  const overall: Overall = fails ? 'FAIL' : errors.length || other?.errors.length || !ran ? 'COULD NOT TEST' : 'PASS';
+  return { overall, failing, errors, ...(other && { other }) };
 }
 
 function headline(ctx: ReportContext): string {
-  const { overall, failing, errors } = overallVerdict(ctx);
+  const { overall, failing, errors, other } = overallVerdict(ctx);
   const checked = ctx.checks.rules().filter((id) => checkedRule(ctx.checks, id)).length;
   const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
   const reasons: string[] = [];
   if (failing.length) reasons.push(`${plural(failing.length, 'rule')} failing: ${ruleLinks(failing)}`);
   if (errors.length) reasons.push(`${plural(errors.length, 'rule')} could not be tested: ${ruleLinks(errors)}`);
-  if (overall === 'COULD NOT TEST' && !errors.length) reasons.push('no check ran');
-  if (overall === 'PASS') {
+  if (overall === 'COULD NOT TEST' && !errors.length && !other?.errors.length) reasons.push('no check ran');
+  if (overall === 'PASS' || (!failing.length && !errors.length && other)) {
     const n = (v: Verdict) => ctx.checks.rules().filter((id) => ctx.verdictOf(id) === v).length;
     const observed = `${n('observed')} observed (points the description leaves open)`;
-    reasons.push(`${plural(checked, 'rule')} checked, none failing: ${n('pass')} pass, ${observed}`);
+    const self = other ? `${esc(other.self)}: ` : '';
+    reasons.push(`${self}${plural(checked, 'rule')} checked, none failing: ${n('pass')} pass, ${observed}`);
   }
+  // With --compare: the other deployment's failing rules, which its own report (and the comparison) shows.
+  const elsewhere = (ids: string[], what: string) =>
+    `<a href="#comparison">${esc(other!.label)}</a>: ${plural(ids.length, 'rule')} ${what}: ${esc(ids.join(', '))}`;
+  if (other?.failing.length) reasons.push(elsewhere(other.failing, 'failing'));
+  if (other?.errors.length) reasons.push(elsewhere(other.errors, 'could not be tested'));
   const notes = HEADLINE_NOTES.map((n) => n(ctx)).filter((n): n is string => Boolean(n));
   const cls = overall === 'PASS' ? 'pass' : overall === 'FAIL' ? 'fail' : 'error';
   const why = `<span class="why">${reasons.join('<br>')}</span>`;

@@ -7,6 +7,7 @@ import { emptySummary, type CheckResult } from '../src/verdict.js';
 import { checkSetOf, type CheckSet } from '../src/check-set.js';
 import { flattenObservation } from './observation.js';
 import { brief, esc, failureText, oneLine } from './text.js';
+import { isWaived } from '../src/waivers/waivers.js';
 
 const sectionOfRule = new Map(RULES.map((r) => [r.id, r.section]));
 const sectionTitle = new Map(SECTIONS.map((s) => [s.key, s.title]));
@@ -43,6 +44,12 @@ function testcase(c: CheckResult, section: string, probesMs: number | undefined)
   const time = seconds(durationOf(c, probesMs).ms);
   const open = `<testcase classname="${esc(`${section}.${c.rule}`)}" name="${esc(name)}" time="${time}"`;
   const msg = esc(oneLine(c.message));
+  // A failure a waiver covers (--waivers) does not fail the build: skipped, with the waiver and what failed.
+  if (isWaived(c)) {
+    const w = c.waiver!;
+    const why = `waived until ${w.expires}: ${w.reason}${w.link ? ` (${w.link})` : ''}; the check had ${c.verdict}: ${c.message}`;
+    return `${open}><skipped message="${esc(oneLine(why))}"/></testcase>`;
+  }
   switch (c.verdict) {
     case 'fail':
       return `${open}><failure message="${msg}" type="fail">${esc(failureText(c))}</failure></testcase>`;
@@ -73,7 +80,8 @@ function countsOf(checks: Iterable<CheckResult>, probesMs: number | undefined): 
   let shared = 0;
   for (const c of checks) {
     n.tests++;
-    if (c.verdict === 'fail') n.failures++;
+    if (isWaived(c)) n.skipped++;
+    else if (c.verdict === 'fail') n.failures++;
     else if (c.verdict === 'error') n.errors++;
     else if (c.verdict === 'skipped') n.skipped++;
     const d = durationOf(c, probesMs);
@@ -107,11 +115,13 @@ export function* renderJunitParts(results: ResultsFile, checks = checkSetOf(resu
   const timestamp = esc(String(results.startedAt ?? '').replace(/(\.\d+)?Z$/, ''));
   const summary = results.summary ?? emptySummary();
   const wall = Date.parse(results.finishedAt) - Date.parse(results.startedAt);
+  // Waived failures count as skipped (testcase below); they are counted only where a run has any.
+  const waived = summary.waived ? countsOf(checks.all(), probesMs) : undefined;
   const total: Counts = {
     tests: checks.count,
-    failures: summary.fail,
-    errors: summary.error,
-    skipped: summary.skipped,
+    failures: waived?.failures ?? summary.fail,
+    errors: waived?.errors ?? summary.error,
+    skipped: waived?.skipped ?? summary.skipped,
     ms: 0,
   };
   // Without the run's own times, the checks' times add up (a pass of its own: it is rarely needed).

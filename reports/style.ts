@@ -89,6 +89,17 @@ figure.chart{margin:8px 0}figcaption{font-weight:600;font-size:13px;margin-botto
 .empty{font-size:13px}
 ul.legend{list-style:none;display:flex;gap:14px;padding:0;margin:2px 0;font-size:12px;flex-wrap:wrap}
 ul.legend svg{vertical-align:middle;margin-right:4px}
+#comparison table{width:100%}#comparison td{overflow-wrap:anywhere}
+#comparison .verdict{white-space:nowrap;overflow-wrap:normal}#comparison code{font-size:12px;word-break:break-word}
+table.diffs td.did{font-weight:600;white-space:nowrap}tr.waived{background:var(--bg2)}tr.moved>td:first-child{border-left:3px solid var(--fail)}
+.waiver{display:inline-block;font-size:11px;padding:0 6px;border-radius:10px;border:1px dashed #8250df;color:#8250df}
+.waiver.expired{border-color:var(--error);color:var(--error)}p.waived{margin:2px 0;font-size:12px;color:#8250df}
+.absent{color:var(--muted);font-style:italic}a.cmp{font-size:11px;font-family:ui-monospace,monospace;color:var(--muted)}
+ul.sides{margin:4px 0;padding-left:18px}details.places ul{margin:2px 0;padding-left:16px;font-size:12px}
+dl.cmp-rules{margin:4px 0;font-size:13px}dl.cmp-rules dt{font-weight:600;margin-top:6px}dl.cmp-rules dd{margin:0 0 0 12px}
+@media (max-width:600px){#comparison table,#comparison tbody,#comparison tr,#comparison td{display:block;width:auto;min-width:0}
+#comparison thead{display:none}#comparison tr{border:1px solid var(--line);border-radius:4px;margin:6px 0;padding:3px 0}
+#comparison td{border:0;padding:1px 8px}#comparison td::before{content:attr(data-label) ": ";color:var(--muted);font-size:12px}}
 footer{color:var(--muted);font-size:12px;margin-top:30px;padding-bottom:30px}
 @media (max-width:600px){ul.counts{gap:4px}\
 ul.counts li{min-width:0;flex:1 1 0;padding:3px 4px;font-size:11px;overflow-wrap:normal}\

@@ -10,7 +10,11 @@ import { RULES } from '../src/rules/catalogue.js';
 import { countsOf, failingRules, plural } from '../src/run-summary.js';
 import { REPORT_FILES } from '../src/out-files.js';
 import { VERDICTS } from '../src/verdict.js';
-import type { CheckSet } from '../src/check-set.js';
+import { checkSetOf, type CheckSet } from '../src/check-set.js';
+import { waiverLine, waiversOf } from '../src/waivers/waivers.js';
+import { comparisonLines } from '../src/compare/lines.js';
+import { comparisonOf } from './comparison.js';
+import { ruleWaived } from './waivers.js';
 import { cleanText, oneLine } from './text.js';
 
 /** Failing rules listed in full; the rest are counted (a job summary holds at most 1 MiB). */
@@ -43,18 +47,40 @@ const titleOf = new Map(RULES.map((r) => [r.id, r.title]));
 
 export function summaryMarkdown(results: ResultsFile, o: SummaryMdOptions): string {
   const c = countsOf(results, o.checks);
-  const failing = failingRules(results, o.checks);
-  const overall = c.byCheck.fail > 0 ? 'FAIL' : c.byCheck.error > 0 ? 'ERROR' : 'PASS';
+  const checks = o.checks ?? checkSetOf(results.checks ?? []);
+  // New failures first; those an unexpired waiver covers (--waivers) after them, and they fail nothing.
+  const all = failingRules(results, checks);
+  const failing = all.filter((f) => !ruleWaived(checks, f.rule));
+  const waived = all.filter((f) => ruleWaived(checks, f.rule));
+  // With --compare the other deployment counts too, as in the exit status.
+  const other = comparisonOf(results)?.b;
+  const overall =
+    failing.some((f) => f.verdict === 'fail') || other?.failing.length
+      ? 'FAIL'
+      : failing.length || other?.errors.length
+        ? 'ERROR'
+        : 'PASS';
   const icon = { PASS: '✅', FAIL: '❌', ERROR: '⚠️' }[overall];
   const nFail = failing.filter((f) => f.verdict === 'fail').length;
   const nError = failing.length - nFail;
   const checked = `of the ${plural(c.rules, 'rule')} checked`;
-  const why =
-    overall === 'PASS'
-      ? `no rule failing ${checked}`
-      : [nFail && `${plural(nFail, 'rule')} failing`, nError && `${nError} with errors`].filter(Boolean).join(', ') +
-        ` ${checked}`;
-  const out = [`## ${icon} chainprobe: ${overall} · target "${mdText(results.target)}"`, '', `**${overall}**: ${why}.`];
+  const own = failing.length
+    ? [nFail && `${plural(nFail, 'rule')} failing`, nError && `${nError} with errors`].filter(Boolean).join(', ') +
+      ` ${checked}`
+    : `no rule failing ${checked}${waived.length ? ` (${plural(waived.length, 'rule')} failing under a waiver)` : ''}`;
+  const theirs = other
+    ? [
+        other.failing.length && `${plural(other.failing.length, 'rule')} failing (${other.failing.join(', ')})`,
+        other.errors.length && `${plural(other.errors.length, 'rule')} with errors (${other.errors.join(', ')})`,
+      ].filter(Boolean)
+    : [];
+  const why = `${own}${theirs.length ? `; ${mdText(other!.label)}: ${theirs.join(', ')}` : ''}`;
+  const versus = other ? ` compared with "${mdText(other.label)}"` : '';
+  const out = [
+    `## ${icon} chainprobe: ${overall} · target "${mdText(results.target)}"${versus}`,
+    '',
+    `**${overall}**: ${why}.`,
+  ];
   for (const f of faultsOf(results))
     out.push('', `Fault \`${mdText(f.name)}\` switched on: breaks **${f.rule}** (${mdText(f.description)}).`);
   out.push(
@@ -81,6 +107,25 @@ export function summaryMarkdown(results: ResultsFile, o: SummaryMdOptions): stri
     }
     if (failing.length > MAX_LISTED_RULES)
       out.push('', `…and ${failing.length - MAX_LISTED_RULES} more failing rules: see the report.`);
+  }
+  if (waived.length) {
+    out.push('', '### Waived failures');
+    for (const { rule, verdict, check } of waived.slice(0, MAX_LISTED_RULES)) {
+      const w = checks.of(rule).find((x) => x.waiver && !x.waiver.expired)?.waiver;
+      const until = w ? ` waived until ${w.expires}: ${mdText(w.reason)}${w.link ? ` (${mdText(w.link)})` : ''}` : '';
+      out.push('', `- **${rule}** (${verdict},${until})`, `  ${mdText(check.message, 500)}`);
+    }
+  }
+  const record = waiversOf(results);
+  const notWaiving = record?.entries.filter((w) => w.status !== 'active') ?? [];
+  if (notWaiving.length) {
+    out.push('', '### Waivers that waive nothing');
+    for (const w of notWaiving) out.push(`- ${mdText(waiverLine(w), 500)}`);
+  }
+  const comparison = comparisonOf(results);
+  if (comparison) {
+    const [head, ...rest] = comparisonLines(comparison, MAX_LISTED_RULES);
+    out.push('', `### ${mdText(head!)}`, '', ...rest.map((l) => `- ${mdText(l.trim(), 500)}`));
   }
   const dir = o.outDir.replace(/\/+$/, '') || '.';
   const files = [REPORT_FILES.html, REPORT_FILES.results, REPORT_FILES.junit].map(

@@ -10,11 +10,9 @@
 // Each deployment's `limits` bound everything sent to it, all its nodes together: its units and
 // plans share one budget counter and one deadline.
 import { setMaxListeners } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Budget } from '../src/budget.js';
+import { Budget, countOf, newCounter } from '../src/budget.js';
 import { buildResults, exitCodeOf, type LimiterEstimates, type ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';
 import { secretsOf } from '../src/target-file/load.js';
@@ -29,14 +27,13 @@ import type { CheckResult } from '../src/verdict.js';
 import { historyOf } from '../src/fleet/history.js';
 import { nodeId, rollupFleet, type FleetNodeInfo } from '../src/fleet/rollup.js';
 import { KIND_RULES, slug, unitsOf, type Unit } from '../src/fleet/units.js';
-import { runContracts } from '../contracts/run.js';
-import { runProbesInThread, threadsAvailable } from './probe-thread.js';
+import { runContracts } from '../contracts/engine.js';
+import { runProbesInThread } from './probe-thread.js';
 import { runProbes } from '../load/run.js';
 import { causesAndTls, whenAborted, type RunOptions, type RunOutcome } from './pipeline.js';
 import { cover, INTERRUPTED, stageFailed } from '../src/coverage.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
 import { preflight } from '../src/net/preflight.js';
-import { exportCauses } from '../src/net/causes.js';
 import { useTls } from '../src/tls/trust.js';
 import type { RunContext, TimelineEntry } from '../src/stages.js';
 import { RL_RULES } from '../load/plan.js';
@@ -52,7 +49,7 @@ import type { Exchange } from '../src/record/recorder.js';
 
 export interface FleetRunOptions extends Omit<RunOptions, 'target'> {
   targets: ResolvedTarget[];
-  /** Contract units running at once (default 2: each is a Playwright process). */
+  /** Contract units running at once (default 8: each is a set of plans in this process, bounded per host). */
   contractConcurrency?: number;
 }
 
@@ -101,7 +98,8 @@ function absentKinds(t: ResolvedTarget, selected: (id: string) => boolean): Chec
 
 interface Deployment {
   target: ResolvedTarget;
-  budgetFile: string;
+  /** The deployment's request counter: its units and plans share its limits. */
+  budget: SharedArrayBuffer;
   deadline: number;
 }
 
@@ -142,7 +140,6 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
   useTls(opts.targets.find((t) => t.tls)?.tls);
   const seed = opts.seed ?? newRunSeed();
   const redactor = opts.redactor ?? new Redactor(opts.targets.flatMap(secretsOf), seed);
-  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-fleet-'));
   const outDir = resolve(opts.outDir);
   const controller = new AbortController();
   const abortedAt = whenAborted(controller.signal);
@@ -153,28 +150,22 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
   else opts.signal?.addEventListener('abort', onAbort, { once: true });
   const selected = (id: string) => opts.selection.rule(id);
   const progress = opts.progress ?? (() => {});
-  const deployments: Deployment[] = opts.targets.map((target, i) => {
-    const budgetFile = join(workDir, `budget-${i}.count`);
-    writeFileSync(budgetFile, '');
-    return { target, budgetFile, deadline: startedAt.getTime() + target.limits.maxSeconds * 1000 };
-  });
+  const deployments: Deployment[] = opts.targets.map((target) => ({
+    target,
+    budget: newCounter(),
+    deadline: startedAt.getTime() + target.limits.maxSeconds * 1000,
+  }));
   const ctxFor = (d: Deployment, target: ResolvedTarget, key: string, onlyRules: readonly string[]): RunContext => {
-    const dir = join(workDir, key);
-    mkdirSync(dir, { recursive: true });
-    const tallyFile = join(dir, 'tally.count');
-    writeFileSync(tallyFile, '');
     const rules = new Set(onlyRules);
     return {
       target,
       selected: (id) => rules.has(id) && selected(id),
       outDir: join(outDir, 'fleet', key),
-      workDir: dir,
-      budgetFile: d.budgetFile,
-      tallyFile,
+      budget: d.budget,
+      tally: newCounter(),
       deadline: d.deadline,
       seed,
       redactor,
-      knownCauses,
       recordExchanges: opts.har !== undefined,
       signal: controller.signal,
       // Lines of units and plans running at once say whose they are.
@@ -196,12 +187,10 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
   const collect = (from: Exchange[] | undefined, stage: HarExchange['stage'], target: string, node?: string) =>
     exchanges.push(...(from ?? []).map((x) => ({ ...x, stage, target, ...(node && { node }) })));
 
-  let knownCauses: string | undefined;
   try {
     await clearReports(outDir);
     // One connection per address of every deployment first; unreachable ones fail at once later.
     for (const d of deployments) await preflight(d.target, Math.min(d.target.limits.timeoutMs, 10_000));
-    knownCauses = exportCauses();
     // The horizon nodes to probe: one per distinct token.
     const probes = RL_RULES.some(selected);
     const horizons = deployments.flatMap((d) => nodesOf(d.target, 'horizon').map((node) => ({ d, node })));
@@ -237,28 +226,24 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
           new Budget({
             maxRequests: d.target.limits.maxRequests,
             deadline: d.deadline,
-            counterFile: d.budgetFile,
-            tallyFile: p.ctx.tallyFile,
+            counter: d.budget,
+            tally: p.ctx.tally,
           }),
       );
       const recorder = new Recorder(redactor);
-      try {
-        sharing.set(
-          d,
-          await probeBucketSharing(
-            mine.map((p, i) => ({ id: p.id, horizon: p.node, budget: budgets[i]! })),
-            {
-              record: (x) => recorder.record(x),
-              signal: controller.signal,
-              timeoutMs: d.target.limits.timeoutMs,
-              progress: (phase, requestsSent) =>
-                progress({ stage: 'probes', phase: `${d.target.name} ${phase}`, requestsSent }),
-            },
-          ),
-        );
-      } finally {
-        for (const b of budgets) b.close();
-      }
+      sharing.set(
+        d,
+        await probeBucketSharing(
+          mine.map((p, i) => ({ id: p.id, horizon: p.node, budget: budgets[i]! })),
+          {
+            record: (x) => recorder.record(x),
+            signal: controller.signal,
+            timeoutMs: d.target.limits.timeoutMs,
+            progress: (phase, requestsSent) =>
+              progress({ stage: 'probes', phase: `${d.target.name} ${phase}`, requestsSent }),
+          },
+        ),
+      );
     }
     // Contracts: every unit with a selected rule, a few at a time.
     const units: [Deployment, Unit][] = deployments.flatMap((d, i) =>
@@ -271,7 +256,10 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
         const ctx = ctxFor(d, u.view, u.key, u.rules);
         let got: CheckResult[];
         try {
-          const outcome = await runContracts(ctx);
+          const outcome =
+            opts.runner === 'playwright'
+              ? await (await import('../contracts/playwright/run.js')).runContractsInPlaywright(ctx)
+              : await runContracts(ctx);
           // Each unit covers its own rules: its records are named by its deployment and node.
           got = [...outcome.checks, ...cover(ctx.selected, outcome.checks, outcome.gaps)];
           if (outcome.playwrightReport) playwrightReports.push(`fleet/${u.key}/${outcome.playwrightReport}`);
@@ -280,9 +268,9 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
           got = cover(ctx.selected, [], [stageFailed('contracts', e, redactor)]);
         }
         checks.push(...tag(got, d.target.name, u.node));
-        if (u.node) spend(spendKey(d.target.name, u.node.kind, u.node.name)).contracts = Budget.usedIn(ctx.tallyFile!);
+        if (u.node) spend(spendKey(d.target.name, u.node.kind, u.node.name)).contracts = countOf(ctx.tally!);
       });
-    await pool(opts.contractConcurrency ?? 2, jobs);
+    await pool(opts.contractConcurrency ?? 8, jobs);
     for (const d of deployments) checks.push(...absentKinds(d.target, selected));
 
     // Probes: one plan per distinct horizon token; the nodes of a lane share a bucket (or may) and are
@@ -326,7 +314,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
         await pause(settle, controller.signal);
       }
       // One plan runs as before, in this thread; several at once each get a thread (own event loop, own timers).
-      const threaded = lanes.length > 1 && (await threadsAvailable());
+      const threaded = lanes.length > 1;
       const order = new Map<string, PlanOrder>();
       const runPlan = async ({ d, node, ctx, id }: Probed): Promise<TimelineEntry[]> => {
         const ref = { kind: 'horizon', name: node.name };
@@ -340,7 +328,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
           checks.push(...tag(cover(ctx.selected, [], [stageFailed('probes', e, redactor)]), d.target.name, ref));
           return [];
         } finally {
-          spend(spendKey(d.target.name, 'horizon', node.name)).probes = Budget.usedIn(ctx.tallyFile!);
+          spend(spendKey(d.target.name, 'horizon', node.name)).probes = countOf(ctx.tally!);
         }
       };
       const runLane = async (lane: Probed[]): Promise<TimelineEntry[]> => {
@@ -361,7 +349,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
               stage: 'probes',
               phase: `${p.id}: waiting ${(waitMs / 1000).toFixed(1)} s for the bucket it shares with ${prev.id} to fill`,
               expectedRemainingMs: waitMs,
-              requestsSent: Budget.usedIn(p.ctx.tallyFile!),
+              requestsSent: countOf(p.ctx.tally!),
             });
             await pause(waitMs, controller.signal);
           }
@@ -406,10 +394,10 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     );
     const fleet = rollupFleet({
       checks,
-      targets: deployments.map((d) => ({ name: d.target.name, requestsSent: Budget.usedIn(d.budgetFile) })),
+      targets: deployments.map((d) => ({ name: d.target.name, requestsSent: countOf(d.budget) })),
       nodes,
     });
-    const results = buildResults({
+    let results = buildResults({
       target: opts.targets.map((t) => t.name).join(', '),
       startedAt,
       finishedAt: new Date(),
@@ -426,6 +414,7 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
         fleet,
       },
     });
+    if (opts.finish) results = await opts.finish(results);
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);
     // The report's limiter charts read one node's timeline; several nodes' go to timeline.json, tagged.
@@ -443,6 +432,5 @@ export async function runFleet(opts: FleetRunOptions): Promise<RunOutcome> {
     return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
-    rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -1,8 +1,7 @@
 // One run of chainprobe: resolve the target, run the selected stages (contracts and probes side by side)
 // under one budget and one abort signal, roll the checks up and write the reports.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { newCounter } from '../src/budget.js';
 import { buildResults, exitCodeOf, type ResultsFile } from '../src/results.js';
 import { RULES, stageOf } from '../src/rules/catalogue.js';
 import { cover, INTERRUPTED, stageFailed, type Gap } from '../src/coverage.js';
@@ -12,13 +11,13 @@ import { secretsOf } from '../src/target-file/load.js';
 import { newRunSeed } from '../src/auth/near-miss.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
-import type { ContractTrace, ProbeAnswer, ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
-import { runContracts, type ContractsOptions } from '../contracts/run.js';
+import type { ProbeAnswer, ProgressEvent, RunContext, TimelineEntry } from '../src/stages.js';
+import { runContracts, type ContractsOptions } from '../contracts/engine.js';
 import { clearReports, writeReports } from '../reports/write.js';
 import type { HarExchange } from '../reports/har.js';
 import { historyOf } from '../src/fleet/history.js';
 import { diffBaseline, summarizeBaseline, type BaselineDiff } from '../reports/baseline.js';
-import { exportCauses, groupCauses, parseCause, whereOf } from '../src/net/causes.js';
+import { groupCauses, parseCause, whereOf } from '../src/net/causes.js';
 import { preflight } from '../src/net/preflight.js';
 import { tlsRecord, useTls } from '../src/tls/trust.js';
 
@@ -47,6 +46,13 @@ export interface RunOptions {
   redactor?: Redactor;
   /** --har: also write every exchange of the run as HAR 1.2 to this file. */
   har?: string;
+  /**
+   * Before the reports are written: the caller's last word on the results (--waivers marks the
+   * checks they cover, --compare adds the comparison with the other deployment's run).
+   */
+  finish?: (results: ResultsFile) => ResultsFile | Promise<ResultsFile>;
+  /** --runner: the contract rules' host, the command's own engine (default) or Playwright Test. */
+  runner?: 'engine' | 'playwright';
 }
 
 export interface RunOutcome {
@@ -55,8 +61,6 @@ export interface RunOutcome {
   baseline?: BaselineDiff;
   files: string[];
   interrupted: boolean;
-  /** Where the contract run's time went, when contracts ran. */
-  contractTrace?: ContractTrace;
 }
 
 /**
@@ -89,9 +93,6 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   useTls(opts.target.tls);
   const seed = opts.seed ?? newRunSeed();
   const redactor = opts.redactor ?? new Redactor(secretsOf(opts.target), seed);
-  const workDir = mkdtempSync(join(tmpdir(), 'chainprobe-'));
-  const budgetFile = join(workDir, 'budget.count');
-  writeFileSync(budgetFile, '');
   const controller = new AbortController();
   const abortedAt = whenAborted(controller.signal);
   const onAbort = () => controller.abort();
@@ -103,8 +104,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     target: opts.target,
     selected: (id) => opts.selection.rule(id),
     outDir: resolve(opts.outDir),
-    workDir,
-    budgetFile,
+    budget: newCounter(),
     deadline: startedAt.getTime() + opts.target.limits.maxSeconds * 1000,
     seed,
     redactor,
@@ -120,7 +120,6 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   let timeline: TimelineEntry[] = [];
   let limiter: ResultsFile['limiter'] = null;
   let playwrightReport: string | undefined;
-  let contractTrace: ContractTrace | undefined;
   /** When each stage ran, and in which order (results.json `stages` and `order`). */
   const stages: { stage: string; startedAt: string; finishedAt: string }[] = [];
   let order = ONE_AFTER_ANOTHER;
@@ -131,7 +130,6 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     await clearReports(ctx.outDir);
     // One connection per address first: a target none of whose addresses answers is not tried 60 times.
     const pre = await preflight(opts.target, Math.min(opts.target.limits.timeoutMs, 10_000));
-    ctx.knownCauses = exportCauses();
     const nothingReachable = pre.addresses.length > 0 && pre.causes.length === pre.addresses.length;
     // Nothing reachable: only the tests of the rules this target cannot test run (they send nothing, and
     // keep their `skipped` with its reason); every other rule would have talked to a host, it gets the cause.
@@ -155,11 +153,13 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     };
     const contracts = (how: ContractsOptions = {}) =>
       timed('contracts', async () => {
-        const outcome = await runContracts(ctx, how);
+        const outcome =
+          opts.runner === 'playwright'
+            ? await (await import('../contracts/playwright/run.js')).runContractsInPlaywright(ctx)
+            : await runContracts(ctx, how);
         byStage.contracts.checks.push(...outcome.checks);
         byStage.contracts.gaps.push(...outcome.gaps);
         playwrightReport = outcome.playwrightReport;
-        contractTrace = outcome.trace;
         exchanges.push(...(outcome.exchanges ?? []).map((x) => ({ ...x, stage: 'contracts' as const })));
       });
     const probes = () =>
@@ -175,7 +175,8 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       });
     const horizonWhere = opts.target.nodes.horizon && whereOf(opts.target.nodes.horizon.endpoint);
     const preflightHorizonCause = horizonWhere && pre.causes.find((c) => c.where === horizonWhere)?.line;
-    if (!nothingReachable && wants('contracts') && wants('probes') && horizonWhere && !preflightHorizonCause) {
+    const sideBySide = opts.runner !== 'playwright' && !nothingReachable && wants('contracts') && wants('probes');
+    if (sideBySide && horizonWhere && !preflightHorizonCause) {
       // Side by side: the probes have the horizon node to themselves, the contract checks of the
       // other hosts run meanwhile, and those of the horizon node wait until the probes are done.
       order = SIDE_BY_SIDE;
@@ -199,7 +200,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     // Every selected rule gets a verdict: those without a check get the first reason that covers them.
     checks.push(...cover(ctx.selected, checks, gaps));
 
-    const results = buildResults({
+    let results = buildResults({
       target: opts.target.name,
       startedAt,
       finishedAt: new Date(),
@@ -216,6 +217,7 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
         ...opts.extra,
       },
     });
+    if (opts.finish) results = await opts.finish(results);
     let baseline: BaselineDiff | undefined;
     if (opts.baseline) baseline = diffBaseline(opts.baseline, results);
     const history = historyOf(opts.history, results);
@@ -228,10 +230,9 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       ...(opts.har !== undefined && { har: { file: opts.har, exchanges } }),
     });
     history.keep();
-    return { results, exitCode: exitCodeOf(results), baseline, files, interrupted, contractTrace };
+    return { results, exitCode: exitCodeOf(results), baseline, files, interrupted };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
-    rmSync(workDir, { recursive: true, force: true });
   }
 }
 

@@ -1,15 +1,13 @@
 // One horizon node's rate-limit plan in a worker thread of its own. Several plans run at once in a
 // fleet run; in one event loop, one plan's model work (the replay analyses between phases) would
 // hold back the timers of the others and their pacing would suffer. Each thread has its own event
-// loop; the request budget is the run's counter file, shared by every thread and process.
-// A thread has no TypeScript loader: it runs chainprobe's JavaScript (src/compiled.ts).
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parentPort, workerData, Worker } from 'node:worker_threads';
+// loop; the request budget is the run's counter in shared memory (src/budget.ts). The thread runs
+// this very module (src/package.ts moduleWorker).
+import { parentPort, workerData } from 'node:worker_threads';
+import { moduleWorker } from '../src/package.js';
 import { runProbes } from '../load/run.js';
 import { secretsOf, type ResolvedHorizon, type ResolvedTarget } from '../src/target-file/types.js';
 import { Redactor } from '../src/record/redact.js';
-import { compiledRoot } from '../src/compiled.js';
 import type { ProbesOutcome, ProgressEvent, RunContext } from '../src/stages.js';
 
 interface ThreadInput {
@@ -17,9 +15,8 @@ interface ThreadInput {
   horizon: ResolvedHorizon;
   rules: string[];
   outDir: string;
-  workDir: string;
-  budgetFile: string;
-  tallyFile?: string;
+  budget: SharedArrayBuffer;
+  tally?: SharedArrayBuffer;
   deadline: number;
   seed: number;
   recordExchanges?: boolean;
@@ -29,22 +26,6 @@ type FromThread =
   | { type: 'progress'; event: ProgressEvent }
   | { type: 'done'; outcome: ProbesOutcome }
   | { type: 'failed'; message: string };
-
-/**
- * This module as plain JavaScript a worker thread can load: the package's own, or in a clone the
- * compiled copy the contract runner uses too (src/compiled.ts), compiled on first use.
- */
-function threadScript(): Promise<URL> {
-  return compiledRoot().then((root) => pathToFileURL(join(root, 'run', 'probe-thread.js')));
-}
-
-/** Whether plans can run in threads here (the compiled copy is there); otherwise they share this thread. */
-export function threadsAvailable(): Promise<boolean> {
-  return threadScript().then(
-    () => true,
-    () => false,
-  );
-}
 
 /** Runs `runProbes(ctx, horizon)` in a worker thread; aborting ctx.signal stops it sending at once. */
 export async function runProbesInThread(
@@ -57,14 +38,13 @@ export async function runProbesInThread(
     horizon,
     rules: rules.filter(ctx.selected),
     outDir: ctx.outDir,
-    workDir: ctx.workDir,
-    budgetFile: ctx.budgetFile,
-    tallyFile: ctx.tallyFile,
+    budget: ctx.budget,
+    tally: ctx.tally,
     deadline: ctx.deadline,
     seed: ctx.seed,
     recordExchanges: ctx.recordExchanges,
   };
-  const worker = new Worker(await threadScript(), { workerData: input });
+  const worker = moduleWorker(new URL(import.meta.url), { workerData: input });
   const onAbort = () => worker.postMessage({ type: 'abort' });
   if (ctx.signal.aborted) onAbort();
   else ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -100,9 +80,8 @@ async function threadMain(): Promise<void> {
     target: input.target,
     selected: (id) => rules.has(id),
     outDir: input.outDir,
-    workDir: input.workDir,
-    budgetFile: input.budgetFile,
-    tallyFile: input.tallyFile,
+    budget: input.budget,
+    tally: input.tally,
     deadline: input.deadline,
     seed: input.seed,
     // The thread's own, from the same target and seed: the run's object cannot cross into it.

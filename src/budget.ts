@@ -1,8 +1,7 @@
-// The run's request and time budget (target file `limits`), shared by every process of a run.
-// Playwright workers are separate processes, so the count lives in a file: each request appends
-// one byte with O_APPEND (atomic) and reads the size back. Concurrent takers can only make the
-// count look higher, never lower, so the bound is never exceeded.
-import { closeSync, fstatSync, openSync, statSync, writeSync } from 'node:fs';
+// The run's request and time budget (target file `limits`), shared by every part of a run: the
+// contract plans in the command's thread and the probes in theirs count in one shared memory word.
+// A claim past the bound still counts, so the count can only look higher, never lower: the bound
+// is never exceeded.
 
 export class BudgetExceeded extends Error {
   constructor(
@@ -18,34 +17,30 @@ export interface BudgetSpec {
   maxRequests: number;
   /** Absolute wall-clock deadline (ms since epoch). */
   deadline: number;
-  /** Counter file shared by the run's processes; in-memory when absent. */
-  counterFile?: string;
-  /** A second file counting only this part's requests (a fleet's per-node spend); never a bound. */
-  tallyFile?: string;
+  /** The run's request counter (newCounter), shared with the probes' threads; a counter of its own when absent. */
+  counter?: SharedArrayBuffer;
+  /** A second counter of only this part's requests (a fleet's per-node spend); never a bound. */
+  tally?: SharedArrayBuffer;
 }
 
+/** A request counter threads share (a worker thread gets the same memory through postMessage or workerData). */
+export const newCounter = (): SharedArrayBuffer => new SharedArrayBuffer(4);
+
+/** The count a counter holds. */
+export const countOf = (counter: SharedArrayBuffer): number => Atomics.load(new Int32Array(counter), 0);
+
 export class Budget {
-  private fd: number | undefined;
-  private tallyFd: number | undefined;
-  private local = 0;
+  private readonly count: Int32Array;
+  private readonly tally?: Int32Array;
 
   constructor(readonly spec: BudgetSpec) {
-    if (spec.counterFile) this.fd = openSync(spec.counterFile, 'a');
-    if (spec.tallyFile) this.tallyFd = openSync(spec.tallyFile, 'a');
+    this.count = new Int32Array(spec.counter ?? newCounter());
+    if (spec.tally) this.tally = new Int32Array(spec.tally);
   }
 
-  /** Requests counted in a run's counter file, read from outside a Budget (0 when there is none). */
-  static usedIn(counterFile: string): number {
-    try {
-      return statSync(counterFile).size;
-    } catch {
-      return 0;
-    }
-  }
-
-  /** Requests taken so far by every process of the run. */
+  /** Requests taken so far by every part of the run. */
   used(): number {
-    return this.fd === undefined ? this.local : fstatSync(this.fd).size;
+    return Atomics.load(this.count, 0);
   }
 
   remaining(): number {
@@ -59,15 +54,10 @@ export class Budget {
   /** Claims one request; throws BudgetExceeded when the run may not send it. */
   take(): void {
     if (Date.now() >= this.spec.deadline) throw new BudgetExceeded('seconds', 'the run reached limits.maxSeconds');
-    let count: number;
-    if (this.fd === undefined) count = ++this.local;
-    else {
-      writeSync(this.fd, '.');
-      count = fstatSync(this.fd).size;
-    }
-    if (count > this.spec.maxRequests)
+    // Atomics.add gives the count before this claim: concurrent takers each get their own.
+    if (Atomics.add(this.count, 0, 1) + 1 > this.spec.maxRequests)
       throw new BudgetExceeded('requests', `the run reached limits.maxRequests (${this.spec.maxRequests})`);
-    if (this.tallyFd !== undefined) writeSync(this.tallyFd, '.');
+    if (this.tally) Atomics.add(this.tally, 0, 1);
   }
 
   /** Whether n more requests fit, without claiming them. */
@@ -80,13 +70,6 @@ export class Budget {
     if (Date.now() >= this.spec.deadline) return 'the run reached limits.maxSeconds';
     const left = this.remaining();
     return left < n ? `limits.maxRequests leaves ${left} request(s)` : undefined;
-  }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-    if (this.tallyFd !== undefined) closeSync(this.tallyFd);
-    this.tallyFd = undefined;
   }
 
   static unlimited(): Budget {

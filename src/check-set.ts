@@ -28,6 +28,9 @@ export class Tally {
 
   add(c: CheckResult): void {
     this.summary[c.verdict]++;
+    // A failure an unexpired waiver covers (--waivers) is counted apart too: a merge keeps it waived.
+    if ((c.verdict === 'fail' || c.verdict === 'error') && c.waiver && !c.waiver.expired)
+      this.summary.waived = (this.summary.waived ?? 0) + 1;
     const seen = this.byRule.get(c.rule);
     if (seen) seen.add(c.verdict);
     else this.byRule.set(c.rule, new Set([c.verdict]));

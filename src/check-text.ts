@@ -1,5 +1,4 @@
-// A check as plain text, shared by the contract runner (Playwright's failure message) and the
-// report writers (JUnit's failure body).
+// A check as plain text, for the report writers (JUnit's failure body).
 import { curlOf } from './record/recorder.js';
 import type { CheckResult } from './verdict.js';
 

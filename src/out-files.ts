@@ -1,5 +1,5 @@
-// The names a run writes into its output folder: the report writers write them, the contract
-// runner writes Playwright's folder, and a new run clears them all first.
+// The names a run writes into its output folder: the report writers write them, `--runner
+// playwright` writes Playwright's folder, and a new run clears them all first.
 export const REPORT_FILES = {
   results: 'results.json',
   junit: 'junit.xml',
@@ -8,5 +8,5 @@ export const REPORT_FILES = {
   baseline: 'baseline-diff.json',
 } as const;
 
-/** Playwright's own HTML report, written by the contracts stage (contracts/run.ts). */
+/** Playwright's own HTML report, written under `--runner playwright` (contracts/playwright/run.ts). */
 export const PLAYWRIGHT_DIR = 'playwright';

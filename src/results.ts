@@ -2,6 +2,7 @@
 import { RULES } from './rules/catalogue.js';
 import type { CheckResult, Summary, Verdict } from './verdict.js';
 import { Tally } from './check-set.js';
+import { checkedAny, nothingChecked, type NothingChecked } from './coverage.js';
 
 export interface LimiterEstimates {
   limit: number;
@@ -22,6 +23,8 @@ export interface ResultsFile {
   rules: Record<string, Verdict>;
   checks: CheckResult[];
   limiter: LimiterEstimates | null;
+  /** Present when no check was made beyond `skipped`: which rules were skipped, and why. Exit status 1. */
+  nothingChecked?: NothingChecked;
   [extra: string]: unknown;
 }
 
@@ -50,6 +53,15 @@ import { TOOL } from './tool.js';
 export { TOOL };
 
 /**
+ * The version of results.json's format: it changes only when a field is renamed, removed or given
+ * another meaning (new fields keep it). A file without `format` is of format 1, the first.
+ */
+export const RESULTS_FORMAT = 1;
+
+/** A results file's format version (1 when it does not say). */
+export const formatOf = (results: ResultsFile): unknown => results.format ?? 1;
+
+/**
  * Rolls checks up into the summary and the per-rule verdicts. Every catalogue rule appears. A merge
  * that keeps its checks on disk gives its own tally of them and no checks (src/fleet/merge.ts).
  */
@@ -71,6 +83,7 @@ export function buildResults(input: {
   const rules = tally.rolledUp(RULES.map((r) => r.id));
   return {
     tool: { ...TOOL },
+    format: RESULTS_FORMAT,
     target: input.target,
     startedAt: input.startedAt.toISOString(),
     finishedAt: input.finishedAt.toISOString(),
@@ -78,11 +91,18 @@ export function buildResults(input: {
     rules,
     checks: input.checks,
     limiter: input.limiter,
+    // A merge hands its tally alone: the rules are known, their reasons stay with the checks (cli/merge.ts adds them).
+    ...(!checkedAny(summary) && { nothingChecked: nothingChecked(tally.rules(), input.checks) }),
     ...input.extra,
   };
 }
 
-/** Exit status of a run: 1 when any check failed or errored. */
+/**
+ * Exit status of a run: 1 when any check failed or errored, or when no check was made beyond
+ * `skipped` (results.nothingChecked: a run that tested nothing is no pass).
+ */
 export function exitCodeOf(results: ResultsFile): 0 | 1 {
-  return results.summary.fail > 0 || results.summary.error > 0 ? 1 : 0;
+  const s = results.summary;
+  // A failure an unexpired waiver covers (--waivers: summary.waived) does not count.
+  return s.fail + s.error - (s.waived ?? 0) > 0 || !checkedAny(s) ? 1 : 0;
 }

@@ -14,12 +14,10 @@ export interface RunContext {
   selected: (ruleId: string) => boolean;
   /** The output folder (reports/latest by default). */
   outDir: string;
-  /** A private working folder outside outDir (budget counter, scratch). */
-  workDir: string;
-  /** Counter file of the run's shared request budget (see src/budget.ts). */
-  budgetFile: string;
-  /** Counts this stage's own requests besides the shared budget (a fleet's per-node spend). */
-  tallyFile?: string;
+  /** The run's request counter (src/budget.ts newCounter), shared with the probes' threads. */
+  budget: SharedArrayBuffer;
+  /** Counts this part's own requests besides the shared budget (a fleet's per-node spend). */
+  tally?: SharedArrayBuffer;
   /** Absolute deadline of the whole run (ms since epoch), from limits.maxSeconds. */
   deadline: number;
   /** The run seed (near-miss credentials of the auth checks). */
@@ -34,8 +32,6 @@ export interface RunContext {
   signal: AbortSignal;
   /** Progress lines for the terminal (TTY) or CI log. */
   progress: (event: ProgressEvent) => void;
-  /** Connection causes the preflight found (src/net/causes.ts exportCauses), for the contract workers. */
-  knownCauses?: string;
   /** Hand every recorded exchange back in the outcome (the run writes a HAR). */
   recordExchanges?: boolean;
 }
@@ -79,50 +75,6 @@ export interface ContractsOutcome {
   seed?: number;
   /** Every exchange the contract tests recorded (redacted), when ctx.recordExchanges. */
   exchanges?: Exchange[];
-  /** Where the contract run's time went (the bench's trace; docs/benchmarks.md). */
-  trace?: ContractTrace;
-}
-
-/** One Playwright test of a contract run: when and where it ran, and what its body waited on. */
-export interface TestTrace {
-  family: string;
-  title: string;
-  /** Playwright's worker (a new index after each restart) and its slot (at most `workers` at once). */
-  workerIndex: number;
-  parallelIndex: number;
-  status: string;
-  /** ms since epoch, as Playwright reports it, and Playwright's duration (fixtures included). */
-  startTime: number;
-  durationMs: number;
-  /** Measured inside the worker: the test body, the worker's CPU meanwhile, and the time some request was in flight. */
-  bodyMs?: number;
-  cpuMs?: number;
-  networkMs?: number;
-  requests?: number;
-  /** The worker process's CPU and age when the test's fixture was set up (its start-up, for a worker's first test). */
-  workerCpuAtStartMs?: number;
-  workerAgeAtStartMs?: number;
-}
-
-export interface ContractTrace {
-  /** ms since epoch: the runner process was started, and it closed. */
-  spawnedAt: number;
-  closedAt: number;
-  /** CPU of the runner process itself (not its workers), from its reporter's end. */
-  runnerCpuMs?: number;
-  tests: TestTrace[];
-  /** Work the contract stage did itself meanwhile (the auth matrix, sent while Playwright started). */
-  stageWork?: StageWorkTrace[];
-}
-
-export interface StageWorkTrace {
-  /** The work's family (contracts/families.ts), or the auth matrix. */
-  family: string;
-  title: string;
-  /** ms since epoch. */
-  startedAt: number;
-  endedAt: number;
-  requests: number;
 }
 
 /**

@@ -19,6 +19,16 @@ export interface CheckResult {
   target?: string;
   node?: string;
   nodeKind?: string;
+  /** With --waivers: the waiver that names this failing or erroring check (src/waivers/waivers.ts). */
+  waiver?: {
+    rule: string;
+    reason: string;
+    expires: string;
+    link?: string;
+    target?: string;
+    node?: string;
+    expired?: true;
+  };
 }
 
 /**
@@ -39,7 +49,8 @@ export interface Evidence {
   [extra: string]: unknown;
 }
 
-export type Summary = Record<Verdict, number>;
+/** Checks per verdict; with --waivers, `waived` counts the failing and erroring ones an unexpired waiver covers. */
+export type Summary = Record<Verdict, number> & { waived?: number };
 
 export function emptySummary(): Summary {
   return { pass: 0, fail: 0, observed: 0, skipped: 0, error: 0 };

@@ -20,7 +20,6 @@ import { benchFleet, benchMerge } from './bench/fleet.js';
 import { runStability, stabilityLine } from './stability.js';
 import { benchWaits } from './bench/waits.js';
 import { updateBenchDoc } from './bench/doc.js';
-import { compiledRoot } from '../src/compiled.js';
 
 interface Settings {
   quick: boolean;
@@ -61,7 +60,7 @@ const SECTIONS: readonly Section[] = [
   },
   {
     key: 'waits',
-    title: 'Where users wait (issue 24)',
+    title: 'Where users wait (issue 41)',
     run: (s) =>
       benchWaits({
         reps: s.quick ? 1 : 3,
@@ -176,8 +175,6 @@ export async function runBench(o: {
   const settings: Settings = { quick: o.quick, outRoot: o.outRoot, log: o.log, sections: {}, markdown: {} };
   const figures: Figure[] = [];
   const measured: { key: string; title: string; figures: Figure[]; startedAt: Date; loadAtStart: number[] }[] = [];
-  // Compiled before any timing (src/compiled.ts): a first run after a change would otherwise pay for it.
-  await compiledRoot().catch(() => undefined);
   for (const section of SECTIONS) {
     if (o.only ? !o.only.has(section.key) : o.quick && section.key === 'stability') continue;
     const t0 = performance.now();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine, defineCommand } from '../cli/args.js';
 import { exitWith } from '../cli/fatal.js';
-import { compileProduct } from '../src/compiled.js';
+import { compileProduct } from './compile.js';
 
 export const BUILD = defineCommand({
   invocation: 'npm run build --',

@@ -96,9 +96,9 @@ export function commandsPage(): string {
     'the results in [results-file.md](results-file.md), the rules in [rules.md](rules.md).',
     '',
     'Installed from the package ([install.md](install.md)), the same commands are `chainprobe` (for `npm start --`)',
-    'and `chainprobe reference|merge|selfcheck|export|k6-bundle` (for `npm run <name> --`), with the same flags;',
+    'and `chainprobe reference|merge|compare|selfcheck|export|k6-bundle` (for `npm run <name> --`), with the same flags;',
     'relative paths are then taken from the current folder, and the reports go to `./chainprobe-report/` (its',
-    '`selfcheck/` and `merged/` for those commands) instead of `reports/`. The development commands (bench,',
+    '`selfcheck/`, `merged/` and `compare/` for those commands) instead of `reports/`. The development commands (bench,',
     'generate, test, stability, build) exist in a clone only.',
   ];
   for (const { def } of COMMANDS) out.push('', ...commandSection(def));

@@ -15,6 +15,7 @@ import { commandLine } from '../cli/args.js';
 import { GENERATE } from './generate-flags.js';
 import { exitWith } from '../cli/fatal.js';
 import { validatorsModule, VALIDATORS_FILE } from './generate-validators.js';
+import { TARGET_SCHEMA, targetSchemaWithRules } from './target-rules.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCHEMA_DIR = join(ROOT, 'schemas');
@@ -186,6 +187,14 @@ async function main(): Promise<void> {
       what: 'precompiled validators',
       wanted: new Map([[VALIDATORS_FILE, validatorsModule()]]),
       have: readAll(VALIDATORS_DIR, [VALIDATORS_FILE]),
+      removeExtra: false,
+    },
+    {
+      dir: SCHEMA_DIR,
+      rel: 'schemas',
+      what: "the target schema's x-rules",
+      wanted: new Map([[TARGET_SCHEMA, targetSchemaWithRules(SCHEMA_DIR)]]),
+      have: readAll(SCHEMA_DIR, [TARGET_SCHEMA]),
       removeExtra: false,
     },
     ...(() => {

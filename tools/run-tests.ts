@@ -9,7 +9,6 @@ import { fileURLToPath } from 'node:url';
 import { commandLine, defineCommand } from '../cli/args.js';
 import { exitWith } from '../cli/fatal.js';
 import { browserRequired, findChromium, skipLine } from '../test/support/chromium.js';
-import { compiledRoot } from '../src/compiled.js';
 
 export const TEST = defineCommand({
   invocation: 'npm test --',
@@ -159,9 +158,6 @@ async function main(): Promise<void> {
     console.error(`no test files found${only.length ? ` under ${only.map((d) => join('test', d)).join(', ')}` : ''}`);
     process.exit(1);
   }
-  // The copy of the product Playwright runs (src/compiled.ts), compiled once here rather than by
-  // the first test files at the same time.
-  await compiledRoot().catch(() => undefined);
   const tests = startTests(concurrency, files);
   const checks = only.length === 0 ? staticChecks() : Promise.resolve(undefined);
   const failedCheck = await checks;

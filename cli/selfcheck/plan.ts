@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FaultDef } from '../../reference/faults/types.js';
 import { familyOf } from '../../src/rules/catalogue.js';
 import { parseSelectors } from '../../src/select.js';
+import { userCommand } from '../../src/package.js';
 
 /** The subset's pick per rule section, where the catalogue has it; otherwise its first fault there. */
 const REPRESENTATIVES = [
@@ -56,7 +57,7 @@ export function planRuns(
     const unknown = opts.onlyFaults.filter((n) => !names.has(n));
     if (unknown.length)
       throw new PlanError(
-        `--only-faults: unknown fault ${unknown.map((n) => `"${n}"`).join(', ')} (npm run reference -- --list-faults)`,
+        `--only-faults: unknown fault ${unknown.map((n) => `"${n}"`).join(', ')} (${userCommand('reference', '--list-faults')})`,
       );
     const wanted = new Set(opts.onlyFaults);
     faults = faults.filter((f) => wanted.has(f.name));

@@ -6,15 +6,13 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redactor } from '../../src/record/redact.js';
-import { INSTALLED, PACKAGE_ROOT } from '../../src/package.js';
+import { PACKAGE_ROOT, startArgs } from '../../src/package.js';
 import { defaultOptions } from '../../reference/options.js';
 import type { ResultsFile } from '../../src/results.js';
 import type { RunFacts } from './classify.js';
 
 /** Each variant runs chainprobe as a user does: the package's compiled start module, or `npm start` in a clone. */
-const START_ARGS = [
-  INSTALLED ? fileURLToPath(new URL('../start.js', import.meta.url)) : join(PACKAGE_ROOT, 'cli', 'clone-start.mjs'),
-];
+const START_ARGS = startArgs();
 
 /** The embedded reference's credentials: nothing a run prints may show them. */
 const redactor = new Redactor(Object.values(defaultOptions().credentials));

@@ -2,13 +2,24 @@
 // raises Remaining and lowers Reset; a pause as long as the last Reset restores a first-request
 // look) and RL-12 (Reset agrees with Remaining and T). Directions are judged on answers whose order
 // at the server is certain (no overlap of their network intervals); the model decides when a
-// change is required, and whether a request was counted at all.
+// change is required, and whether a request was counted at all. A Reset no GCRA can send is RL-12's
+// alone (its value is the evidence there): RL-03 and RL-04 judge what Remaining shows without it.
 import { ceilSeconds, within, type Interval } from '../model/gcra.js';
 import { replay, type ReplayInput } from '../model/replay.js';
 import type { Sample } from '../session.js';
 import { classOf, fmtT, ok, stepOf, type CheckInput, type Finding, type Known } from './common.js';
 
-const hasRlValues = (s: Sample) => s.rl.remaining !== undefined && s.rl.reset !== undefined;
+/** An answer with a Remaining to judge (its Reset is judged too where it has a usable one). */
+const hasRlValues = (s: Sample) => s.rl.remaining !== undefined;
+
+/** Both answers carry a usable Reset. */
+const bothResets = (a: Sample, b: Sample) => a.rl.reset !== undefined && b.rl.reset !== undefined;
+
+/** Why the Reset of these answers cannot be judged here, and which rule judges it. */
+const unusableReset = (samples: readonly Sample[]) =>
+  samples.some((s) => s.rl.impossible?.reset)
+    ? 'a value no GCRA sends: RL-12 judges it'
+    : 'missing or not an integer: RL-01 judges it';
 
 /** Consecutive accepted answers (send order) whose network intervals do not overlap. */
 function orderedAcceptedPairs(input: CheckInput, samples: readonly Sample[]): [Sample, Sample][] {
@@ -22,8 +33,8 @@ function orderedAcceptedPairs(input: CheckInput, samples: readonly Sample[]): [S
 export interface MethodCharge {
   method: Sample['method'];
   seq: number;
-  /** The GET after it, and what it showed. */
-  next: { seq: number; remaining: number; reset: number };
+  /** The GET after it, and what it showed (Reset when usable). */
+  next: { seq: number; remaining: number; reset?: number };
   /** The model's answer for that GET with the request counted, and with it left out. */
   ifCounted: { remaining: Interval; reset: Interval };
   ifNotCounted: { remaining: Interval; reset: Interval };
@@ -56,12 +67,16 @@ export function methodCharges(input: CheckInput, limit: number, T: Interval): Me
     const notCounted = answerFor('bypassed');
     if (!counted || !notCounted) continue;
     const fits = (p: { remaining: Interval; reset: Interval }) =>
-      within(next.rl.remaining!, p.remaining) && within(next.rl.reset!, p.reset);
+      within(next.rl.remaining!, p.remaining) && (next.rl.reset === undefined || within(next.rl.reset, p.reset));
     const [c, n] = [fits(counted), fits(notCounted)];
     out.push({
       method: x.method,
       seq: x.seq,
-      next: { seq: next.seq, remaining: next.rl.remaining!, reset: next.rl.reset! },
+      next: {
+        seq: next.seq,
+        remaining: next.rl.remaining!,
+        ...(next.rl.reset !== undefined ? { reset: next.rl.reset } : {}),
+      },
       ifCounted: counted,
       ifNotCounted: notCounted,
       seen: c && n ? 'either' : c ? 'counted' : n ? 'not counted' : 'neither',
@@ -74,9 +89,10 @@ const span = (r: Interval) => (r.lo === r.hi ? `${r.lo}` : `${r.lo}..${r.hi}`);
 
 function chargeProblem(m: MethodCharge): string {
   return (
-    `${m.method} #${m.seq} was not counted: the GET after it (#${m.next.seq}) showed Remaining ${m.next.remaining}, ` +
-    `Reset ${m.next.reset} s, as if the ${m.method} had never reached the bucket ` +
-    `(counted, it leaves Remaining ${span(m.ifCounted.remaining)}, Reset ${span(m.ifCounted.reset)} s)`
+    `${m.method} #${m.seq} was not counted: the GET after it (#${m.next.seq}) showed Remaining ${m.next.remaining}` +
+    `${m.next.reset === undefined ? '' : `, Reset ${m.next.reset} s`}, as if the ${m.method} had never reached the bucket ` +
+    `(counted, it leaves Remaining ${span(m.ifCounted.remaining)}` +
+    `${m.next.reset === undefined ? '' : `, Reset ${span(m.ifCounted.reset)} s`})`
   );
 }
 
@@ -91,12 +107,14 @@ export function checkFasterThanT(input: CheckInput, { T, limit }: Pick<Known, 'T
     };
   // Arrivals are at most receivedAt - sentAt apart: that must be under T for the direction to be required.
   const fast = orderedAcceptedPairs(input, input.a.samples).filter(([a, b]) => b.receivedAt - a.sentAt < T.lo);
-  const wrong = fast.filter(([a, b]) => b.rl.remaining! > a.rl.remaining! || b.rl.reset! < a.rl.reset!);
+  const wrong = fast.filter(
+    ([a, b]) => b.rl.remaining! > a.rl.remaining! || (bothResets(a, b) && b.rl.reset! < a.rl.reset!),
+  );
   const first = quick[0]!;
   const last = quick[quick.length - 1]!;
   const p = stepOf(input, last)?.prediction.accepted;
   const mustFall = p !== undefined && p.remaining.hi < first.rl.remaining!;
-  const mustGrow = p !== undefined && p.reset.lo > first.rl.reset!;
+  const mustGrow = p !== undefined && bothResets(first, last) && p.reset.lo > first.rl.reset!;
   const problems: string[] = [];
   if (wrong.length)
     problems.push(
@@ -112,7 +130,7 @@ export function checkFasterThanT(input: CheckInput, { T, limit }: Pick<Known, 'T
   const evidence = {
     expected: `each step faster than T (${fmtT(T)}): Remaining not up, Reset not down; over the quick run Remaining falls${mustGrow ? ' and Reset grows' : ''}`,
     actual: {
-      quickRun: quick.map((s) => ({ seq: s.seq, remaining: s.rl.remaining, reset: s.rl.reset })),
+      quickRun: quick.map((s) => ({ seq: s.seq, remaining: s.rl.remaining, reset: s.rl.reset ?? s.rl.raw.reset })),
       stepsJudged: fast.length,
       wrongSteps: wrong.slice(0, 5).map(([a, b]) => `#${a.seq}->#${b.seq}`),
       // How each method moved the bucket: the GET after it, against the model with it counted and without.
@@ -142,8 +160,12 @@ export function checkFasterThanT(input: CheckInput, { T, limit }: Pick<Known, 'T
       : {
           verdict: 'pass',
           message:
-            `over ${fast.length} steps faster than T, Remaining fell and Reset grew ` +
-            `(${first.rl.remaining}/${first.rl.reset} s -> ${last.rl.remaining}/${last.rl.reset} s in the quick run)` +
+            `over ${fast.length} steps faster than T, Remaining fell` +
+            `${bothResets(first, last) ? ' and Reset grew' : ''} ` +
+            (bothResets(first, last)
+              ? `(${first.rl.remaining}/${first.rl.reset} s -> ${last.rl.remaining}/${last.rl.reset} s in the quick run)`
+              : `(Remaining ${first.rl.remaining} -> ${last.rl.remaining} in the quick run)`) +
+            `${bothResets(first, last) ? '' : `; Reset not judged here (${unusableReset(quick)})`}` +
             countedNote(charges),
           evidence,
           samples: quick,
@@ -160,17 +182,24 @@ export function checkPauses(input: CheckInput, { pause }: Pick<Known, 'pause'>):
   const T = input.a.T;
   const { full, pausedAfter } = pause;
   const limit = input.a.limit;
+  const made = input.plan.dynamics?.pause;
+  // The pause the rule names (the last Reset), or the model's time to full when that Reset was not usable.
+  const byModel = made?.basis === 'model';
+  const pauseText = byModel
+    ? `a pause of ${(made.ms / 1000).toFixed(2)} s, the model's time to full (${made.why})`
+    : `a pause of the last Reset (${pausedAfter.rl.reset} s)`;
   const problems: string[] = [];
   // Every ordered pair of acceptances with a pause long enough that the model requires the change.
+  const resetFalls = (a: Sample, b: Sample, p: { reset: Interval }) => bothResets(a, b) && p.reset.hi < a.rl.reset!;
   const pauses = orderedAcceptedPairs(input, input.a.samples).filter(([a, b]) => {
     const p = stepOf(input, b)?.prediction.accepted;
-    return p !== undefined && (p.remaining.lo > a.rl.remaining! || p.reset.hi < a.rl.reset!);
+    return p !== undefined && (p.remaining.lo > a.rl.remaining! || resetFalls(a, b, p));
   });
   const wrong = pauses.filter(([a, b]) => {
     const p = stepOf(input, b)!.prediction.accepted!;
     return (
       (p.remaining.lo > a.rl.remaining! && !(b.rl.remaining! > a.rl.remaining!)) ||
-      (p.reset.hi < a.rl.reset! && !(b.rl.reset! < a.rl.reset!))
+      (resetFalls(a, b, p) && !(b.rl.reset! < a.rl.reset!))
     );
   });
   if (wrong.length)
@@ -178,21 +207,25 @@ export function checkPauses(input: CheckInput, { pause }: Pick<Known, 'pause'>):
       `after ${wrong.length} pause(s) long enough for recovery, Remaining did not rise or Reset did not fall (e.g. #${wrong[0]![0].seq}->#${wrong[0]![1].seq})`,
     );
   const resetCap = T ? ceilSeconds(T.hi) : undefined;
+  // A Reset that is not usable is judged by RL-01 (missing, not an integer) or RL-12 (no GCRA's): the look is Remaining's.
   const fullLook =
     limit !== undefined &&
     full.rl.remaining === limit - 1 &&
-    full.rl.reset !== undefined &&
-    (resetCap === undefined || full.rl.reset <= resetCap);
-  if (!ok(full))
-    problems.push(
-      `after a pause of the last Reset (${pausedAfter.rl.reset} s) the request got status ${full.status ?? full.error}`,
-    );
-  else if (!fullLook)
-    problems.push(
-      `after a pause of the last Reset (${pausedAfter.rl.reset} s) ` +
-        `the answer showed Remaining ${full.rl.raw.remaining}, Reset ${full.rl.raw.reset}; ` +
-        `a first answer shows Remaining ${limit === undefined ? 'Limit-1' : limit - 1}, Reset <= ${resetCap ?? 'ceil(T)'}`,
-    );
+    (full.rl.reset === undefined || resetCap === undefined || full.rl.reset <= resetCap);
+  // A pause the model set is judged only where the model, with the run's T, says it filled the bucket.
+  const surelyFull =
+    !byModel || (limit !== undefined && (stepOf(input, full)?.prediction.accepted?.remaining.lo ?? -1) >= limit - 1);
+  let unjudged: string | undefined;
+  if (!ok(full)) {
+    if (surelyFull) problems.push(`after ${pauseText} the request got status ${full.status ?? full.error}`);
+    else unjudged = `the request after it got status ${full.status ?? full.error}`;
+  } else if (!fullLook) {
+    const showed =
+      `the answer showed Remaining ${full.rl.raw.remaining}, Reset ${full.rl.raw.reset}; ` +
+      `a first answer shows Remaining ${limit === undefined ? 'Limit-1' : limit - 1}, Reset <= ${resetCap ?? 'ceil(T)'}`;
+    if (surelyFull) problems.push(`after ${pauseText} ${showed}`);
+    else unjudged = showed;
+  }
   const resetZero = input.a.samples.filter((s) => s.rl.reset === 0).length;
   const evidence = {
     expected: {
@@ -205,23 +238,41 @@ export function checkPauses(input: CheckInput, { pause }: Pick<Known, 'pause'>):
       pause: {
         from: pausedAfter.seq,
         waitedMs: Math.round(full.sentAt - pausedAfter.receivedAt),
-        lastReset: pausedAfter.rl.reset,
+        lastReset: pausedAfter.rl.reset ?? pausedAfter.rl.raw.reset ?? null,
+        setBy: byModel ? `the model's time to full: ${made.why}` : 'the last Reset',
       },
     },
     tolerance: `T ${fmtT(T)}; the pause counts from the previous answer's arrival, so the server saw at least the last Reset`,
     observation: { resetZeroShown: resetZero > 0, resetZeroAnswers: resetZero },
   };
-  return problems.length
-    ? { verdict: 'fail', message: problems.join('; '), evidence, samples: [pausedAfter, full, ...(wrong[0] ?? [])] }
-    : {
-        verdict: 'pass',
-        message:
-          `${pauses.length} pause(s) raised Remaining and lowered Reset; ` +
-          `after the last Reset (${pausedAfter.rl.reset} s) the answer looked like a first one ` +
-          `(Remaining ${full.rl.remaining}, Reset ${full.rl.reset})`,
-        evidence,
-        samples: [pausedAfter, full],
-      };
+  if (problems.length)
+    return {
+      verdict: 'fail',
+      message: problems.join('; '),
+      evidence,
+      samples: [pausedAfter, full, ...(wrong[0] ?? [])],
+    };
+  if (unjudged !== undefined) {
+    const cause = `${pauseText} was shorter than the bucket can need at T ${fmtT(T)}`;
+    return {
+      verdict: 'error',
+      message: `${cause}, so whether the answer after it looks like a first one is not judged (${unjudged})`,
+      evidence: { ...evidence, cause },
+      samples: [pausedAfter, full],
+    };
+  }
+  const looked =
+    full.rl.reset === undefined
+      ? `Remaining ${full.rl.remaining}; its Reset not judged here (${unusableReset([full])})`
+      : `Remaining ${full.rl.remaining}, Reset ${full.rl.reset}`;
+  return {
+    verdict: 'pass',
+    message:
+      `${pauses.length} pause(s) raised Remaining${pauses.some(([a, b]) => bothResets(a, b)) ? ' and lowered Reset' : ''}; ` +
+      `after ${byModel ? pauseText : `the last Reset (${pausedAfter.rl.reset} s)`} the answer looked like a first one (${looked})`,
+    evidence,
+    samples: [pausedAfter, full],
+  };
 }
 
 /** Reset (whole seconds) allowed for an answer whose drain time lies in ttl, within one T plus a second. */
@@ -232,6 +283,12 @@ function resetWindow(ttl: Interval, T: Interval): Interval {
 export function checkResetAgrees(input: CheckInput, { limit, T }: Pick<Known, 'limit' | 'T'>): Finding {
   const counted = input.a.samples.filter((s) => ok(s) && s.rl.reset !== undefined);
   const bad: { s: Sample; why: string }[] = [];
+  // A Reset no GCRA can send (a Unix timestamp, milliseconds, days where Limit x T allows seconds),
+  // on any of the limiter's answers: its value is the evidence (model/possible.ts says why).
+  const impossible = input.a.samples.filter(
+    (s) => s.rl.impossible?.reset !== undefined && (ok(s) || classOf(input, s)?.limiterDenial),
+  );
+  for (const s of impossible) bad.push({ s, why: s.rl.impossible!.reset! });
   for (const s of counted) {
     const reset = s.rl.reset!;
     if (s.rl.remaining !== undefined && s.rl.remaining < limit) {
@@ -253,12 +310,14 @@ export function checkResetAgrees(input: CheckInput, { limit, T }: Pick<Known, 'l
         });
     }
   }
+  bad.sort((x, y) => x.s.seq - y.s.seq);
   const evidence = {
     expected: 'Reset within one T plus one second of the drain time, computed from Remaining and from the GCRA replay',
     actual: {
-      answers: counted.length,
+      answers: counted.length + impossible.filter((s) => ok(s)).length,
       disagreeing: bad.length,
-      examples: bad.slice(0, 5).map((b) => ({ seq: b.s.seq, why: b.why })),
+      examples: bad.slice(0, 5).map((b) => ({ seq: b.s.seq, reset: b.s.rl.raw.reset, why: b.why })),
+      ...(impossible.length ? { noGcraSends: impossible.length } : {}),
     },
     tolerance: `±(T + 1 s), T ${fmtT(T)}, arrival within [sent, received]`,
   };

@@ -11,13 +11,20 @@ const KINDS = [
   { method: 'HEAD', status: '429' },
 ] as const;
 
-/** What is wrong with one answer's rate-limit headers, or nothing. */
+/**
+ * What is wrong with one answer's rate-limit headers, or nothing. A Limit or Remaining no GCRA can
+ * send (a Limit of 0, Remaining at or above Limit) is RL-01's; a Reset no GCRA can send is an
+ * integer all the same, and RL-12's (Reset disagrees with Limit and T).
+ */
 export function headerProblems(s: Sample): string[] {
   const problems: string[] = [];
   for (const f of ['limit', 'remaining', 'reset'] as const) {
     const raw = s.rl.raw[f];
+    const impossible = s.rl.impossible?.[f];
     if (raw === undefined) problems.push(`X-RateLimit-${f[0]!.toUpperCase()}${f.slice(1)} missing`);
-    else if (s.rl[f] === undefined)
+    else if (impossible !== undefined) {
+      if (f !== 'reset') problems.push(impossible);
+    } else if (s.rl[f] === undefined)
       problems.push(`X-RateLimit-${f[0]!.toUpperCase()}${f.slice(1)} "${raw}" is not a non-negative integer`);
   }
   if (s.rl.remaining !== undefined && s.rl.limit !== undefined && s.rl.remaining >= s.rl.limit) {

@@ -91,6 +91,8 @@ export function checkRate(input: CheckInput, { estimate: est }: Pick<Known, 'est
   const tol = expected * RATE_TOLERANCE;
   const allowed = { lo: expected - tol, hi: expected + tol };
   if (input.planAssumed && est.method !== 'coarse') return withoutPlan(est);
+  // Refusals where the bucket surely had quota are RL-05's and RL-07's: the estimate rests on the rest.
+  const left = input.a.refusedWithQuota ?? [];
   const T = est.emissionIntervalMs;
   const perHour = 3_600_000 / T;
   const evidence = {
@@ -102,11 +104,15 @@ export function checkRate(input: CheckInput, { estimate: est }: Pick<Known, 'est
       perHour: Math.round(perHour),
       method: est.method,
       unexplainedAnswers: est.unexplained,
+      ...(left.length ? { refusalsLeftOut: left.map((s) => s.seq) } : {}),
     },
     tolerance: `±${RATE_TOLERANCE * 100}% of the expected T (${tol.toFixed(1)} ms); the estimate's band must lie within it`,
   };
   const deviation = ((T - expected) / expected) * 100;
-  const estimated = `T estimated ${fmtT(est.band)} (${Math.round(perHour)}/h, ${est.method})`;
+  const without = left.length
+    ? `, leaving out ${left.length} refusal(s) where a GCRA had quota (${left.map((s) => `#${s.seq}`).join(', ')})`
+    : '';
+  const estimated = `T estimated ${fmtT(est.band)} (${Math.round(perHour)}/h, ${est.method}${without})`;
   const what = `${estimated} vs ${expected.toFixed(1)} ms (${input.hourlyLimit}/h, ${input.customer})`;
   if (est.method === 'coarse')
     return {

@@ -35,11 +35,18 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
   // fails only when one T has surely passed between the two (GCRA has leaked a request); an
   // acceptance counts when one T may have passed between the limiter's two decisions: an answer
   // that reached the client late (a busy machine) must not hide a recovery the limiter made.
+  // Without a usable Reset (one no GCRA sends is RL-12's), the model's time to full stands for it.
+  const resetMsOf = (prev: Sample): number | undefined => {
+    if (prev.rl.reset !== undefined) return prev.rl.reset * 1000;
+    const ttl = stepOf(input, prev)?.prediction.accepted?.ttlMs.lo;
+    return ttl !== undefined && Number.isFinite(ttl) && ttl > 0 ? ttl : undefined;
+  };
   const judged = probes
     .flatMap((p) => {
       const prev = lastBefore(p);
-      if (!prev || prev.rl.reset === undefined) return [];
-      return [{ p, prev, resetMs: prev.rl.reset * 1000, waited: p.sentAt - prev.receivedAt }];
+      const resetMs = prev && resetMsOf(prev);
+      if (!prev || resetMs === undefined) return [];
+      return [{ p, prev, resetMs, waited: p.sentAt - prev.receivedAt }];
     })
     .filter((x) => {
       const surely = x.waited >= T.hi;
@@ -48,11 +55,15 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
     });
   const success = judged.find((x) => ok(x.p));
   const failed = judged.filter((x) => x.waited >= T.hi && classOf(input, x.p)?.limiterDenial);
+  const resetText = (x: { prev: Sample; resetMs: number }) =>
+    x.prev.rl.reset !== undefined
+      ? `Reset ${x.prev.rl.reset} s`
+      : `the model's time to full ${(x.resetMs / 1000).toFixed(1)} s, its Reset not usable`;
   for (const x of failed) {
     problems.push({
       why:
         `#${x.p.seq} sent ${(x.waited / 1000).toFixed(2)} s after the last acceptance ` +
-        `(#${x.prev.seq}, Reset ${x.prev.rl.reset} s) got 429; a GCRA has recovered one request after T ${fmtT(T)}`,
+        `(#${x.prev.seq}, ${resetText(x)}) got 429; a GCRA has recovered one request after T ${fmtT(T)}`,
       samples: [x.prev, x.p],
     });
   }
@@ -64,7 +75,7 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
         seq: x.p.seq,
         afterMs: Math.round(x.p.sentAt - x.prev.receivedAt),
         status: x.p.status,
-        resetThen: x.prev.rl.reset,
+        resetThen: x.prev.rl.reset ?? `model: ${Math.round(x.resetMs)} ms`,
       })),
       problems: problems.slice(0, 5).map((p) => p.why),
     },
@@ -81,11 +92,14 @@ export function checkGradualRecovery(input: CheckInput, { recovery: rec, T }: Pi
       message: "no request was sent about one T after the drain's last acceptance",
       evidence: { ...evidence, cause: rec.notes.join('; ') || 'no probe' },
     };
-  const resetThen = success.prev.rl.reset ?? 0;
   const afterS = (success.p.sentAt - success.prev.receivedAt) / 1000;
+  const still =
+    success.prev.rl.reset !== undefined
+      ? `Reset still said ${success.prev.rl.reset} s`
+      : `the bucket still needed ${(success.resetMs / 1000).toFixed(1)} s to be full (the model's; its Reset not usable)`;
   return {
     verdict: 'pass',
-    message: `a request ${afterS.toFixed(2)} s after the last acceptance succeeded while Reset still said ${resetThen} s: recovery is gradual`,
+    message: `a request ${afterS.toFixed(2)} s after the last acceptance succeeded while ${still}: recovery is gradual`,
     evidence,
     samples: [success.prev, success.p],
   };
@@ -112,13 +126,46 @@ function tooShort(input: CheckInput, s: Sample, retryAfterS: number): number | u
   return retryAfterS * 1000 + DEFAULT_PLAN.marginMs < least ? Math.floor(least) : undefined;
 }
 
+/** One retry-after the recovery tested: the 429 that promised it, and the request sent once it had passed. */
+interface PromiseTest {
+  /** How the report names it. */
+  what: string;
+  edge: { at: number; from: number; retryAfter: number };
+  test: Sample;
+}
+
+/** The promises the recovery tested: unexpected 429s' (from one T after the last acceptance on), and the edge after Remaining 0. */
+function promiseTests(rec: Known['recovery']): PromiseTest[] {
+  const out: PromiseTest[] = [];
+  (rec.promises ?? []).forEach((p, i) =>
+    out.push({
+      what:
+        i === 0
+          ? 'the unexpected 429 one T after the last acceptance'
+          : 'the 429 to the request testing the one before',
+      edge: p,
+      test: p.test,
+    }),
+  );
+  if (rec.edge && rec.atEdge) out.push({ what: 'the 429 right after Remaining 0', edge: rec.edge, test: rec.atEdge });
+  return out;
+}
+
 export function checkRetryAfterHonest(input: CheckInput, { recovery: rec }: Pick<Known, 'recovery'>): Finding {
   const { a } = input;
   const problems: { why: string; samples: Sample[] }[] = [];
-  const values: { seq: number; retryAfter: number; modelMax?: number }[] = [];
+  const values: { seq: number; retryAfter: number | string; modelMax?: number }[] = [];
   for (const c of a.classes) {
+    if (!c.limiterDenial) continue;
+    const impossible = c.sample.rl.impossible?.retryAfter;
+    if (impossible !== undefined) {
+      // A value no GCRA can send (model/possible.ts): never waited for, failed with the value.
+      values.push({ seq: c.sample.seq, retryAfter: c.sample.rl.raw.retryAfter ?? '' });
+      problems.push({ why: `429 #${c.sample.seq}: ${impossible}`, samples: [c.sample] });
+      continue;
+    }
     const ra = c.sample.rl.retryAfter;
-    if (!c.limiterDenial || ra === undefined) continue;
+    if (ra === undefined) continue;
     const hi = retryAfterBound(stepOf(input, c.sample), a.T);
     values.push({ seq: c.sample.seq, retryAfter: ra, modelMax: hi });
     if (hi !== undefined && ra > hi + 1) {
@@ -136,56 +183,79 @@ export function checkRetryAfterHonest(input: CheckInput, { recovery: rec }: Pick
         samples: [c.sample],
       });
   }
-  const edge = rec.edge;
-  const atEdge = rec.atEdge;
-  // A request the limiter accepted between the 429 and the edge request (a varied one, sent late by
-  // a busy machine once quota had leaked back) used what retry-after promised: the edge says nothing.
-  const spoiler = atEdge && edge ? a.samples.find((s) => s.seq > edge.from && s.seq < atEdge.seq && ok(s)) : undefined;
-  if (atEdge && !ok(atEdge) && edge && !notLimiters(input, atEdge) && !spoiler) {
+  // Every promise tested is judged on its own answer, whatever came before the 429 that made it.
+  const tests = promiseTests(rec).map((t) => ({
+    ...t,
+    // A request the limiter accepted between the 429 and the test (a varied one, sent late by a busy
+    // machine once quota had leaked back) used what retry-after promised: the test says nothing.
+    spoiler: a.samples.find((s) => s.seq > t.edge.from && s.seq < t.test.seq && ok(s)),
+  }));
+  const fromOf = (t: PromiseTest) => a.samples.find((s) => s.seq === t.edge.from);
+  for (const t of tests) {
+    if (ok(t.test) || notLimiters(input, t.test) || t.spoiler) continue;
     problems.push({
-      why: `#${atEdge.seq} sent once retry-after ${edge.retryAfter} s (from #${edge.from}) had passed still got ${atEdge.status ?? atEdge.error}`,
-      samples: [a.samples.find((s) => s.seq === edge.from)!, atEdge],
+      why:
+        `#${t.test.seq} sent once retry-after ${t.edge.retryAfter} s (from #${t.edge.from}, ${t.what}) ` +
+        `had passed still got ${t.test.status ?? t.test.error}`,
+      samples: [fromOf(t)!, t.test],
     });
   }
+  const kept = tests.filter((t) => ok(t.test));
   const evidence = {
     expected:
       'a request sent once retry-after has passed succeeds; retry-after is at most the GCRA wait rounded up, plus 1 s',
     actual: {
       retryAfters: values.slice(0, 10),
-      atEdge: atEdge
+      atEdge: rec.atEdge
         ? {
-            seq: atEdge.seq,
-            status: atEdge.status,
-            waitedMs: edge ? Math.round(atEdge.sentAt - (edge.at - edge.retryAfter * 1000)) : undefined,
+            seq: rec.atEdge.seq,
+            status: rec.atEdge.status,
+            waitedMs: rec.edge ? Math.round(rec.atEdge.sentAt - (rec.edge.at - rec.edge.retryAfter * 1000)) : undefined,
           }
         : null,
+      promisesTested: tests.map((t) => ({
+        promisedBy: t.edge.from,
+        what: t.what,
+        retryAfter: t.edge.retryAfter,
+        seq: t.test.seq,
+        status: t.test.status ?? null,
+        waitedMs: Math.round(t.test.sentAt - (t.edge.at - t.edge.retryAfter * 1000)),
+      })),
     },
     tolerance: `+1 s on the value (rule); the edge is counted from the 429's arrival, plus ${DEFAULT_PLAN.marginMs} ms`,
   };
   if (problems.length)
     return { verdict: 'fail', message: problems[0]!.why, evidence, samples: problems.flatMap((p) => p.samples) };
-  if (spoiler && atEdge && !ok(atEdge)) {
-    const cause = `#${spoiler.seq} was accepted after the 429 #${edge!.from} and before the edge request #${atEdge.seq}, using the quota retry-after promised`;
+  const spoiled = tests.find((t) => t.spoiler && !ok(t.test));
+  if (!kept.length && spoiled) {
+    const cause =
+      `#${spoiled.spoiler!.seq} was accepted after the 429 #${spoiled.edge.from} and before the edge request ` +
+      `#${spoiled.test.seq}, using the quota retry-after promised`;
     return {
       verdict: 'error',
       message: `the retry-after edge could not be tested: ${cause}`,
       evidence: { ...evidence, cause },
-      samples: [spoiler, atEdge],
+      samples: [spoiled.spoiler, spoiled.test],
     };
   }
-  if (!atEdge || !ok(atEdge))
+  if (!kept.length)
     return {
       verdict: 'error',
       message: `the request at the retry-after edge was not made: ${rec.notes.join('; ') || 'no usable retry-after'}`,
       evidence: { ...evidence, cause: rec.notes.join('; ') || 'no edge' },
     };
+  const waited =
+    kept.length === 1
+      ? `waiting retry-after (${kept[0]!.edge.retryAfter} s) was enough (#${kept[0]!.test.seq} accepted)` +
+        (kept[0]!.test !== rec.atEdge ? ` after ${kept[0]!.what} #${kept[0]!.edge.from}` : '')
+      : `waiting retry-after was enough each time: ${kept
+          .map((t) => `${t.edge.retryAfter} s after ${t.what} #${t.edge.from} (#${t.test.seq} accepted)`)
+          .join(', ')}`;
   return {
     verdict: 'pass',
-    message:
-      `waiting retry-after (${edge!.retryAfter} s) was enough (#${atEdge.seq} accepted) ` +
-      `and ${values.length} retry-after value(s) were within the GCRA wait`,
+    message: `${waited} and ${values.length} retry-after value(s) were within the GCRA wait`,
     evidence,
-    samples: [a.samples.find((s) => s.seq === edge!.from), atEdge],
+    samples: kept.flatMap((t) => [fromOf(t), t.test]),
   };
 }
 

@@ -20,6 +20,11 @@ export interface DrainPlan {
   burstRateFactor: number;
   /** T as far as known before the drain (ms, lower end): the leak the drain must outpace. */
   leakMs: number;
+  /**
+   * The longest a refusal's retry-after may hold the drain, ms: a cap's second, or a GCRA's wait
+   * (under one T) at twice T's upper end, rounded up. A longer value no cap or bucket needs sets no wait.
+   */
+  retryWaitMaxMs?: number;
   /** Requests beyond the forecast (in flight at the first 429, forecast error). */
   slack: number;
   /** The least gap kept between paced sends (Session.paceMs: a cap interval with margin, or what the proxy taught), ms. */
@@ -313,10 +318,11 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     .filter((s) => !headerlessRefusal(s))
     .map((s) => s.receivedAt)
     .sort((x, y) => y - x);
-  // A refusal's retry-after (the proxy's 429s to the burst say 1 s) is waited out too.
+  // A refusal's retry-after (the proxy's 429s to the burst say 1 s) is waited out too, as far as a
+  // cap or the bucket can need it.
   const waitedOut = session.samples.map((s) =>
     s.status !== undefined && s.status >= 300 && s.rl.retryAfter !== undefined
-      ? s.receivedAt + s.rl.retryAfter * 1000
+      ? s.receivedAt + Math.min(s.rl.retryAfter * 1000, plan.retryWaitMaxMs ?? Infinity)
       : -Infinity,
   );
   const resumeAt = Math.max(session.now(), (answeredLate[plan.cap - 1] ?? -Infinity) + WINDOW_MS, ...waitedOut) + 5;

@@ -6,6 +6,9 @@
 //   at the edge:     a GET once that retry-after has passed (must succeed, RL-07)
 //   tick-up:         only while T is still uncertain: a GET when the model says Remaining is back
 //                    to at least 1 (refines T), and a HEAD right after (Remaining > 0, RL-08)
+// A 429 where the model expected an acceptance (one T later: a cache that replays a refusal, a
+// limiter that recovers too slowly) is what RL-05 judges; its retry-after is a promise all the same,
+// so a GET goes once that has passed (RL-07), and recovery is followed on from its answer.
 import { is2xx as isOk } from '../../src/http/status.js';
 import { analyze, tatAfterLast } from '../analysis.js';
 import { burstOf } from '../model/gcra.js';
@@ -26,6 +29,12 @@ export interface RecoveryPlan {
 export interface RecoveryResult {
   beforeEdge?: Sample;
   oneTLater?: Sample;
+  /**
+   * When the request one T later got a 429 with a retry-after: each promise tested from there (the
+   * 429 that made it, engine ms when it fell due) and the GET sent once it had passed. A broken one
+   * is followed by a test of the promise its own 429 made, up to PROMISES_TESTED in all.
+   */
+  promises?: { at: number; from: number; retryAfter: number; test: Sample }[];
   afterZero?: Sample;
   atEdge?: Sample;
   tickUp?: Sample;
@@ -58,27 +67,30 @@ export async function runRecovery(session: Session, denial: Sample, plan: Recove
   // The next request is accepted once the backlog is back to burst x T. When the replay knows that
   // edge well (one T explains every answer), the request goes just after it, so that the one after
   // it waits almost a whole T; otherwise one T after the last acceptance (the edge is no later).
+  // Never sooner than one T after that acceptance's answer on the client's clock, though: a refusal
+  // there then surely came a whole T later, and RL-05 judges it (an answer read late, as on a busy
+  // machine, puts the replay's edge before that, and a refusal at the edge proves nothing).
   const tat = m1.Tsource === 'estimate' ? tatAfterLast(m1) : undefined;
   const burst = burstOf(m1.limit);
   const edge =
     tat && Number.isFinite(tat.lo) && Number.isFinite(tat.hi)
       ? { lo: tat.lo - burst * T.hi, hi: tat.hi - burst * T.lo }
       : undefined;
-  const oneTAt = edge && edge.hi - edge.lo <= T.lo / 4 ? edge.hi : lastAccepted.receivedAt + T.hi;
+  const byClock = lastAccepted.receivedAt + T.hi;
+  const oneTAt = edge && edge.hi - edge.lo <= T.lo / 4 ? Math.max(edge.hi, byClock) : byClock;
   session.enter('recovery: one T after the last acceptance', oneTAt - session.now());
   out.oneTLater = await session.sendToLimiter(
     'GET',
     'once one T has leaked since the last acceptance',
     oneTAt + plan.marginMs,
   );
-  if (!isOk(out.oneTLater)) {
-    out.notes.push(
-      `the request one T after the last acceptance got ${out.oneTLater.status ?? out.oneTLater.error}: recovery not followed further`,
-    );
-    return out;
+  let recovered = out.oneTLater;
+  if (!isOk(recovered)) {
+    const kept = await testPromise(session, recovered, plan, out, model);
+    if (!kept) return out;
+    recovered = kept;
   }
   // Use up anything else that leaked meanwhile, so the next request meets an empty bucket.
-  let recovered = out.oneTLater;
   for (let i = 0; i < 3 && (recovered.rl.remaining ?? 0) > 0; i++) {
     const next = await session.sendToLimiter(
       'GET',
@@ -155,4 +167,55 @@ export async function runRecovery(session: Session, denial: Sample, plan: Recove
     );
   }
   return out;
+}
+
+/** Most unexpected 429s whose retry-after the recovery tests in a row before it stops following recovery. */
+export const PROMISES_TESTED = 2;
+
+/**
+ * The request one T after the last acceptance got a refusal the model did not expect. A 429 with a
+ * retry-after the GCRA can mean promises an acceptance once it has passed: a GET then tests it
+ * (RL-07), and its acceptance is where recovery goes on from; a refused test made a promise of its
+ * own, tested the same way (up to PROMISES_TESTED). Anything else ends the recovery with a note: no
+ * promise to test, or one longer than a GCRA's wait (RL-07 fails on the value).
+ */
+async function testPromise(
+  session: Session,
+  first: Sample,
+  plan: RecoveryPlan,
+  out: RecoveryResult,
+  model: () => ReturnType<typeof analyze>,
+): Promise<Sample | undefined> {
+  let refused = first;
+  let got = `the request one T after the last acceptance got ${refused.status ?? refused.error}`;
+  for (let i = 0; i < PROMISES_TESTED; i++) {
+    const ra = refused.rl.retryAfter;
+    if (refused.status !== 429 || ra === undefined) {
+      out.notes.push(
+        `${got}${refused.status === 429 ? ' without a usable retry-after' : ''}: recovery not followed further`,
+      );
+      return undefined;
+    }
+    const m = model();
+    const bound = retryAfterBound(m.steps[m.samples.indexOf(refused)], m.T);
+    if (bound !== undefined && ra > bound + 1) {
+      out.notes.push(
+        `${got} with retry-after ${ra} s, longer than the GCRA wait allows (at most ${bound} s + 1 s): not waited for`,
+      );
+      return undefined;
+    }
+    const at = refused.receivedAt + ra * 1000;
+    session.enter(`recovery: the retry-after of an unexpected 429 (${ra} s)`, at - session.now());
+    const test = await session.sendToLimiter(
+      'GET',
+      `once the retry-after (${ra} s) of the unexpected 429 #${refused.seq} has passed`,
+      at + plan.marginMs,
+    );
+    (out.promises ??= []).push({ at, from: refused.seq, retryAfter: ra, test });
+    if (isOk(test)) return test;
+    got = `${got}, and the request once its retry-after (${ra} s) had passed got ${test.status ?? test.error}`;
+    refused = test;
+  }
+  out.notes.push(`${got}: recovery not followed further`);
+  return undefined;
 }

@@ -6,7 +6,7 @@ import { answerRpc } from './jsonrpc.js';
 import { chainKey, isUniversalNetwork, nativeNetwork } from './networks.js';
 import { apiVariant } from './variants.js';
 
-/** Lag of the faulty universal endpoint, in blocks: far beyond any sensible tolerance. */
+/** Lag of a stale universal endpoint (both bases, or the legacy one alone), in blocks: far beyond any tolerance. */
 const STALE_LAG = 40;
 const REPLICA_LAG = 25;
 
@@ -21,6 +21,7 @@ async function blockNumber(ctx: ApiContext): Promise<void> {
   if (apiFault(ctx.opts, 'block-number-negative')) n = -1;
   else if (apiFault(ctx.opts, 'universal-lags-native')) n -= STALE_LAG;
   else if (apiFault(ctx.opts, 'universal-goes-backwards') && calls % 2 === 0) n -= REPLICA_LAG;
+  else if (ctx.server === 'legacy' && apiFault(ctx.opts, 'legacy-stale-block-number')) n -= STALE_LAG;
   return ctx.reply.json(200, { block_number: n });
 }
 

@@ -106,6 +106,13 @@ const DEFS = [
     family: 'universal',
     description: 'the block-number endpoint alternates between two replicas, one 25 blocks behind',
   },
+  {
+    name: 'legacy-stale-block-number',
+    rule: 'UNI-02',
+    family: 'universal',
+    description:
+      '{legacy_base_url} serves the block number from a stale cache 40 blocks behind the native head ({base_url} is current)',
+  },
   // Native JSON-RPC
   {
     name: 'rpc-wrong-jsonrpc-version',

@@ -55,6 +55,23 @@ const defs = [
       'no gradual recovery, Remaining jumps back to full at the boundary.',
   },
   {
+    name: 'rl-replayed-refusal',
+    rule: 'RL-05',
+    family: 'limiter',
+    description:
+      "A response cache in front of the limiter keeps the limiter's first 429 for its retry-after and replays it once, " +
+      'to the first request in that time the limiter would take (about one T after the last acceptance); ' +
+      'the replayed retry-after stays honest: the request after it is accepted.',
+  },
+  {
+    name: 'rl-replayed-refusal-stale',
+    rule: 'RL-07',
+    family: 'limiter',
+    description:
+      "A response cache in front of the limiter keeps the limiter's first 429 for twice its retry-after and replays it " +
+      'to every request in that time the limiter would take: a request sent once the replayed retry-after has passed is refused again.',
+  },
+  {
     name: 'rl-retry-after-missing',
     rule: 'RL-06',
     family: 'limiter',
@@ -126,6 +143,14 @@ const defs = [
     family: 'limiter',
     description:
       'X-Ratelimit-Reset is padded by half of the drain time beyond the first interval (151 instead of 101 at exhaustion): it disagrees with Remaining and T.',
+  },
+  {
+    name: 'rl-reset-epoch',
+    rule: 'RL-12',
+    family: 'limiter',
+    description:
+      'X-Ratelimit-Reset is written as a Unix timestamp (the second the bucket is full again, as several public APIs do) ' +
+      'instead of the seconds until then: about 1.8 billion where Limit x T allows a few dozen.',
   },
   {
     name: 'rl-key-query-string',

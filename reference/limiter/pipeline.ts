@@ -50,7 +50,7 @@ export interface LimiterOptions {
 
 /** One decision for a key at a time; the state lives in the closure. `count` false: answer as if counted, keep the state. */
 type Core = (key: string, nowNs: bigint, count: boolean) => LimitOutcome;
-type HeaderTransform = (h: RateLimitHeaders, o: LimitOutcome) => void;
+type HeaderTransform = (h: RateLimitHeaders, o: LimitOutcome, nowMs: number) => void;
 
 /** How far the faults move the numbers; kept here so tests and descriptions agree. */
 export const FAULT_KNOBS = {
@@ -130,6 +130,12 @@ export function createHorizonLimiter(opts: LimiterOptions): HorizonLimiter {
       h.reset = ceilSeconds(o.resetNs + beyondFirst / 2n);
     });
   }
+  if (on('rl-reset-epoch')) {
+    // The Unix second at which the bucket is full again, as APIs that send a timestamp write it.
+    transforms.push((h, o, nowMs) => {
+      h.reset = ceilSeconds(msToNs(nowMs) + o.resetNs);
+    });
+  }
   if (on('rl-remaining-overstated')) {
     transforms.push((h, o) => {
       if (!o.limited) h.remaining = Math.max(h.remaining, Math.min(1, h.limit - 1));
@@ -163,16 +169,50 @@ export function createHorizonLimiter(opts: LimiterOptions): HorizonLimiter {
   // A HEAD is answered as a counted request would be, but the bucket keeps its state.
   const headFree = on('rl-head-free');
   const bucketOf = opts.variants?.has(ACCOUNT_BUCKET_VARIANT) ? () => ACCOUNT_BUCKET : (key: string) => key;
+  const replay = on('rl-replayed-refusal')
+    ? replayedRefusals({ holdFor: 1, once: true })
+    : on('rl-replayed-refusal-stale')
+      ? replayedRefusals({ holdFor: 2, once: false })
+      : undefined;
 
   return {
     params,
     perSecondCap,
     admit(key, nowMs, method = 'GET') {
       if (!cap.admit(key, nowMs)) return { by: 'proxy' };
-      const outcome = core(bucketOf(key), msToNs(nowMs), !(headFree && method === 'HEAD'));
+      const bucket = bucketOf(key);
+      const counts = !(headFree && method === 'HEAD');
+      // The cache answers only requests the limiter would take (it holds a refusal, not a quota).
+      const replayed = replay?.lookup(bucket, nowMs, () => !core(bucket, msToNs(nowMs), false).limited);
+      if (replayed) return replayed;
+      const outcome = core(bucket, msToNs(nowMs), counts);
       const headers = headersOf(outcome);
-      for (const t of transforms) t(headers, outcome);
-      return { by: 'limiter', limited: outcome.limited, headers };
+      for (const t of transforms) t(headers, outcome, nowMs);
+      const admission: Admission = { by: 'limiter', limited: outcome.limited, headers };
+      replay?.keep(bucket, nowMs, admission);
+      return admission;
+    },
+  };
+}
+
+/**
+ * A response cache in front of the limiter that keeps the limiter's first 429 of each bucket for
+ * `holdFor` times its retry-after and answers with it (the same headers, stale) requests the
+ * limiter would take in that time: the first of them only (`once`), or every one. The limiter
+ * never sees a replayed request, so it uses no quota (faults rl-replayed-refusal, -stale).
+ */
+function replayedRefusals(o: { holdFor: number; once: boolean }) {
+  const kept = new Map<string, { atMs: number; admission: Admission & { by: 'limiter' }; replays: number }>();
+  return {
+    lookup(bucket: string, nowMs: number, wouldTake: () => boolean): Admission | undefined {
+      const k = kept.get(bucket);
+      if (!k || (o.once && k.replays > 0)) return undefined;
+      if (nowMs >= k.atMs + o.holdFor * (k.admission.headers.retryAfter ?? 0) * 1000 || !wouldTake()) return undefined;
+      k.replays += 1;
+      return { ...k.admission, headers: { ...k.admission.headers } };
+    },
+    keep(bucket: string, nowMs: number, a: Admission & { by: 'limiter' }): void {
+      if (a.limited && !kept.has(bucket)) kept.set(bucket, { atMs: nowMs, admission: a, replays: 0 });
     },
   };
 }

@@ -7,8 +7,8 @@
 // request, failed before any byte of its answer, is sent once more on a new connection (the
 // contract requests are all reads) and its evidence says so. The rate-limit probes have their own
 // engine (load/engine/) and keep their own accounting.
-// undici loads with the first request, not with this module: Playwright's runner imports every spec
-// file to list the tests, and a contract worker whose work the contract stage sent sends nothing.
+// undici loads with the first request, not with this module: a command that sends nothing
+// (--help, merge, export) never loads it.
 import { subscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import type { Agent, Dispatcher } from 'undici';

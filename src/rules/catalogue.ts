@@ -4,13 +4,13 @@
 export type RuleKind = 'must' | 'std' | 'observe';
 
 /**
- * The access families, in the order --only lists them: one contract spec file each
- * (`contracts/<family>.spec.ts`), and `load`, the rate-limit probes.
+ * The access families, in the order --only lists them: a plan and its judges each
+ * (contracts/judges.ts), and `load`, the rate-limit probes.
  */
 export const FAMILY_NAMES = ['auth', 'universal', 'native', 'nft', 'node', 'errors', 'load'] as const;
 export type Family = (typeof FAMILY_NAMES)[number];
 
-/** The stage of a run that checks a family's rules: the Playwright suite or the probes. */
+/** The stage of a run that checks a family's rules: the contract engine or the probes. */
 export type Stage = 'contracts' | 'probes';
 const stageOfFamily = (f: Family): Stage => (f === 'load' ? 'probes' : 'contracts');
 
@@ -209,7 +209,7 @@ export const FAMILIES: Readonly<Record<Family, readonly string[]>> = Object.from
   FAMILY_NAMES.map((f) => [f, SECTIONS.filter((s) => s.family === f).map((s) => s.key)]),
 ) as unknown as Record<Family, readonly string[]>;
 
-/** The families the contracts stage runs (one Playwright spec file each). */
+/** The families the contract engine runs (one plan and its judges each, contracts/judges.ts). */
 export const CONTRACT_FAMILIES: readonly Family[] = FAMILY_NAMES.filter((f) => stageOfFamily(f) === 'contracts');
 /** The families the probes stage runs. */
 export const PROBE_FAMILIES: readonly Family[] = FAMILY_NAMES.filter((f) => stageOfFamily(f) === 'probes');
@@ -232,3 +232,23 @@ export function stageOf(id: string): Stage {
 export function rulesOf(stage: Stage): string[] {
   return RULES.filter((rule) => stageOf(rule.id) === stage).map((rule) => rule.id);
 }
+
+const ofSections = (...keys: string[]) => RULES.filter((r) => keys.includes(r.section)).map((r) => r.id);
+
+/**
+ * The target file's sections (their titles in schemas/target.schema.json) and the rules that need
+ * each: `npm run generate` writes them as the schema's `x-rules`, so a rule's id is typed here once.
+ */
+export const TARGET_SECTION_RULES: Readonly<Record<string, readonly string[]>> = {
+  TargetFile: [],
+  ApiSection: ofSections('AUTH'),
+  UniversalNetwork: ofSections('UNI'),
+  NativeSection: [...ofSections('RPC'), 'UNI-02'],
+  NftSection: ofSections('NFT', 'RES'),
+  NodesSection: ['NAUTH-07'],
+  BlockRestNode: ['NAUTH-01', 'NAUTH-02', 'NAUTH-03', 'NAUTH-07', 'NODE-01'],
+  ChainBNode: ['NAUTH-04', 'NAUTH-05', 'NAUTH-06', 'NAUTH-07', 'NODE-02', 'NODE-03', 'NODE-04', 'NODE-05', 'NODE-06'],
+  HorizonNode: ['NAUTH-04', 'NODE-07', ...ofSections('RL')],
+  Limits: [],
+  TlsSection: [],
+};

@@ -3,9 +3,8 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020 as AjvClass, Options, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 
-// Loaded on first use: importing ajv costs ~50 ms, and a module that imports this one is not
-// always one that validates (every Playwright worker of the contract suite loads
-// src/target-file/load.ts for secretsOf, and starts again after each failing test).
+// Loaded on first use: a module that imports this one is not always one that validates (a command
+// that only reads flags, a merge of results files).
 const require = createRequire(import.meta.url);
 let loaded: { Ajv2020: typeof AjvClass; addFormats: (ajv: AjvClass) => AjvClass } | undefined;
 

@@ -1,15 +1,18 @@
 // The command line as a person meets it: the output folder is checked before the first request,
 // ad hoc chain-B flags reach a node on non-default ports, a horizon node without a stated plan is
 // not failed on an assumed one, --fail-on-drift fails a run whose observations changed, and a
-// relative --target is taken from the folder npm was run from.
+// relative --target is taken from the folder npm was run from, a run that checked nothing is no
+// pass, and a hint names the command the way the user runs it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, stackTraceLines } from '../safety/support/cli.js';
+import { ROOT, runCli, stackTraceLines } from '../safety/support/cli.js';
+import { HANG_MS } from '../support/backstops.js';
 import { startReference } from '../../reference/start.js';
 import type { ResultsFile } from '../../src/results.js';
 
@@ -189,4 +192,66 @@ test(BAD_VALUES, async () => {
     assert.equal(r.code, 2, argv.join(' '));
     assert.equal(r.stderr, line);
   }
+});
+
+/** A command of the clone's as its npm script runs it (tsx), or the bin's entry (`chainprobe ...`). */
+function runScript(script: string, ...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: HANG_MS,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const NOTHING_CHECKED =
+  'a run that checked nothing (--only universal, the target file without api.universal) exits 1 with one line naming why; ' +
+  'results.json and merge say the same';
+test(NOTHING_CHECKED, async () => {
+  const ref = await startReference();
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-cli-'));
+  try {
+    const { universal, ...api } = ref.target.api!;
+    assert.ok(universal, 'the reference has the section the test removes');
+    const file = join(dir, 'no-universal.json');
+    writeFileSync(file, JSON.stringify({ ...ref.target, api }));
+    const out = join(dir, 'run');
+    const r = await runCli(['--target', file, '--only', 'universal', '--out', out]);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const line = 'no selected rule was checked: UNI-01, UNI-02 skipped (target has no api.universal entry)';
+    assert.deepEqual(
+      r.stderr.split('\n').filter((l) => l.includes('checked')),
+      [`chainprobe: ${line}`],
+    );
+    const res = results(out);
+    assert.deepEqual(res.summary, { pass: 0, fail: 0, observed: 0, skipped: 2, error: 0 });
+    assert.deepEqual(res.nothingChecked, {
+      skipped: [{ reason: 'target has no api.universal entry', rules: ['UNI-01', 'UNI-02'] }],
+    });
+    const merged = runScript('cli/merge.ts', join(out, 'results.json'), '--out', join(dir, 'merged'));
+    assert.equal(merged.code, 1, merged.stdout + merged.stderr);
+    assert.equal(merged.stderr, `chainprobe merge: ${line}\n`);
+    assert.deepEqual(results(join(dir, 'merged')).nothingChecked, res.nothingChecked);
+  } finally {
+    await ref.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an unknown --fault names the fault catalogue as the user runs it: the npm script in a clone, the bin from chainprobe', async () => {
+  const hint = (command: string) =>
+    'chainprobe: --fault: unknown fault "event-wrong-i" (did you mean event-wrong-id?); ' +
+    `see the fault catalogue: ${command}\n`;
+  const clone = await runCli(['--fault', 'event-wrong-i']);
+  assert.equal(clone.code, 2);
+  assert.equal(clone.stderr, hint('npm run reference -- --list-faults'));
+  const bin = runScript('cli/main.ts', '--fault', 'event-wrong-i');
+  assert.equal(bin.code, 2);
+  assert.equal(bin.stderr, hint('chainprobe reference --list-faults'));
+  const variant = runScript('cli/main.ts', 'reference', '--target-out', 'x.json', '--variant', 'no-such-variant');
+  assert.equal(variant.code, 2);
+  assert.equal(
+    variant.stderr,
+    'chainprobe reference: --variant: unknown variant "no-such-variant"; see the variants: chainprobe reference --list-variants\n',
+  );
 });

@@ -1,5 +1,5 @@
 // limits.concurrency bounds the contract requests in flight at once to one host over the whole run
-// (the workers share it evenly), and independent requests do go out together up to it.
+// in the command's one process, and independent requests do go out together up to it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Exchange } from '../../src/record/recorder.js';
@@ -25,12 +25,11 @@ function mostInFlight(exchanges: readonly Exchange[]): Map<string, number> {
   return out;
 }
 
-test('limits.concurrency 4 over two workers: at most 4 auth requests in flight to the API host, and more than one', async () => {
+test('limits.concurrency 4: at most 4 auth requests in flight to the API host, and more than one', async () => {
   const run = await runAgainstReference({
     reference: { latency: { baseMs: 30, jitterMs: 0 } },
     only: 'AUTH-01,AUTH-07,AUTH-08,UNI-01,NFT-01',
     edit: (t) => ({ ...t, limits: { ...t.limits, concurrency: 4 } }),
-    contracts: { workers: 2, htmlReport: false },
   });
   const seen = new Map<string, Exchange>();
   for (const c of run.checks) for (const x of c.evidence?.exchanges ?? []) seen.set(`${x.seq}:${x.sentAt}:${x.url}`, x);

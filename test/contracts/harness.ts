@@ -1,17 +1,15 @@
 // Runs the contract stage against an embedded reference the way the CLI does, for the tests of
-// this folder: a RunContext with its own working folder, budget file and deadline.
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// this folder: a RunContext with its own output folder, budget counter and deadline.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { startReference, type RunningReference } from '../../reference/start.js';
-import { ENV } from '../../contracts/env.js';
-import { readPublished } from '../../contracts/stage-files.js';
-import { planStageWork } from '../../contracts/stage-work.js';
 import type { CheckResult } from '../../src/verdict.js';
 import type { ReferenceOptions } from '../../reference/options.js';
-import { runContracts, type ContractsOptions } from '../../contracts/run.js';
+import { runContracts, type ContractsOptions } from '../../contracts/engine.js';
+import { countOf, newCounter } from '../../src/budget.js';
 import type { ContractsOutcome, ProgressEvent, RunContext } from '../../src/stages.js';
 import { parseSelectors } from '../../src/select.js';
 import { cover } from '../../src/coverage.js';
@@ -30,6 +28,8 @@ export interface HarnessRun extends ContractsOutcome {
   served: number;
   outDir: string;
   progress: ProgressEvent[];
+  /** Requests taken from the budget when `abortWhen` aborted the run. */
+  requestsAtAbort?: number;
 }
 
 export interface HarnessOptions {
@@ -38,6 +38,8 @@ export interface HarnessOptions {
   /** Edits the resolved target before the run (drop sections, shrink limits, put a proxy in front). */
   edit?: (t: ResolvedTarget) => ResolvedTarget | Promise<ResolvedTarget>;
   contracts?: ContractsOptions;
+  /** The host of the contract rules: the engine (default) or Playwright Test (contracts/playwright/run.ts). */
+  host?: 'engine' | 'playwright';
   /** Aborts the run at the first progress event this returns true for (a point of the run, not of the clock). */
   abortWhen?: (e: ProgressEvent) => boolean;
   /** The run seed (near-miss credentials); the contracts stage draws one when absent. */
@@ -52,7 +54,7 @@ export interface HarnessOptions {
  */
 async function withRunContext<T>(
   o: HarnessOptions,
-  fn: (ctx: RunContext, progress: ProgressEvent[], ref: RunningReference) => Promise<T>,
+  fn: (ctx: RunContext, progress: ProgressEvent[], ref: RunningReference, atAbort: { at?: number }) => Promise<T>,
 ): Promise<T> {
   const ref = await startReference(o.reference);
   let workDir: string | undefined;
@@ -61,27 +63,28 @@ async function withRunContext<T>(
     let target = withSlowMachineTimeout(resolveTarget(ref.target, {}));
     if (o.edit) target = await o.edit(target);
     workDir = mkdtempSync(join(tmpdir(), 'chainprobe-contracts-test-'));
-    const budgetFile = join(workDir, 'budget.count');
-    writeFileSync(budgetFile, '');
     const controller = new AbortController();
     const progress: ProgressEvent[] = [];
     const seed = o.seed ?? newRunSeed();
+    const requestsAtAbort: { at?: number } = {};
     const ctx: RunContext = {
       target,
       selected: parseSelectors(o.only).rule,
       outDir: join(workDir, 'out'),
-      workDir,
-      budgetFile,
+      budget: newCounter(),
       deadline: Date.now() + target.limits.maxSeconds * 1000,
       signal: controller.signal,
       progress: (e) => {
         progress.push(e);
-        if (!controller.signal.aborted && o.abortWhen?.(e)) controller.abort();
+        if (!controller.signal.aborted && o.abortWhen?.(e)) {
+          requestsAtAbort.at = countOf(ctx.budget);
+          controller.abort();
+        }
       },
       seed,
       redactor: new Redactor(secretsOf(target), seed),
     };
-    return await fn(ctx, progress, ref);
+    return await fn(ctx, progress, ref, requestsAtAbort);
   } finally {
     await ref.close();
     if (workDir) rmSync(workDir, { recursive: true, force: true });
@@ -89,10 +92,13 @@ async function withRunContext<T>(
 }
 
 export async function runAgainstReference(o: HarnessOptions = {}): Promise<HarnessRun> {
-  return withRunContext(o, async (ctx, progress, ref) => {
-    const { target, budgetFile } = ctx;
+  return withRunContext(o, async (ctx, progress, ref, atAbort) => {
+    const { target } = ctx;
     const t0 = performance.now();
-    const stage = await runContracts(ctx, { htmlReport: false, ...o.contracts });
+    const stage =
+      o.host === 'playwright'
+        ? await (await import('../../contracts/playwright/run.js')).runContractsInPlaywright(ctx)
+        : await runContracts(ctx, o.contracts);
     const wallMs = performance.now() - t0;
     // As the run does after its stages: the rules the stage left without a check get their reason.
     const outcome = { ...stage, checks: [...stage.checks, ...cover(ctx.selected, stage.checks, stage.gaps)] };
@@ -101,34 +107,24 @@ export async function runAgainstReference(o: HarnessOptions = {}): Promise<Harne
       ...outcome,
       target,
       wallMs,
-      requests: statSync(budgetFile).size,
+      requests: countOf(ctx.budget),
       served: ref.options.counters.total(),
       outDir: ctx.outDir,
       progress,
+      requestsAtAbort: atAbort.at,
     };
   });
 }
 
 /**
- * The checks of the selected contract rules as the contract stage judges them, without Playwright:
- * the stage sends every selected work and the auth matrix (contracts/stage-work.ts, as in a run of
- * the contract checks alone) and judges them; each work's checks and the AUTH checks are read from
- * their files, as their rules' tests adopt them (auth.spec.ts and the families' shared works).
- * ERR-01, which the parent builds from every answer, is left out. What it proves is the judges':
- * that the checks of a rule fail; how a run reports them is the end-to-end tests'.
+ * The checks of the selected contract rules as the engine judges them, ERR-01 (judged over every
+ * family's answers) left out: what it proves is the judges'; how a run reports them is the
+ * end-to-end tests'.
  */
 export async function judgeInStage(o: HarnessOptions = {}): Promise<CheckResult[]> {
   return withRunContext(o, async (ctx) => {
-    const plan = planStageWork(ctx, ctx.selected, { early: true });
-    await plan.run();
-    const checks: CheckResult[] = [];
-    const files = JSON.parse(plan.env[ENV.stageChecks] ?? '{}') as Record<string, string>;
-    const authFile = plan.env[ENV.authChecks];
-    for (const file of [...Object.values(files), ...(authFile ? [authFile] : [])]) {
-      const got = await readPublished<{ checks: CheckResult[]; error?: string }>(file, ctx.deadline, file);
-      checks.push(...got.checks);
-    }
-    return checks;
+    const { checks } = await runContracts(ctx);
+    return checks.filter((c) => c.rule !== 'ERR-01');
   });
 }
 

@@ -1,12 +1,12 @@
 // The pure parts of the contract suite: the rarity walk's bookkeeping, the block-number reader,
-// ERR-01 grouping, free-text redaction, --only to --grep, the auth matrix tables, and empty observations.
+// ERR-01 grouping, the auth matrix tables, and empty observations.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API_KEY_USAGES } from '../../src/auth/forms.js';
 import { Redactor } from '../../src/record/redact.js';
-import { CONTRACT_RULES, grepFor } from '../../contracts/run.js';
 import { readBlockNumber } from '../../contracts/block-number.js';
 import { Checks, ExtraFieldsByResource } from '../../contracts/checks.js';
+import { judgeExtras } from '../../contracts/schema-judge.js';
 import { SCHEMA } from '../../src/schemas/validate.js';
 import { errorChecks } from '../../contracts/errors-summary.js';
 import {
@@ -19,8 +19,7 @@ import {
   probedFormOf,
 } from '../../contracts/matrix.js';
 import type { Non2xx } from '../../contracts/protocol.js';
-import { redactFreeText } from '../../contracts/reporter.js';
-import { bodyShape, shapeOf } from '../../contracts/shape.js';
+import { bodyShape, shapeOf } from '../../src/body-shape.js';
 import { crossCheckPlan, crossCheckSlot } from '../../contracts/agreement.js';
 import { RarityWalk } from '../../contracts/walk.js';
 import type { ResolvedTarget } from '../../src/target-file/types.js';
@@ -211,37 +210,6 @@ describe('ERR-01 grouping', () => {
   });
 });
 
-describe('free-text redaction in the reporter', () => {
-  const r = new Redactor(['super-secret-key-123']);
-  it('masks known secrets and any credential query value, keeping JSON intact', () => {
-    const json = JSON.stringify({
-      url: 'http://h/p?x=1&apiKey=unknown-key-999&y=2',
-      other: 'Bearer super-secret-key-123',
-    });
-    const out = redactFreeText(r, json);
-    assert.doesNotThrow(() => JSON.parse(out));
-    assert.ok(!out.includes('unknown-key-999') && !out.includes('super-secret-key-123'), out);
-    assert.match(out, /&y=2/);
-    assert.equal(
-      redactFreeText(r, 'GET http://h/fee_stats?auth=tok123456789 failed'),
-      'GET http://h/fee_stats?auth=tok1…(redacted) failed',
-    );
-  });
-});
-
-describe('selection to --grep', () => {
-  // Playwright greps "<project> <file> <title> <tags>": the pattern matches rule tags, whole.
-  it('no pattern for the full set; rule tags matched whole, never a rule id in a title', () => {
-    assert.equal(grepFor(CONTRACT_RULES), undefined);
-    const re = new RegExp(grepFor(['AUTH-01', 'NFT-10'])!);
-    assert.ok(re.test('universal universal.spec.ts block number @AUTH-01 @AUTH-02'));
-    assert.ok(re.test('nft nft.spec.ts rarity list walk @NFT-07 @NFT-10 @RES-01'));
-    assert.ok(!re.test('auth auth.spec.ts nothing @AUTH-010'));
-    assert.ok(!re.test('nft nft.spec.ts events @NFT-01'));
-    assert.ok(!re.test('nft nft.spec.ts what NFT-10 says @NFT-01'));
-  });
-});
-
 describe('auth matrix tables', () => {
   const target = {
     name: 't',
@@ -347,15 +315,25 @@ describe('an observation with nothing observed', () => {
 
   it('is an error with the cause when no request it rests on was answered, even if the cause was met under an unselected rule', () => {
     const check = new Checks(new Redactor(), (rule) => rule === 'NFT-03');
-    check.error('NFT-01', 'nft.event[x]', 'network: connect ECONNREFUSED 127.0.0.1:9');
-    check.observe('NFT-03', 'nft.event.types', 'event types seen: none', { eventTypes: [] }, []);
-    check.observe(
-      'NFT-03',
-      'nft.event.types2',
-      'event types seen: none',
-      { eventTypes: [] },
-      exchange(undefined, 'network: timeout after 10000 ms'),
-    );
+    check.apply([
+      { rule: 'NFT-01', id: 'nft.event[x]', verdict: 'error', message: 'network: connect ECONNREFUSED 127.0.0.1:9' },
+      {
+        rule: 'NFT-03',
+        id: 'nft.event.types',
+        verdict: 'observed',
+        message: 'event types seen: none',
+        observation: { eventTypes: [] },
+        exchanges: [],
+      },
+      {
+        rule: 'NFT-03',
+        id: 'nft.event.types2',
+        verdict: 'observed',
+        message: 'event types seen: none',
+        observation: { eventTypes: [] },
+        exchanges: exchange(undefined, 'network: timeout after 10000 ms'),
+      },
+    ]);
     assert.deepEqual(
       check.results.map((c) => [c.verdict, c.message, c.evidence.cause]),
       [
@@ -375,11 +353,23 @@ describe('an observation with nothing observed', () => {
 
   it('stays an observation when one answer came, or when it rests on other checks (no exchanges given)', () => {
     const check = new Checks(new Redactor(), () => true);
-    check.observe('NFT-03', 'a', 'event types seen: sale', { eventTypes: ['sale'] }, [
-      exchange(undefined, 'network: reset'),
-      exchange(200),
+    check.apply([
+      {
+        rule: 'NFT-03',
+        id: 'a',
+        verdict: 'observed',
+        message: 'event types seen: sale',
+        observation: { eventTypes: ['sale'] },
+        exchanges: [exchange(undefined, 'network: reset'), exchange(200)],
+      },
+      {
+        rule: 'NFT-07',
+        id: 'b',
+        verdict: 'observed',
+        message: 'rarity models: open_rarity only',
+        observation: { otherModels: [] },
+      },
     ]);
-    check.observe('NFT-07', 'b', 'rarity models: open_rarity only', { otherModels: [] });
     assert.deepEqual(
       check.results.map((c) => c.verdict),
       ['observed', 'observed'],
@@ -405,8 +395,10 @@ describe('RES-02 roll-up', () => {
 
   it('the check observes what the roll-up found, and says so when nothing was', () => {
     const check = new Checks(new Redactor([]), () => true);
-    check.extras('nft.list', SCHEMA.rarityListResponse, page({ total: 3 }), undefined, 'rarity list');
-    check.extras('nft.list.plain', SCHEMA.rarityListResponse, page({}), undefined, 'rarity list');
+    check.apply([
+      judgeExtras('nft.list', SCHEMA.rarityListResponse, page({ total: 3 }), undefined, 'rarity list'),
+      judgeExtras('nft.list.plain', SCHEMA.rarityListResponse, page({}), undefined, 'rarity list'),
+    ]);
     assert.deepEqual(
       check.results.map((c) => [c.verdict, c.message]),
       [

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultOptions } from '../../reference/options.js';
-import { CONTRACT_RULES } from '../../contracts/run.js';
-import { htmlReportFiles, runAgainstReference } from './harness.js';
+import { CONTRACT_RULES } from '../../contracts/engine.js';
+import { runAgainstReference } from './harness.js';
 
 const SECRETS = Object.values(defaultOptions().credentials);
 /** Each answer's delay in the abort test: a test of a few requests then takes seconds. */
@@ -16,11 +16,7 @@ const ABORT_LATENCY_MS = 250;
 
 describe('contract stage against the embedded reference', () => {
   it('checks every contract rule with no fail and no error, without leaking a secret', async (t) => {
-    let html = '';
-    const run = await runAgainstReference({
-      contracts: { htmlReport: true },
-      inspect: (out) => (html = readFileSync(join(out, 'playwright', 'index.html'), 'utf8')),
-    });
+    const run = await runAgainstReference();
     t.diagnostic(
       `contract run: ${Math.round(run.wallMs)} ms wall, ${run.checks.length} checks, ${run.requests} requests`,
     );
@@ -35,7 +31,6 @@ describe('contract stage against the embedded reference', () => {
       [],
       'rules without a non-skipped check',
     );
-    assert.equal(run.playwrightReport, 'playwright/index.html');
     assert.ok(run.requests < run.target.limits.maxRequests, `${run.requests} requests`);
     // Progress reached the end of every family.
     const last = new Map(
@@ -43,12 +38,8 @@ describe('contract stage against the embedded reference', () => {
     );
     assert.deepEqual([...last.keys()].sort(), ['auth', 'errors', 'native', 'nft', 'node', 'universal']);
     for (const e of last.values()) if (e.stage === 'contracts') assert.equal(e.done, e.total);
-    // No credential value anywhere: checks (evidence, messages) and the HTML report's data.
-    const text =
-      JSON.stringify(run.checks) +
-      htmlReportFiles(html)
-        .map((f) => f.text)
-        .join('\n');
+    // No credential value anywhere in the checks (evidence, messages).
+    const text = JSON.stringify(run.checks);
     for (const s of SECRETS) assert.ok(!text.includes(s), `a credential appears in the output`);
   });
 
@@ -84,21 +75,19 @@ describe('contract stage against the embedded reference', () => {
     assert.ok(run.served <= 12, `the reference received ${run.served} requests`);
   });
 
-  it('an abort stops the run at once and marks the unfinished rules "interrupted"', async () => {
-    // Aborted once the first test has finished, while every answer takes ABORT_LATENCY_MS: a run
-    // that went on after the abort would finish the other tests, one that stops at once leaves
-    // most rules without a verdict of their own, however slow the machine.
+  it('an abort stops the run at once: nothing is sent after it, and the unfinished rules say "interrupted"', async () => {
+    // Aborted once the first family is judged, while every answer takes ABORT_LATENCY_MS: the plans
+    // still under way send nothing more, and whatever they had not judged is an error naming the interrupt.
     const run = await runAgainstReference({
       reference: { latency: { baseMs: ABORT_LATENCY_MS, jitterMs: 0 } },
       abortWhen: (e) => e.stage === 'contracts' && e.done > 0,
     });
+    assert.ok(run.requestsAtAbort !== undefined, 'the run was aborted');
+    assert.equal(run.requests, run.requestsAtAbort, 'requests taken from the budget after the abort');
     const interrupted = new Set(
       run.checks.filter((c) => c.verdict === 'error' && /interrupted/.test(c.message)).map((c) => c.rule),
     );
-    assert.ok(
-      interrupted.size >= CONTRACT_RULES.length / 2,
-      `only ${interrupted.size} of ${CONTRACT_RULES.length} rules were left unfinished by the abort`,
-    );
+    assert.ok(interrupted.size > 0, 'some rule was left unfinished by the abort');
     assert.deepEqual(
       run.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.rule}: ${c.message}`),
       [],

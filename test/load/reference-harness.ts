@@ -12,6 +12,7 @@ import type { ProgressEvent } from '../../src/stages.js';
 import type { ProbesOutcome, RunContext } from '../../src/stages.js';
 import { secretsOf, type ResolvedHorizon, type ResolvedTarget } from '../../src/target-file/types.js';
 import { Redactor } from '../../src/record/redact.js';
+import { newCounter } from '../../src/budget.js';
 import { timelineStallMs } from '../support/stalls.js';
 
 export interface ProbeRun {
@@ -72,8 +73,6 @@ export async function probeHorizon(
   served: () => number = () => NaN,
 ): Promise<ProbeRun> {
   const work = mkdtempSync(join(tmpdir(), 'chainprobe-load-'));
-  const budgetFile = join(work, 'budget.count');
-  writeFileSync(budgetFile, '');
   const target: ResolvedTarget = {
     name: 'ref',
     nodes: { horizon },
@@ -86,8 +85,7 @@ export async function probeHorizon(
     target,
     selected: o.selected ?? ((id) => id.startsWith('RL-')),
     outDir: work,
-    workDir: work,
-    budgetFile,
+    budget: newCounter(),
     deadline: Date.now() + target.limits.maxSeconds * 1000,
     signal: controller.signal,
     progress: (e) => {

@@ -302,6 +302,52 @@ test('a limiter that never counts HEAD: RL-03 fails with the GET after the HEAD,
   });
 });
 
+/**
+ * What the faults that surprise the plan leave failing (each is a fault of the catalogue, run above):
+ * the rule each breaks and, for a replayed refusal, RL-05 as well (the request one T later was refused).
+ * Every other rule is judged: none fails, and none errs on a run the machine did not hold up.
+ */
+const SURPRISES: Record<string, { fails: string[]; says: Record<string, RegExp> }> = {
+  // Before: a pause "as long as the last Reset" of 1.8 billion s, and every RL rule `error` in two seconds.
+  'rl-reset-epoch': {
+    fails: ['rl.reset-consistency'],
+    says: { 'RL-12': /^\d+ answer\(s\) disagree: Reset 1\d{9} s: with Limit 31 and Remaining 30 and T at most 60 s/ },
+  },
+  // Before: the probes stopped following recovery at the replayed 429, and RL-07 was `error`.
+  'rl-replayed-refusal': {
+    fails: ['rl.gradual'],
+    says: {
+      'RL-07':
+        /^waiting retry-after was enough each time: 1 s after the unexpected 429 one T after the last acceptance #\d+ \(#\d+ accepted\)/,
+    },
+  },
+  'rl-replayed-refusal-stale': {
+    fails: ['rl.gradual', 'rl.retry-after'],
+    says: {
+      'RL-07':
+        /^#\d+ sent once retry-after 1 s \(from #\d+, the unexpected 429 one T after the last acceptance\) had passed still got 429$/,
+    },
+  },
+};
+
+for (const [fault, expected] of Object.entries(SURPRISES)) {
+  test(`limiter fault ${fault}: ${expected.fails.join(' and ')} fail, every other RL rule is judged (none fails or errs)`, async (t) => {
+    const r = await runOf(fault);
+    const lines = verdictLines(r.outcome);
+    assert.doesNotMatch(lines, /past the run's time limit|the retry-after edge was not made/);
+    judgeProbeErrors(t, machineStallMs(r), r.outcome.checks, lines);
+    judgeSteady(t, machineStallMs(r), () => {
+      assert.deepEqual(
+        [...new Set(r.outcome.checks.filter((c) => c.verdict === 'fail').map((c) => c.id))].sort(),
+        expected.fails,
+        lines,
+      );
+      for (const [rule, says] of Object.entries(expected.says))
+        assert.match(r.outcome.checks.find((c) => c.rule === rule)!.message, says, lines);
+    });
+  });
+}
+
 test('no horizon node in the target: every selected RL rule is skipped with the reason', async () => {
   const ctx = {
     target: { name: 'x', nodes: {}, limits: { maxRequests: 10, maxSeconds: 10, timeoutMs: 1000 } },
@@ -380,7 +426,7 @@ test('a node that does not answer, or refuses the token: one request, then every
         nodes: { horizon: { endpoint, token, customer: 'dedicated', hourlyLimit: 3600, perSecondCap: 20 } },
       },
       selected: (id: string) => id.startsWith('RL-'),
-      budgetFile: undefined,
+      budget: new SharedArrayBuffer(4),
       deadline: Date.now() + 30_000,
       signal: new AbortController().signal,
       progress: () => undefined,

@@ -22,7 +22,18 @@ export type SimFault =
   | 'fixed-window'
   | 'calendar-cap'
   /** HEAD answered as a counted request would be, but never counted. */
-  | 'head-free';
+  | 'head-free'
+  /** Reset written as a Unix timestamp (the second the bucket is full again), as reference fault rl-reset-epoch. */
+  | 'reset-epoch'
+  /** Reset written in milliseconds. */
+  | 'reset-ms'
+  /**
+   * A cache in front of the limiter keeps its first 429 for that 429's retry-after and replays it once
+   * to the first request the limiter would take meanwhile (reference fault rl-replayed-refusal).
+   */
+  | 'replayed-refusal'
+  /** The same cache, holding the 429 for twice its retry-after and replaying it to every such request (rl-replayed-refusal-stale). */
+  | 'replayed-refusal-stale';
 
 export interface SimAnswer {
   status: number;
@@ -42,6 +53,8 @@ export class SimHorizon {
   readonly tau: number;
   readonly limit: number;
   arrivals: { at: number; status: number }[] = [];
+  /** The first 429 a replaying cache keeps (faults replayed-refusal, -stale), and how often it was replayed. */
+  private kept: { at: number; headers: Record<string, string>; replays: number } | undefined;
 
   constructor(readonly opts: SimOptions) {
     this.T = 3_600_000 / opts.hourlyLimit;
@@ -68,13 +81,30 @@ export class SimHorizon {
       return { status: 429, headers: { 'content-type': 'text/plain', date }, decidedAt: now, doneAt: done };
     }
     if (!pastCap) this.passed.push(now);
+    const replayed = this.replay(now);
+    if (replayed) {
+      this.arrivals.push({ at: now, status: 429 });
+      return { status: 429, headers: { ...replayed, Date: date }, decidedAt: now, doneAt: done };
+    }
     const h = this.has('fixed-window')
       ? this.fixedWindow(now)
       : this.gcra(now, !(method === 'HEAD' && this.has('head-free')));
+    if (h.status === 429 && !this.kept) this.kept = { at: now, headers: { ...h.headers }, replays: 0 };
     h.headers['Date'] = date;
     this.arrivals.push({ at: now, status: h.status });
     if (method === 'HEAD') h.headers['content-length'] = '0';
     return { ...h, decidedAt: now, doneAt: done };
+  }
+
+  /** The kept 429's headers when the replaying cache answers this request (the limiter would take it). */
+  private replay(now: number): Record<string, string> | undefined {
+    const stale = this.has('replayed-refusal-stale');
+    if (!this.kept || !(stale || this.has('replayed-refusal'))) return undefined;
+    if (!stale && this.kept.replays > 0) return undefined;
+    const holdMs = (stale ? 2 : 1) * Number(this.kept.headers['Retry-After'] ?? 0) * 1000;
+    if (now >= this.kept.at + holdMs || this.gcra(now, false).status !== 200) return undefined;
+    this.kept.replays++;
+    return this.kept.headers;
   }
 
   /** Sliding second, or (fault) per calendar second of the server's clock. */
@@ -106,7 +136,15 @@ export class SimHorizon {
     const headers: Record<string, string> = {
       'X-Ratelimit-Limit': String(this.limit),
       'X-Ratelimit-Remaining': String(remaining),
-      'X-Ratelimit-Reset': String(this.has('reset-static') ? 1 : Math.ceil(ttl / 1000)),
+      'X-Ratelimit-Reset': String(
+        this.has('reset-static')
+          ? 1
+          : this.has('reset-epoch')
+            ? Math.ceil((FAKE_EPOCH + now + ttl) / 1000)
+            : this.has('reset-ms')
+              ? Math.ceil(ttl)
+              : Math.ceil(ttl / 1000),
+      ),
     };
     if (limited && !this.has('retry-after-missing')) headers['Retry-After'] = String(Math.ceil(retryAfter / 1000));
     return { status: limited ? 429 : 200, headers };

@@ -14,6 +14,7 @@ import type { IntegrityResult } from '../../load/probes/integrity.js';
 import { capVariations, integrityVariations, leadInVariations, tagOf, type Variation } from '../../load/variations.js';
 import { seededRandom } from '../../src/random.js';
 import { SimHorizon, type SimFault } from './sim-horizon.js';
+import { timeToFullMs } from '../../load/model/possible.js';
 
 /** What one answer looks like before it becomes a Sample: a row may change it. */
 export interface Answer {
@@ -33,6 +34,7 @@ export type Step =
   | 'underCap'
   | 'beforeEdge'
   | 'oneTLater'
+  | 'afterPromise'
   | 'afterZero'
   | 'integrity'
   | 'whileEmpty'
@@ -161,7 +163,15 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
   let now = pausedAfter.receivedAt;
   if (!skip.has('pause')) {
     dynamics.pausedAfter = pausedAfter;
-    dynamics.full = send('full', 'GET', pausedAfter.receivedAt + (pausedAfter.rl.reset ?? 0) * 1000 + 25);
+    // The last Reset, or (not usable) the model's time to full at the customer's T, as the probe does.
+    const reset = pausedAfter.rl.reset;
+    const limit = pausedAfter.rl.limit ?? sim.limit;
+    const modelMs = timeToFullMs(limit, pausedAfter.rl.remaining, 3_600_000 / (o.statedHourlyLimit ?? hourlyLimit));
+    dynamics.pause =
+      reset !== undefined
+        ? { ms: reset * 1000, basis: 'reset' }
+        : { ms: modelMs, basis: 'model', why: `the last Reset "${pausedAfter.rl.raw.reset}" is no GCRA's` };
+    dynamics.full = send('full', 'GET', pausedAfter.receivedAt + dynamics.pause.ms + 25);
     now = dynamics.full.receivedAt;
   } else dynamics.note = 'the time budget did not allow it';
   phases.push({ name: 'dynamics', status: 'done' });
@@ -209,11 +219,30 @@ export function synthRun(o: SynthOptions = {}): SynthRun {
     recovery.beforeEdge = send('beforeEdge', 'HEAD', denial.receivedAt + 25);
     const lastAccepted = [...samples].reverse().find(ok)!;
     recovery.oneTLater = send('oneTLater', 'GET', lastAccepted.receivedAt + T + 25);
-    const z = send('afterZero', 'HEAD', recovery.oneTLater.receivedAt + 5);
-    recovery.afterZero = z;
+    let recovered: Sample | undefined = recovery.oneTLater;
+    // A 429 there promises all the same: a GET once its retry-after has passed (load/probes/recovery.ts).
+    const surprise = recovery.oneTLater;
+    if (!ok(surprise)) {
+      const promised = surprise.status === 429 ? surprise.rl.retryAfter : undefined;
+      recovered = undefined;
+      if (promised === undefined)
+        recovery.notes.push(`the request one T after the last acceptance got ${surprise.status}`);
+      else {
+        const at = surprise.receivedAt + promised * 1000;
+        const test = send('afterPromise', 'GET', at + 25);
+        recovery.promises = [{ at, from: surprise.seq, retryAfter: promised, test }];
+        if (ok(test)) recovered = test;
+        else
+          recovery.notes.push('the request once its retry-after had passed was refused: recovery not followed further');
+      }
+    }
+    const z = recovered ? send('afterZero', 'HEAD', recovered.receivedAt + 5) : undefined;
+    if (z) recovery.afterZero = z;
 
-    const ra = z.rl.retryAfter;
-    if (z.status === 429 && ra !== undefined) {
+    const ra = z?.rl.retryAfter;
+    if (!z) {
+      // Recovery not followed further.
+    } else if (z.status === 429 && ra !== undefined) {
       recovery.edge = { at: z.receivedAt + ra * 1000, from: z.seq, retryAfter: ra };
       for (let i = 1; i <= (o.whileEmpty ?? 0); i++)
         send('whileEmpty', 'GET', z.receivedAt + i * (drain?.spacingMs ?? 300));

@@ -4,7 +4,7 @@
 // names the broken rule. The tarball holds compiled JavaScript, schemas and docs, nothing else.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -58,9 +58,9 @@ test(
       );
       for (const p of [
         'dist/cli/main.js',
-        'dist/contracts/playwright.config.js',
-        'dist/contracts/reporter.js',
-        'dist/contracts/nft.spec.js',
+        'dist/contracts/engine.js',
+        'dist/contracts/playwright/index.js',
+        'dist/contracts/playwright/reporter.js',
         'dist/run/probe-thread.js',
         'dist/reference/start.js',
         'dist/load/k6/rate-limits.js',
@@ -76,7 +76,7 @@ test(
     ok(sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app), 'npm install <tarball>');
     const bin = join(app, 'node_modules', '.bin', 'chainprobe');
 
-    await t.test('chainprobe --version and a command that is not one', () => {
+    await t.test("chainprobe --version, a command that is not one, and hints in the bin's words", () => {
       const v = sh(bin, ['--version'], app);
       ok(v, 'chainprobe --version');
       assert.equal(v.stdout, `chainprobe ${pkg.version}\n`);
@@ -93,6 +93,10 @@ test(
       const bad = sh(bin, ['refrence'], app);
       assert.equal(bad.status, 2);
       assert.match(bad.stderr, /^chainprobe: refrence: unknown command \(did you mean reference\?\);/);
+      // A hint names the command as the package's user runs it: no npm script exists here.
+      const fault = sh(bin, ['--fault', 'event-wrong-i'], app);
+      assert.equal(fault.status, 2);
+      assert.match(fault.stderr, /; see the fault catalogue: chainprobe reference --list-faults\n$/);
     });
 
     await t.test(
@@ -121,12 +125,59 @@ test(
       );
       assert.equal(r.status, 1, `${r.stdout}\n${r.stderr}`);
       assert.match(r.stdout, /^ {2}fault event-wrong-id switched on: breaks NFT-02 /m);
-      assert.match(r.stdout, /^ {2}FAIL {2}NFT-02 /m);
+      assert.match(r.stdout, /^ {2}FAIL +NFT-02 /m);
       const md = readFileSync(join(app, 'summary.md'), 'utf8');
       assert.match(md, /^## ❌ chainprobe: FAIL/m);
       assert.match(md, /^- \*\*NFT-02\*\* \(fail\)/m);
       assert.match(md, /curl /);
     });
+
+    await t.test(
+      'chainprobe --runner playwright: the same verdicts hosted by Playwright Test, its report beside',
+      () => {
+        const r = sh(bin, ['--only', 'NFT-01,NFT-02,AUTH-02', '--runner', 'playwright', '--out', 'pw'], app);
+        ok(r, 'chainprobe --runner playwright');
+        assert.match(r.stdout, /^ {2}3 rules: 3 pass, 0 fail, 0 observed, 0 skipped, 0 error$/m);
+        assert.ok(existsSync(join(app, 'pw', 'playwright', 'index.html')), "Playwright's HTML report");
+      },
+    );
+
+    await t.test(
+      "chainprobe/playwright in a team's own Playwright project: one test per rule, --grep by rule id",
+      async () => {
+        // The reference as a server of its own, its target file written for the project to read.
+        const ref = spawn(bin, ['reference', '--target-out', 'ref-target.json'], { cwd: app, env: userEnv() });
+        t.after(() => ref.kill('SIGTERM'));
+        await new Promise<void>((ready, failed) => {
+          let out = '';
+          ref.stdout.setEncoding('utf8').on('data', (d: string) => {
+            out += d;
+            if (out.includes('"ready":true')) ready();
+          });
+          ref.on('exit', (code) => failed(new Error(`chainprobe reference exited ${code}`)));
+        });
+        const project = join(app, 'pw-project');
+        mkdirSync(join(project, 'tests'), { recursive: true });
+        writeFileSync(join(project, 'package.json'), '{"type":"module"}\n');
+        writeFileSync(
+          join(project, 'playwright.config.js'),
+          "import { chainprobeConfig } from 'chainprobe/playwright';\n" +
+            "export default chainprobeConfig({ target: '../ref-target.json', testDir: 'tests', reporter: [['json']] });\n",
+        );
+        writeFileSync(
+          join(project, 'tests', 'contracts.spec.js'),
+          "import { contractTests } from 'chainprobe/playwright';\ncontractTests();\n",
+        );
+        const playwright = join(app, 'node_modules', '.bin', 'playwright');
+        const listed = sh(playwright, ['test', '--list'], project);
+        ok(listed, 'playwright test --list');
+        assert.match(listed.stdout, /NFT-09 .*@NFT-09/);
+        const run = sh(playwright, ['test', '--grep', '@NFT-02|@AUTH-02'], project);
+        ok(run, 'playwright test --grep');
+        const report = JSON.parse(run.stdout) as { stats: { expected: number; unexpected: number } };
+        assert.deepEqual([report.stats.expected, report.stats.unexpected], [2, 0]);
+      },
+    );
 
     await t.test('chainprobe k6-bundle writes the shipped k6 entry script; export writes the OpenAPI document', () => {
       const r = sh(bin, ['k6-bundle'], app);
@@ -134,7 +185,10 @@ test(
       assert.ok(readFileSync(join(app, 'chainprobe-k6', 'rate-limits.js'), 'utf8').includes('handleSummary'));
       const none = sh(bin, ['export'], app);
       assert.equal(none.status, 2);
-      assert.match(none.stderr, /^chainprobe export: give --openapi <file>, --openrpc <file> or both/);
+      assert.match(
+        none.stderr,
+        /^chainprobe export: give --openapi <file>, --openrpc <file> or both; see chainprobe export --help$/m,
+      );
       ok(sh(bin, ['export', '--openapi', 'openapi.json'], app), 'chainprobe export');
       assert.equal(
         (JSON.parse(readFileSync(join(app, 'openapi.json'), 'utf8')) as { openapi: string }).openapi,

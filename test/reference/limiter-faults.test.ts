@@ -201,6 +201,27 @@ const LIMITER_CASES: LimiterCase[] = [
       { remaining: 0, reset: 151 },
     ],
   },
+  {
+    fault: 'rl-reset-epoch',
+    // Three requests on a Unix clock (ms): Reset is the second the bucket is full again, not the seconds until then.
+    scenario: (l) =>
+      [0, 0, 0].map(() => {
+        const a = l.admit('k', 1_767_225_600_000);
+        return a.by === 'limiter' && a.headers.reset;
+      }),
+    conformant: [1, 2, 3],
+    faulty: [1_767_225_601, 1_767_225_602, 1_767_225_603],
+  },
+  ...(['rl-replayed-refusal', 'rl-replayed-refusal-stale'] as const).map((fault): LimiterCase => ({
+    fault,
+    // Exhausted at 0, refused at 0.5 s (retry-after 1 s); at 1 s the bucket takes one again.
+    scenario: (l) => {
+      exhaust(l);
+      return [500, 1000, 1001, 2600].map((t) => statusOf(l.admit('k', t)));
+    },
+    conformant: [429, 200, 429, 200],
+    faulty: fault === 'rl-replayed-refusal' ? [429, 429, 200, 200] : [429, 429, 429, 200],
+  })),
 ];
 
 const limiterWith = (faults: string[], perSecondCap = Infinity) =>

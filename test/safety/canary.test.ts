@@ -1,5 +1,5 @@
-// Secrets canary: the whole suite (contracts in Playwright, probes, every report writer, the
-// Playwright HTML report with its embedded zip, the HAR, progress logs, error messages, the baseline diff)
+// Secrets canary: the whole suite (contracts in the engine, then in Playwright, probes, every report
+// writer, the Playwright HTML report with its embedded zip, the HAR, progress logs, error messages, the baseline diff)
 // runs twice against the reference holding recognisable canary credentials, then every file it
 // wrote and everything it printed is searched for each canary in every spelling, and for every
 // near miss the auth checks derived from them (src/auth/near-miss.ts, per run seed). Zero hits.
@@ -11,7 +11,6 @@ import { test } from 'node:test';
 import { nearMisses } from '../../src/auth/near-miss.js';
 import { authProbeOf } from '../../src/auth/surface.js';
 import { REDACTED_SUFFIX } from '../../src/record/redact.js';
-import { NODE_CACHE_FOLDER, nodeHasCompileCache } from '../../src/compile-cache.js';
 import type { ResultsFile } from '../../src/results.js';
 import { runCli, stackTraceLines, type CliRun } from './support/cli.js';
 import { canaryCredentials, QUICK_PROBES, startWatchedReference } from './support/reference.js';
@@ -45,16 +44,12 @@ function nearMissesOf(creds: Record<string, string>, seed: number): [name: strin
 }
 
 /**
- * The compile caches of tsx, Playwright and Node (src/compile-cache.ts, Node 22.1 on) live in the
- * temp folder; a fresh one would make every run compile the project again. They hold our own code
- * and our dependencies', not run output: linked, not scanned. Node's is made first where Node has
- * one, so the runs find it linked rather than leave one behind.
+ * The compile caches of tsx and Playwright live in the temp folder; a fresh one would make every run
+ * compile the project again. They hold our own code and our dependencies', not run output: linked,
+ * not scanned.
  */
 function linkCompileCaches(into: string): string[] {
-  if (nodeHasCompileCache()) mkdirSync(join(tmpdir(), NODE_CACHE_FOLDER), { recursive: true });
-  const names = readdirSync(tmpdir()).filter(
-    (n) => /^(tsx|playwright-transform-cache)-\d+$/.test(n) || n === NODE_CACHE_FOLDER,
-  );
+  const names = readdirSync(tmpdir()).filter((n) => /^(tsx|playwright-transform-cache)-\d+$/.test(n));
   for (const n of names) symlinkSync(join(tmpdir(), n), join(into, n));
   return names;
 }
@@ -120,9 +115,11 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     // Run 1 also writes every exchange as HAR (--har), inside its output folder, so the scan covers it.
     const har1 = join(out1, 'run.har');
     const r1 = await runCli(['--target', target, '--out', out1, '--har', har1], { env });
-    const r2 = await runCli(['--target', target, '--out', out2, '--baseline', join(out1, 'results.json')], {
-      env,
-    });
+    // Run 2 hosts the contract rules in Playwright Test, so its reporters and HTML report are scanned too.
+    const r2 = await runCli(
+      ['--target', target, '--out', out2, '--baseline', join(out1, 'results.json'), '--runner', 'playwright'],
+      { env },
+    );
     t.diagnostic(
       `run 1: exit ${r1.code} in ${Math.round(r1.wallMs)} ms; run 2: exit ${r2.code} in ${Math.round(r2.wallMs)} ms; ` +
         `reference saw ${JSON.stringify(ref.options.counters.snapshot())}`,
@@ -169,7 +166,7 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
       const results = readResults(out);
       assert.ok(results.summary.pass > 100, `only ${results.summary.pass} checks passed: the credentials did not work`);
       assert.notEqual(results.limiter, null, 'the probes did not run');
-      for (const f of ['index.html', 'junit.xml', 'timeline.json', 'playwright/index.html'])
+      for (const f of ['index.html', 'junit.xml', 'timeline.json', ...(out === out2 ? ['playwright/index.html'] : [])])
         assert.ok(existsSync(join(out, f)), `${f} missing`);
       assert.ok(
         JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')).length > 20,
@@ -245,8 +242,11 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     // Redaction kept at most 4 characters, and it did happen (the forms were recorded, masked).
     const masked = `${creds.apiKey.slice(0, 4)}${REDACTED_SUFFIX}`;
     const maskedEncoded = encodeURIComponent(masked);
-    const text = ['results.json', 'timeline.json', 'index.html', 'playwright/index.html', 'run.har']
-      .map((f) => readFileSync(join(out1, f), 'utf8'))
+    const text = [
+      ...['results.json', 'timeline.json', 'index.html', 'run.har'].map((f) => join(out1, f)),
+      join(out2, 'playwright', 'index.html'),
+    ]
+      .map((f) => readFileSync(f, 'utf8'))
       .join('\n');
     const zips = [...text.matchAll(/data:application\/zip;base64,([A-Za-z0-9+/=]+)/g)].flatMap((m) =>
       unzip(Buffer.from(m[1]!, 'base64')).map((e) => e.data.toString('utf8')),

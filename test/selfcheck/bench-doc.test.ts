@@ -1,56 +1,55 @@
-// The bench's trace breakdown and docs/benchmarks.md: where a contract run's time went, from its
-// trace; and a bench run rewrites the blocks of the sections it measured, keeping the others.
+// Where the bench's whole command spent its time, from the results.json it wrote; and a bench run
+// rewrites the blocks of docs/benchmarks.md of the sections it measured, keeping the others.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { traceBreakdown } from '../../tools/bench/trace.js';
+import { phasesMarkdown, phasesOf, type CommandRun } from '../../tools/bench/command.js';
 import { updateBenchDoc } from '../../tools/bench/doc.js';
 import { figure } from '../../tools/bench/figures.js';
 import { machine } from '../../tools/bench/report.js';
-import type { TestTrace } from '../../src/stages.js';
 
-const t = (family: string, slot: number, worker: number, start: number, ms: number, extra: Partial<TestTrace> = {}) =>
-  ({
-    family,
-    title: `${family} ${start}`,
-    workerIndex: worker,
-    parallelIndex: slot,
-    status: 'passed',
-    startTime: 1000 + start,
-    durationMs: ms,
-    bodyMs: ms,
-    ...extra,
-  }) satisfies TestTrace;
+const iso = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
+const at = (ms: number) => Date.UTC(2026, 0, 1) + ms;
 
-test('trace breakdown: runner start and end, time between tests per slot, workers started, families', () => {
-  const b = traceBreakdown({
-    spawnedAt: 0,
-    closedAt: 1000 + 900,
-    runnerCpuMs: 400,
-    tests: [
-      t('auth', 0, 0, 0, 300, { networkMs: 250, cpuMs: 40, requests: 20, workerCpuAtStartMs: 500 }),
-      t('auth', 0, 2, 500, 300, { networkMs: 100, cpuMs: 50, requests: 20, workerCpuAtStartMs: 450 }),
-      t('node', 1, 1, 0, 800, { networkMs: 50, cpuMs: 30, requests: 5, workerCpuAtStartMs: 520 }),
+test("command phases: start, preflight, contract stage and end cut at results.json's edges, and their table", () => {
+  const results = {
+    startedAt: iso(400),
+    stages: [
+      { stage: 'probes', startedAt: iso(410), finishedAt: iso(900) },
+      { stage: 'contracts', startedAt: iso(450), finishedAt: iso(1150) },
     ],
+  };
+  const phases = phasesOf(results, at(0), at(1300));
+  assert.deepEqual(phases, { startMs: 400, preflightMs: 50, contractsMs: 700, endMs: 150 });
+  // No contract stage (nothing selected of it): the run's start to the exit is its end.
+  assert.deepEqual(phasesOf({ startedAt: iso(400) }, at(0), at(600)), {
+    startMs: 400,
+    preflightMs: 0,
+    contractsMs: 0,
+    endMs: 200,
   });
-  assert.equal(b.startMs, 1000);
-  assert.equal(b.endMs, 100);
-  assert.deepEqual(b.slots, [
-    { slot: 0, testMs: 600, betweenMs: 200, workers: 2 },
-    { slot: 1, testMs: 800, betweenMs: 0, workers: 1 },
-  ]);
-  assert.equal(b.workers, 3);
-  assert.equal(b.workerStartCpuMs, 1470);
-  assert.deepEqual(
-    b.families.map((f) => [f.family, f.tests, f.requests, f.networkMs, f.otherMs]),
-    [
-      ['node', 1, 5, 50, 750],
-      ['auth', 2, 40, 350, 250],
-    ],
-  );
-  assert.equal(b.slowest[0]!.family, 'node');
+  const run = (form: CommandRun['form'], wallMs: number, startMs: number): CommandRun => ({
+    form,
+    wallMs,
+    cpuMs: wallMs * 1.5,
+    exitCode: 0,
+    summary: { pass: 1, fail: 0, observed: 0, skipped: 0, error: 0 },
+    phases: { ...phases, startMs },
+  });
+  const table = phasesMarkdown({
+    installed: [run('installed', 1300, 400), run('installed', 1100, 300), run('installed', 1200, 350)],
+    clone: [run('clone', 2500, 1600)],
+  });
+  const lines = table.split('\n');
+  assert.equal(lines[0], '| phase | `chainprobe` (installed) | `npm start --` (clone) |');
+  assert.equal(lines[1], '|---|---|---|');
+  assert.match(lines[2]!, /^\| spawned to the run's start .* \| 0\.35 s \| 1\.60 s \|$/);
+  assert.match(lines[4]!, /^\| contract stage .* \| 0\.70 s \| 0\.70 s \|$/);
+  assert.equal(lines.at(-2), '| the whole command | 1.20 s | 2.50 s |');
+  assert.equal(lines.at(-1), '| its CPU (user + system) | 1.80 s | 3.75 s |');
+  assert.equal(phasesMarkdown({}), '');
 });
 
 test('docs/benchmarks.md: a run rewrites the blocks it measured and keeps the others', (t) => {

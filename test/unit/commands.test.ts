@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../tools/commands.js';
+import { startArgs } from '../../src/package.js';
 import { helpText } from '../../cli/args.js';
 import { TOOL } from '../../src/results.js';
 import { HANG_MS } from '../support/backstops.js';
@@ -55,7 +56,7 @@ for (const { script, def } of COMMANDS) {
 }
 
 test('npm start -- --version prints the package version', () => {
-  const r = spawnSync(process.execPath, ['cli/clone-start.mjs', '--version'], {
+  const r = spawnSync(process.execPath, [...startArgs(), '--version'], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: HANG_MS,
@@ -77,8 +78,7 @@ test('package.json runs exactly the commands the list knows (a new script gets -
       assert.ok(pkg.scripts[other], `npm run ${name} runs npm run ${other}, which exists`);
       continue;
     }
-    // npm start runs cli/start.ts's command from its compiled copy (cli/clone-start.mjs).
-    const script = cmd === 'node cli/clone-start.mjs' ? 'cli/start.ts' : /tsx ((?:cli|tools)\/\S+\.ts)/.exec(cmd)?.[1];
+    const script = /tsx ((?:cli|tools)\/\S+\.ts)/.exec(cmd)?.[1];
     assert.ok(script && COMMANDS.some((c) => c.script === script), `npm run ${name} (${cmd}) is in tools/commands.ts`);
   }
 });

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { OUTPUT_FOLDERS } from '../../src/compiled.js';
+import { OUTPUT_FOLDERS } from '../../tools/compile.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Where runs and the bench write (git-ignored): whatever lies there is not the project's code. */

@@ -5,9 +5,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { PACKAGE_ROOT } from '../../src/package.js';
-import { compiledChildScript } from './compiled-child.js';
 
-/** The clone (PACKAGE_ROOT: right from a child bundled into reports/bench too, compiled-child.ts). */
+/** The clone (in the parent; a child bundled by compiled-child.ts finds the installed package here instead). */
 export const REPO_ROOT = PACKAGE_ROOT;
 
 export interface ChildMessage {
@@ -32,7 +31,7 @@ function forkTs(script: string, args: readonly string[]): ChildProcess {
   });
 }
 
-/** A child of plain JavaScript (compiled-child.ts): no loader in the process. */
+/** A child of plain JavaScript (compiled-child.ts): no loader in the process, the installed package's code. */
 function forkJs(file: string, args: readonly string[]): ChildProcess {
   return fork(file, [...args], { cwd: REPO_ROOT, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
@@ -109,7 +108,7 @@ export async function startChild<R extends ChildMessage>(
 
 /**
  * Runs a one-shot child to completion and returns its result message. `compiled`: the script runs
- * the product's compiled copy, as `npm start` does (compiled-child.ts).
+ * the installed package's compiled code, no TypeScript loader (compiled-child.ts).
  */
 export async function runChild<T extends ChildMessage>(
   script: string,
@@ -117,7 +116,9 @@ export async function runChild<T extends ChildMessage>(
   timeoutMs = 120_000,
   compiled = false,
 ): Promise<T> {
-  const child = compiled ? forkJs(await compiledChildScript(script), args) : forkTs(script, args);
+  // Imported when wanted: in a child bundled from this module (compiled-child.ts) the build's modules never run.
+  const js = compiled ? await (await import('./compiled-child.js')).compiledChildScript(script) : undefined;
+  const child = js ? forkJs(js, args) : forkTs(script, args);
   try {
     return await waitFor<T>(child, (m) => m.type === 'result', script, timeoutMs);
   } finally {

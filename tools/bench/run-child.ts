@@ -1,6 +1,6 @@
 // Bench child: one chainprobe run against a freshly started embedded reference, in its own
-// process so runs don't share JIT state, heap or an event loop with the bench, and run as `npm
-// start` runs (the compiled copy, compiled-child.ts).
+// process so runs don't share JIT state, heap or an event loop with the bench, and run with the
+// installed package's compiled code (compiled-child.ts), no TypeScript loader.
 //   run-child.ts '<json RunChildInput>'  -> {type:'result', ...RunChildResult}
 import { startReference } from '../../reference/start.js';
 import { runChainprobe } from '../../run/pipeline.js';
@@ -9,10 +9,8 @@ import { resolveTarget } from '../../src/target-file/load.js';
 import type { LimiterEstimates } from '../../src/results.js';
 import type { Summary, Verdict } from '../../src/verdict.js';
 import { toParent } from './child.js';
-import { useCompileCache } from '../../src/compile-cache.js';
 import { authRequestCount } from '../../src/auth/surface.js';
 import type { ReferenceChildOptions } from './serve.js';
-import type { ContractTrace } from '../../src/stages.js';
 
 export interface RunChildInput {
   reference: ReferenceChildOptions;
@@ -36,14 +34,11 @@ export interface RunChildResult {
   authRequests: number;
   /** When each stage started and finished (results.json `stages`). */
   stages?: { stage: string; startedAt: string; finishedAt: string }[];
-  /** Where the contract run's time went (contracts/timing.ts), when contracts ran. */
-  contractTrace?: ContractTrace;
   /** The reference's limiter parameters, for the minimum-cost formulas. */
   limiterParams: { hourlyLimit: number; burst: number; perSecondCap: number };
 }
 
 async function main(): Promise<void> {
-  useCompileCache(); // as cli/start.ts does
   const input = JSON.parse(process.argv[2] ?? '{}') as RunChildInput;
   const { faults, variants, ...rest } = input.reference;
   const t0 = performance.now();
@@ -73,7 +68,6 @@ async function main(): Promise<void> {
       limiter: out.results.limiter,
       counters: ref.options.counters.snapshot(),
       authRequests: authRequestCount(out.results.checks),
-      ...(out.contractTrace && { contractTrace: out.contractTrace }),
       ...(Array.isArray(out.results.stages) && { stages: out.results.stages as RunChildResult['stages'] }),
       limiterParams: {
         hourlyLimit: ref.options.hourlyLimit,

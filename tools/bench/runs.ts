@@ -4,7 +4,7 @@ import { runChild, type ChildMessage } from './child.js';
 import type { RunChildInput, RunChildResult } from './run-child.js';
 
 export async function runInChild(input: RunChildInput, timeoutMs = 240_000): Promise<RunChildResult> {
-  // As `npm start` runs: the compiled copy, no TypeScript loader.
+  // The installed package's compiled code, no TypeScript loader (compiled-child.ts).
   return runChild<ChildMessage & RunChildResult>('tools/bench/run-child.ts', [JSON.stringify(input)], timeoutMs, true);
 }
 

@@ -1,14 +1,13 @@
 // Start-up of the installed command: `chainprobe --version` and `--help`, and a full run's own
 // start-up (from the process start to its first connection to the target, the preflight's), all
-// with the package's compiled JavaScript (dist/, built here first as `npm pack` builds it).
+// with the installed package's compiled JavaScript (package.ts: built first as `npm pack` builds it).
 // Each figure is the best of 5 starts per repetition: the least the machine's other work added.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildPackage } from '../build.js';
-import { REPO_ROOT } from './child.js';
+import { installedPackage } from './package.js';
 import { figure, type Figure } from './figures.js';
 
 export interface StartupSettings {
@@ -16,8 +15,6 @@ export interface StartupSettings {
   /** Starts per repetition; a repetition's value is the fastest. */
   tries: number;
 }
-
-const BIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 
 function wallMs(args: readonly string[]): number {
   const t0 = performance.now();
@@ -29,7 +26,7 @@ function wallMs(args: readonly string[]): number {
 const bestOf = (n: number, f: () => number): number => Math.min(...Array.from({ length: n }, f));
 
 /** From spawning `chainprobe --target <file>` to the first connection the target accepts. */
-async function runStartMs(): Promise<number> {
+async function runStartMs(bin: string): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'chainprobe-bench-startup-'));
   let first: number | undefined;
   let resolveFirst!: () => void;
@@ -51,7 +48,7 @@ async function runStartMs(): Promise<number> {
     }),
   );
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, '--target', target, '--only', 'AUTH-01', '--out', join(dir, 'out')], {
+  const child = spawn(process.execPath, [bin, '--target', target, '--only', 'AUTH-01', '--out', join(dir, 'out')], {
     cwd: dir,
     stdio: 'ignore',
   });
@@ -71,19 +68,19 @@ async function runStartMs(): Promise<number> {
 }
 
 export async function benchStartup(s: StartupSettings): Promise<Figure[]> {
-  await buildPackage();
+  const bin = (await installedPackage()).bin;
   const group = 'Start-up';
   const reps = Array.from({ length: s.reps });
   const node = reps.map(() => bestOf(s.tries, () => wallMs(['-e', '0'])));
-  const version = reps.map(() => bestOf(s.tries, () => wallMs([BIN, '--version'])));
-  const help = reps.map(() => bestOf(s.tries, () => wallMs([BIN, '--help'])));
+  const version = reps.map(() => bestOf(s.tries, () => wallMs([bin, '--version'])));
+  const help = reps.map(() => bestOf(s.tries, () => wallMs([bin, '--help'])));
   const run: number[] = [];
   for (const _ of reps) {
     const times: number[] = [];
-    for (let i = 0; i < s.tries; i++) times.push(await runStartMs());
+    for (let i = 0; i < s.tries; i++) times.push(await runStartMs(bin));
     run.push(Math.min(...times));
   }
-  const best = `best of ${s.tries} starts per repetition, the package's compiled code (dist/)`;
+  const best = `best of ${s.tries} starts per repetition, the installed package's compiled code (its dist/)`;
   return [
     figure({
       id: 'startup.version',

@@ -25,5 +25,7 @@ export type * from "./rarity-entry.js";
 export type * from "./rarity-list-response.js";
 export type * from "./ratelimit-denial-headers.js";
 export type * from "./ratelimit-headers.js";
+export type * from "./results.js";
 export type * from "./target.js";
 export type * from "./transaction.js";
+export type * from "./waivers.js";
