@@ -68,8 +68,8 @@ const defs = [
     rule: 'RL-07',
     family: 'limiter',
     description:
-      "A response cache in front of the limiter keeps the limiter's first 429 for twice its retry-after and replays it " +
-      'to every request in that time the limiter would take: a request sent once the replayed retry-after has passed is refused again.',
+      "A response cache in front of the limiter keeps the limiter's first 429 and replays it to the next two requests " +
+      'the limiter would take: a request sent once the replayed retry-after has passed is refused again.',
   },
   {
     name: 'rl-retry-after-missing',

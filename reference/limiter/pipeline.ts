@@ -170,9 +170,9 @@ export function createHorizonLimiter(opts: LimiterOptions): HorizonLimiter {
   const headFree = on('rl-head-free');
   const bucketOf = opts.variants?.has(ACCOUNT_BUCKET_VARIANT) ? () => ACCOUNT_BUCKET : (key: string) => key;
   const replay = on('rl-replayed-refusal')
-    ? replayedRefusals({ holdFor: 1, once: true })
+    ? replayedRefusals({ holdFor: 1, times: 1 })
     : on('rl-replayed-refusal-stale')
-      ? replayedRefusals({ holdFor: 2, once: false })
+      ? replayedRefusals({ holdFor: Infinity, times: 2 })
       : undefined;
 
   return {
@@ -197,16 +197,18 @@ export function createHorizonLimiter(opts: LimiterOptions): HorizonLimiter {
 
 /**
  * A response cache in front of the limiter that keeps the limiter's first 429 of each bucket for
- * `holdFor` times its retry-after and answers with it (the same headers, stale) requests the
- * limiter would take in that time: the first of them only (`once`), or every one. The limiter
- * never sees a replayed request, so it uses no quota (faults rl-replayed-refusal, -stale).
+ * `holdFor` times its retry-after and answers with it (the same headers, stale) the first `times`
+ * requests the limiter would take in that time. The limiter never sees a replayed request, so it
+ * uses no quota (faults rl-replayed-refusal: once, within its retry-after; -stale: twice, however
+ * late, so the request sent once the first replay's retry-after has passed is refused again, on any
+ * machine and at any T).
  */
-function replayedRefusals(o: { holdFor: number; once: boolean }) {
+function replayedRefusals(o: { holdFor: number; times: number }) {
   const kept = new Map<string, { atMs: number; admission: Admission & { by: 'limiter' }; replays: number }>();
   return {
     lookup(bucket: string, nowMs: number, wouldTake: () => boolean): Admission | undefined {
       const k = kept.get(bucket);
-      if (!k || (o.once && k.replays > 0)) return undefined;
+      if (!k || k.replays >= o.times) return undefined;
       if (nowMs >= k.atMs + o.holdFor * (k.admission.headers.retryAfter ?? 0) * 1000 || !wouldTake()) return undefined;
       k.replays += 1;
       return { ...k.admission, headers: { ...k.admission.headers } };

@@ -1,8 +1,9 @@
 // The two hosts of the contract rules, chainprobe's engine and Playwright Test, run the same plans
-// and judges: rule by rule they reach the same verdict against the reference, clean and with a
-// fault of every contract family switched on at once.
+// and judges: rule by rule they reach the same verdict against one reference with a fault of every
+// contract family switched on. Each fault breaks its own rule; the other rules are the clean
+// reference's, so one pair of runs holds the hosts equal on failing and passing rules alike.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { test } from 'node:test';
 import { rollUp } from '../../src/verdict.js';
 import { runAgainstReference, type HarnessOptions } from './harness.js';
 
@@ -26,21 +27,14 @@ async function verdicts(o: HarnessOptions): Promise<Record<string, string>> {
   );
 }
 
-describe('the engine and the Playwright host agree rule by rule', { concurrency: 1 }, () => {
-  for (const faults of [[], FAULTS]) {
-    it(faults.length ? `with ${faults.length} faults on` : 'on the clean reference', async () => {
-      const reference = { faults: new Set(faults) };
-      const seed = 7;
-      const engine = await verdicts({ reference, seed });
-      const playwright = await verdicts({ reference, seed, host: 'playwright' });
-      assert.deepEqual(playwright, engine);
-      // Not vacuous: with the faults on, the verdicts show them.
-      if (faults.length) assert.ok(Object.values(engine).filter((v) => v === 'fail').length >= faults.length - 1);
-      else
-        assert.deepEqual(
-          Object.entries(engine).filter(([, v]) => v === 'fail' || v === 'error'),
-          [],
-        );
-    });
-  }
+test('the engine and the Playwright host agree rule by rule, on the faults and on the clean rules', async () => {
+  const reference = { faults: new Set(FAULTS) };
+  const seed = 7;
+  const engine = await verdicts({ reference, seed });
+  const playwright = await verdicts({ reference, seed, host: 'playwright' });
+  assert.deepEqual(playwright, engine);
+  // Not vacuous: the faults show as fails, and most rules pass.
+  const count = (v: string) => Object.values(engine).filter((x) => x === v).length;
+  assert.ok(count('fail') >= FAULTS.length - 1, `${count('fail')} rules fail`);
+  assert.ok(count('pass') >= 35, `${count('pass')} rules pass`);
 });

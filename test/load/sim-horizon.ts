@@ -32,7 +32,7 @@ export type SimFault =
    * to the first request the limiter would take meanwhile (reference fault rl-replayed-refusal).
    */
   | 'replayed-refusal'
-  /** The same cache, holding the 429 for twice its retry-after and replaying it to every such request (rl-replayed-refusal-stale). */
+  /** The same cache, replaying the 429 to the next two such requests, however late (rl-replayed-refusal-stale). */
   | 'replayed-refusal-stale';
 
 export interface SimAnswer {
@@ -100,8 +100,8 @@ export class SimHorizon {
   private replay(now: number): Record<string, string> | undefined {
     const stale = this.has('replayed-refusal-stale');
     if (!this.kept || !(stale || this.has('replayed-refusal'))) return undefined;
-    if (!stale && this.kept.replays > 0) return undefined;
-    const holdMs = (stale ? 2 : 1) * Number(this.kept.headers['Retry-After'] ?? 0) * 1000;
+    if (this.kept.replays >= (stale ? 2 : 1)) return undefined;
+    const holdMs = stale ? Infinity : Number(this.kept.headers['Retry-After'] ?? 0) * 1000;
     if (now >= this.kept.at + holdMs || this.gcra(now, false).status !== 200) return undefined;
     this.kept.replays++;
     return this.kept.headers;

@@ -169,9 +169,10 @@ test(
           "import { contractTests } from 'chainprobe/playwright';\ncontractTests();\n",
         );
         const playwright = join(app, 'node_modules', '.bin', 'playwright');
-        const listed = sh(playwright, ['test', '--list'], project);
+        const listed = sh(playwright, ['test', '--list', '--reporter', 'list'], project);
         ok(listed, 'playwright test --list');
-        assert.match(listed.stdout, /NFT-09 .*@NFT-09/);
+        assert.match(listed.stdout, /› NFT-09 Rarity list/);
+        assert.equal(listed.stdout.match(/› [A-Z]+-\d+ /g)?.length, 56, 'one test per contract rule');
         const run = sh(playwright, ['test', '--grep', '@NFT-02|@AUTH-02'], project);
         ok(run, 'playwright test --grep');
         const report = JSON.parse(run.stdout) as { stats: { expected: number; unexpected: number } };
