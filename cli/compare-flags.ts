@@ -13,7 +13,9 @@ export const WAIVERS_FLAG = {
   type: 'string',
   value: '<file.json>',
   path: true,
-  help: 'known failures (rule, optional target and node, reason, expiry, link; schemas/waivers.schema.json): reported with their reason, not counted in the exit status until they expire; stale and expired ones are reported',
+  help:
+    'known failures (rule, optional target and node, reason, expiry, link; schemas/waivers.schema.json): ' +
+    'reported with their reason, not counted in the exit status until they expire; stale and expired ones are reported',
 } as const satisfies FlagDef;
 
 export const COMPARE_FLAGS = {
@@ -21,7 +23,9 @@ export const COMPARE_FLAGS = {
     type: 'string',
     value: '<file.json>',
     path: true,
-    help: "a second deployment's target file, checked in the same run with the same plan as --target; the reports compare the two rule by rule (its own reports go to <out>/compare)",
+    help:
+      "a second deployment's target file, checked in the same run with the same plan as --target; " +
+      'the reports compare the two rule by rule (its own reports go to <out>/compare)',
   },
   'fail-on-difference': FAIL_ON_DIFFERENCE_FLAG,
   waivers: WAIVERS_FLAG,

@@ -9,7 +9,9 @@ import type { ResolvedTarget } from '../src/target-file/types.js';
 export const SHARD_FLAG = {
   type: 'string',
   value: '<i>/<n>',
-  help: "run only the i-th of n parts of the run's deployments and nodes (deterministic; a deployment's horizon nodes stay together); chainprobe merge joins the parts",
+  help:
+    "run only the i-th of n parts of the run's deployments and nodes " +
+    "(deterministic; a deployment's horizon nodes stay together); chainprobe merge joins the parts",
 } as const satisfies FlagDef;
 
 /** Before anything loads: a --shard that is not i/n stops the run (exit 2). */

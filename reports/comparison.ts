@@ -58,7 +58,10 @@ function differenceRow(d: Difference, c: Comparison): string {
 
 function differencesTable(c: Comparison): string {
   if (!c.differences.length)
-    return `<p class="none" data-differences="0">No difference: every rule compared has the same verdicts, and every request compared the same answers, by the rules below.</p>`;
+    return (
+      '<p class="none" data-differences="0">No difference: every rule compared has the same verdicts, ' +
+      'and every request compared the same answers, by the rules below.</p>'
+    );
   // Differences no waiver covers first: they are what needs looking at.
   const rows = [...unwaivedDifferences(c), ...c.differences.filter((d) => d.waiver)];
   const head = `<thead><tr><th>#</th><th>what differs</th><th>${esc(c.a.label)}</th><th>${esc(c.b.label)}</th><th>where</th></tr></thead>`;
@@ -73,9 +76,13 @@ function ruleRow(r: RuleComparison, c: Comparison): string {
     : '';
   const note = r.notCompared ? `<span class="none">not compared: ${esc(r.notCompared)}</span>` : diffs;
   const moved = r.a !== r.b ? ' class="moved"' : '';
-  return `<tr data-rule-compared="${esc(r.rule)}"${moved}><td data-label="rule">${ruleLink(r.rule)} <span class="title">${esc(
-    titleOf.get(r.rule) ?? '',
-  )}</span></td><td data-label="${esc(c.a.label)}">${badge(r.a)}</td><td data-label="${esc(c.b.label)}">${badge(r.b)}</td><td data-label="differences">${note}</td></tr>`;
+  return (
+    `<tr data-rule-compared="${esc(r.rule)}"${moved}><td data-label="rule">${ruleLink(r.rule)} <span class="title">${esc(
+      titleOf.get(r.rule) ?? '',
+    )}</span></td>` +
+    `<td data-label="${esc(c.a.label)}">${badge(r.a)}</td><td data-label="${esc(c.b.label)}">${badge(r.b)}</td>` +
+    `<td data-label="differences">${note}</td></tr>`
+  );
 }
 
 function rulesTable(c: Comparison): string {

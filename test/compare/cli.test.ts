@@ -37,7 +37,8 @@ async function countingTarget(dir: string, name: string) {
 }
 
 test(
-  'the run command: an unreachable compare target, a waiver with an unknown rule or a malformed date, and flags that do not go together stop it with exit 2 before any request',
+  'the run command: an unreachable compare target, a waiver with an unknown rule or a malformed date, ' +
+    'and flags that do not go together stop it with exit 2 before any request',
   { timeout: HANG_MS },
   async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'chainprobe-compare-cli-'));

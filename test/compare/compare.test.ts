@@ -79,7 +79,10 @@ test('each side names its own resources (CMP-01): checks pair by place, answers 
   assert.deepEqual(c.onlyIn, { a: 0, b: 0 });
 });
 
-test('the same resource is compared value by value (CMP-07), block numbers within the tolerance (CMP-08), tokens and times by shape (CMP-09), texts without their numbers (CMP-10)', () => {
+const SAME_RESOURCE_COMPARED =
+  'the same resource is compared value by value (CMP-07), block numbers within the tolerance (CMP-08), ' +
+  'tokens and times by shape (CMP-09), texts without their numbers (CMP-10)';
+test(SAME_RESOURCE_COMPARED, () => {
   const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
   const page = (o: { token: string; block: number; time: string; message: string; name: string }) => ({
     data: [{ id, name: o.name, minted_at: o.time, transaction: { block_number: o.block } }],

@@ -41,7 +41,8 @@ function expectedRows(c: Comparison): string[] {
 }
 
 test(
-  '--target and --compare against two references (a contract fault and an open-behaviour variant on one): the differences table names exactly those differences, and chainprobe compare of the two runs gives the same table',
+  '--target and --compare against two references (a contract fault and an open-behaviour variant on one): ' +
+    'the differences table names exactly those differences, and chainprobe compare of the two runs gives the same table',
   { timeout: HANG_MS },
   async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'chainprobe-compare-live-'));
@@ -93,13 +94,20 @@ test(
     // The terminal's closing lines: staging's verdict, then the table.
     assert.match(
       r.stdout,
-      /production compared with staging: 8 differences over 70 rules\n {4}production: PASS\n {4}staging: FAIL \(NFT-01, NFT-04, RES-01 failing\)\n {4}D1 +body field data\.payments\[\]\.price: number \(production\) vs string \(staging\)/,
+      new RegExp(
+        'production compared with staging: 8 differences over 70 rules\\n {4}production: PASS\\n ' +
+          '{4}staging: FAIL \\(NFT-01, NFT-04, RES-01 failing\\)\\n ' +
+          '{4}D1 +body field data\\.payments\\[\\]\\.price: number \\(production\\) vs string \\(staging\\)',
+      ),
     );
     // The job summary: FAIL as the exit status says, then the comparison: staging's verdict, then the table.
     const md = readFileSync(summary, 'utf8');
     assert.match(
       md,
-      /^## ❌ chainprobe: FAIL · target "production" compared with "staging"\n\n\*\*FAIL\*\*: no rule failing of the 70 rules checked; staging: 3 rules failing \(NFT-01, NFT-04, RES-01\)\./,
+      new RegExp(
+        '^## ❌ chainprobe: FAIL · target "production" compared with "staging"\\n\\n' +
+          '\\*\\*FAIL\\*\\*: no rule failing of the 70 rules checked; staging: 3 rules failing \\(NFT-01, NFT-04, RES-01\\)\\.',
+      ),
     );
     const table = md.slice(md.indexOf('### production compared with staging: 8 differences over 70 rules\n'));
     assert.ok(table.length < md.length, md);
@@ -158,7 +166,10 @@ test(
     assert.ok(w1md.includes('- staging: PASS; waived: NFT-01, NFT-04, RES-01'), w1md);
     assert.match(
       w1.stdout,
-      /NFT-01 \(staging\) waived until 2099-12-31: price as a string until the v2\.3 indexer ships \(https:\/\/tracker\.example\/BAS-12\) \(covers 2 failing checks, 2 differences\)/,
+      new RegExp(
+        'NFT-01 \\(staging\\) waived until 2099-12-31: price as a string until the v2\\.3 indexer ships ' +
+          '\\(https:\\/\\/tracker\\.example\\/BAS-12\\) \\(covers 2 failing checks, 2 differences\\)',
+      ),
     );
     const cw = comparisonIn(join(dir, 'w1'));
     assert.deepEqual(cw.b.waived, ['NFT-01', 'NFT-04', 'RES-01']);

@@ -204,7 +204,10 @@ test('the reports: JUnit skips a waived failure with its reason, the summary lis
   assert.match(junit, /<testsuites [^>]*failures="1" errors="0" skipped="1"/);
   assert.match(
     junit,
-    /<skipped message="waived until 2027-01-31: price is a string until v2\.3 \(https:\/\/tracker\.example\/BAS-12\); the check had fail: nft\.event\[1\]: fail"\/>/,
+    new RegExp(
+      '<skipped message="waived until 2027-01-31: price is a string until v2\\.3 \\(https:\\/\\/tracker\\.example\\/BAS-12\\); ' +
+        'the check had fail: nft\\.event\\[1\\]: fail"\\/>',
+    ),
   );
   const md = summaryMarkdown(results, { outDir: 'reports' });
   assert.match(md, /^## ❌ chainprobe: FAIL/);

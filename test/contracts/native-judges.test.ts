@@ -276,7 +276,8 @@ const ROWS: Row[] = [
     answers: conformant(),
     want: [
       'observed native.batch[mainnet]: batch of 2 valid requests: 200, an array of 2 answer(s) (2 result(s)), ids 81, 82 in request order',
-      'observed native.batch-of-10[mainnet]: batch of 10 valid requests: 200, an array of 10 answer(s) (10 result(s)), ids 101, 102, 103, 104, 105, 106, 107, 108, 109, 110 in request order',
+      'observed native.batch-of-10[mainnet]: batch of 10 valid requests: 200, an array of 10 answer(s) (10 result(s)), ' +
+        'ids 101, 102, 103, 104, 105, 106, 107, 108, 109, 110 in request order',
     ],
   },
   {
@@ -285,7 +286,8 @@ const ROWS: Row[] = [
     answers: but({ batchOf10: got('native.batch-of-10[mainnet]', NOT_SERVED) }),
     want: [
       'observed native.batch[mainnet]: batch of 2 valid requests: 200, an array of 2 answer(s) (2 result(s)), ids 81, 82 in request order',
-      'observed native.batch-of-10[mainnet]: batch of 10 valid requests: 200, a single error -32600, not an array: not served at this size, though a batch of 2 was',
+      'observed native.batch-of-10[mainnet]: batch of 10 valid requests: 200, a single error -32600, not an array: ' +
+        'not served at this size, though a batch of 2 was',
     ],
   },
   {
@@ -318,8 +320,10 @@ const ROWS: Row[] = [
     }),
     want: [
       'fail native.notification[known-method]: replied to a notification with a result (id null) (200)',
-      "fail native.batch-notification[mainnet]: batch of 1 request(s) and 1 notification(s): 1 Response object(s) beyond the requests' own, so a notification was answered: a result (id null) (200, an array of 2)",
-      'fail native.batch-notifications-only[mainnet]: batch of 2 notifications: answered an array of 2 (first: a result (id null)) (200), where nothing at all belongs',
+      'fail native.batch-notification[mainnet]: batch of 1 request(s) and 1 notification(s): ' +
+        "1 Response object(s) beyond the requests' own, so a notification was answered: a result (id null) (200, an array of 2)",
+      'fail native.batch-notifications-only[mainnet]: batch of 2 notifications: ' +
+        'answered an array of 2 (first: a result (id null)) (200), where nothing at all belongs',
     ],
   },
   {
@@ -332,8 +336,10 @@ const ROWS: Row[] = [
       notificationBatch: got('native.batch-notifications-only[mainnet]', NOT_SERVED),
     }),
     want: [
-      'observed native.batch-notification[mainnet]: batch of 1 request(s) and 1 notification(s): answered a single error -32600 (200), not an array: the batch was refused whole (RPC-08), so no notification in it was answered',
-      'observed native.batch-notifications-only[mainnet]: batch of 2 notifications: answered a single error -32600 (200), not an array: the batch was refused whole (RPC-08), so no notification in it was answered',
+      'observed native.batch-notification[mainnet]: batch of 1 request(s) and 1 notification(s): ' +
+        'answered a single error -32600 (200), not an array: the batch was refused whole (RPC-08), so no notification in it was answered',
+      'observed native.batch-notifications-only[mainnet]: batch of 2 notifications: ' +
+        'answered a single error -32600 (200), not an array: the batch was refused whole (RPC-08), so no notification in it was answered',
     ],
   },
   {
@@ -347,7 +353,8 @@ const ROWS: Row[] = [
     }),
     want: [
       `error native.notification[unknown-method]: ${TIMEOUT}`,
-      'error native.batch-notifications-only[mainnet]: batch of 2 notifications: answered a single error -32600 (200), and whether batches are served could not be seen',
+      'error native.batch-notifications-only[mainnet]: batch of 2 notifications: ' +
+        'answered a single error -32600 (200), and whether batches are served could not be seen',
     ],
   },
   // RPC-10: the empty batch.

@@ -236,7 +236,8 @@ describe('node judges', () => {
       },
       want: [
         'pass node.websocket[no-token]: WebSocket with no token: upgrade refused (401)',
-        'pass node.websocket[last-changed:x-auth-token]: WebSocket with the token (the last character changed) as x-auth-token: upgraded, then closed by the server (code 1008) 5 ms after the upgrade without a text or binary message',
+        'pass node.websocket[last-changed:x-auth-token]: WebSocket with the token (the last character changed) as x-auth-token: ' +
+          'upgraded, then closed by the server (code 1008) 5 ms after the upgrade without a text or binary message',
       ],
     },
     {

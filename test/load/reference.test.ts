@@ -398,12 +398,15 @@ test('an abort stops sending at once: no request after the signal, unfinished ch
   }
 });
 
-test('only RL-10 selected: no recovery phase and no pause beyond what the drain needs', async () => {
+test('only RL-10 selected: no recovery phase and no pause beyond what the drain needs', async (t) => {
   const r = await probeReference({ hourlyLimit: 7200, burst: 30 }, { selected: (id) => id === 'RL-10' });
-  assert.deepEqual(
-    r.outcome.checks.map((c) => [c.rule, c.verdict]),
-    [['RL-10', 'pass']],
-  );
+  // What this proves is the plan's shape. The verdict is RL-10's: a pass, or, where a starved machine
+  // left the burst inconclusive, an error that says so (a possible honest outcome); never a fail.
+  const [check, ...more] = r.outcome.checks;
+  t.diagnostic(`RL-10 ${check?.verdict}: ${check?.message}`);
+  assert.deepEqual(more, [], 'one RL-10 check');
+  assert.equal(check?.rule, 'RL-10', 'the RL-10 check');
+  assert.ok(check.verdict === 'pass' || check.verdict === 'error', `RL-10 ${check.verdict}: ${check.message}`);
   const phases = r.outcome.limiter!.phases as { name: string; status: string }[];
   assert.deepEqual(
     phases.map((p) => [p.name, p.status]),

@@ -97,7 +97,10 @@ test('a 429 replayed once one T after the drain (honest retry-after): RL-05 fail
   const rl07 = r.outcome.checks.find((c) => c.rule === 'RL-07')!;
   assert.match(
     rl07.message,
-    /^waiting retry-after was enough each time: 1 s after the unexpected 429 one T after the last acceptance #(\d+) \(#\d+ accepted\), 1 s after the 429 right after Remaining 0 #\d+ \(#\d+ accepted\)/,
+    new RegExp(
+      '^waiting retry-after was enough each time: 1 s after the unexpected 429 one T after the last acceptance #(\\d+) \\(#\\d+ accepted\\), ' +
+        '1 s after the 429 right after Remaining 0 #\\d+ \\(#\\d+ accepted\\)',
+    ),
   );
   // The refusal is RL-05's: T rests on the other answers (RL-09 says which one it left out).
   assert.match(
@@ -106,7 +109,10 @@ test('a 429 replayed once one T after the drain (honest retry-after): RL-05 fail
   );
 });
 
-test('a cache that keeps replaying the 429 past its retry-after: RL-07 fails on the broken promise, recovery is followed on and nothing else errs', async () => {
+const STALE_REPLAYED_REFUSAL =
+  'a cache that keeps replaying the 429 past its retry-after: ' +
+  'RL-07 fails on the broken promise, recovery is followed on and nothing else errs';
+test(STALE_REPLAYED_REFUSAL, async () => {
   const r = await run(['replayed-refusal-stale']);
   const lines = verdictLines(r.outcome);
   everyRuleJudged(r);

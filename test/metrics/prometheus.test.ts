@@ -224,7 +224,9 @@ test(
         exp_annotations: {
           summary: `${target} node horizon: the limiter's rate is more than 5% off the plan's`,
           description:
-            "The rate-limit probes estimate the emission interval T from the limiter's headers; 3600 / T differs from the hourly rate of the plan the target file states by more than 5% (chainprobe_limiter_hourly_rate against chainprobe_limiter_planned_hourly_rate).",
+            "The rate-limit probes estimate the emission interval T from the limiter's headers; " +
+            '3600 / T differs from the hourly rate of the plan the target file states by more than 5% ' +
+            '(chainprobe_limiter_hourly_rate against chainprobe_limiter_planned_hourly_rate).',
         },
       },
     ];
