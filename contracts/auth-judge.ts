@@ -3,9 +3,9 @@
 // messages and evidence as when sending and judging were one loop.
 import { AUTH_FORMS, type BaseKind, type KeyUsage } from '../src/auth/forms.js';
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
-import type { Evidence, Verdict } from '../src/verdict.js';
+import type { Verdict } from '../src/verdict.js';
 import type { Stated } from './checks.js';
-import { ev } from './checks.js';
+import { ev, verdict } from './checks.js';
 import { OWN_KEY, probedFormOf, usageRules, type ApiEndpoint } from './matrix.js';
 import { wrongKeyRule, type AuthAnswers, type Sent, type WrongKeySent } from './auth-send.js';
 
@@ -25,14 +25,6 @@ function unanswered(rule: string, id: string, sent: Exclude<Sent, { kind: 'answe
     ? { rule, id, verdict: 'skipped', message: sent.reason, evidence: { cause: sent.reason } }
     : { rule, id, verdict: 'error', message: sent.cause, evidence: ev(sent.exchanges) };
 }
-
-const verdict = (ok: boolean, rule: string, id: string, pass: string, fail: string, evidence: Evidence): Stated => ({
-  rule,
-  id,
-  verdict: ok ? 'pass' : 'fail',
-  message: ok ? pass : fail,
-  evidence,
-});
 
 /** A rule's checks on the right-key usages: accepted (must), the other parameters applied (AUTH-06), or observed. */
 export function judgeUsages(answers: AuthAnswers, rule: string): Stated[] {

@@ -55,6 +55,28 @@ export type Judgement = { rule: string; id: string; message: string } & (
 /** The auth judges' name for a Judgement. */
 export type Stated = Judgement;
 
+/** pass when `ok`, fail otherwise: the common shape of a must rule's judgement. */
+export const verdict = (
+  ok: boolean,
+  rule: string,
+  id: string,
+  pass: string,
+  fail: string,
+  evidence?: Evidence,
+): Judgement => ({ rule, id, verdict: ok ? 'pass' : 'fail', message: ok ? pass : fail, evidence });
+
+/** A request that could not be made (budget, time-out, network): its cause and what was recorded of it. */
+export interface Lost {
+  cause: string;
+  exchanges: Exchange[];
+}
+
+/** A could-not-test failure as a plan's answer; anything else is a defect and is thrown again. */
+export function lostOf(e: unknown): Lost {
+  if (!isCouldNotTest(e)) throw e;
+  return { cause: e.message, exchanges: e instanceof CouldNotTest ? e.exchanges : [] };
+}
+
 /**
  * RES-02's roll-up: the fields records carry beyond the documented ones, by resource (a record's
  * own fields under `fallback`), each list sorted; fed one record or every page of a walk.

@@ -3,9 +3,8 @@
 // rule that needed it, with the cause; RPC-12 judges the Response objects of every answer read. The
 // standard's own judgements (notifications, batches, Response objects) are contracts/jsonrpc.ts's.
 import { SCHEMA } from '../src/schemas/validate.js';
-import type { Evidence } from '../src/verdict.js';
 import type { CallResult } from './api.js';
-import { ev, type Judgement } from './checks.js';
+import { ev, verdict, type Judgement } from './checks.js';
 import { isObject } from './json.js';
 import {
   batchServed,
@@ -43,11 +42,6 @@ function onReply(rule: string, r: Reply | undefined, judge: (r: Answered) => Jud
   if (!r) return [];
   if (r.lost) return [{ rule, id: r.id, verdict: 'error', message: r.lost.cause, evidence: ev(r.lost.exchanges) }];
   return [judge(r as Answered)].flat();
-}
-
-/** pass when `ok`, fail otherwise. */
-function verdict(ok: boolean, rule: string, id: string, pass: string, fail: string, evidence: Evidence): Judgement {
-  return { rule, id, verdict: ok ? 'pass' : 'fail', message: ok ? pass : fail, evidence };
 }
 
 /** A judgement of jsonrpc.ts as a check, with what was observed of the answer. */

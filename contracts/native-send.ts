@@ -5,10 +5,9 @@
 // nothing, and never judges (contracts/native-judge.ts does). A sequence's requests go one after
 // another (the batches: RPC-09's and RPC-11's judges read whether RPC-08's batch was served); the
 // sequences go at once.
-import type { Exchange } from '../src/record/recorder.js';
 import type { ResolvedNative } from '../src/target-file/types.js';
 import type { ApiClient, CallResult } from './api.js';
-import { CouldNotTest, isCouldNotTest } from './checks.js';
+import { lostOf, type Lost } from './checks.js';
 import { rpcBody } from './matrix.js';
 import type { PlanEnv } from './plan.js';
 import { dataAccess, JSON_HEADERS, PATHS, type DataAccess } from './urls.js';
@@ -42,12 +41,6 @@ export const STANDARD_ERRORS: readonly { rule: string; what: string; slug: strin
     code: -32600,
   },
 ];
-
-/** A request that could not be made: its cause and what was recorded of it. */
-export interface Lost {
-  cause: string;
-  exchanges: Exchange[];
-}
 
 /** One request of the plan, named by its check id: its answer, or why there is none. */
 export type Reply = { id: string } & ({ res: CallResult; lost?: undefined } | { res?: undefined; lost: Lost });
@@ -243,7 +236,6 @@ async function postTo(
     });
     return { id, res };
   } catch (e) {
-    if (!isCouldNotTest(e)) throw e;
-    return { id, lost: { cause: e.message, exchanges: e instanceof CouldNotTest ? e.exchanges : [] } };
+    return { id, lost: lostOf(e) };
   }
 }

@@ -4,17 +4,17 @@
 // order it reads them. A read that could not be made is an `error` with its cause for each rule that
 // needed it; a record without the envelope its endpoint documents fails the rules that read it.
 import type { Exchange } from '../src/record/recorder.js';
+import { RULES } from '../src/rules/catalogue.js';
 import { SCHEMA, type SchemaName } from '../src/schemas/validate.js';
 import type { Evidence } from '../src/verdict.js';
 import { agreementProblems, describeItem } from './agreement.js';
 import type { CallResult } from './api.js';
-import { ev, type Judgement } from './checks.js';
+import { ev, verdict, type Judgement, type Lost } from './checks.js';
 import { get, isObject } from './json.js';
 import {
   NFT_IDS,
   type CrossCheckAnswers,
   type EventRead,
-  type Lost,
   type MalformedAnswers,
   type NftAnswers,
   type RarityAnswers,
@@ -28,23 +28,9 @@ import { bodyShape, mediaType } from '../src/body-shape.js';
 import { judgeUnixTimes } from './unix-time.js';
 
 /** The NFT family's rules, in catalogue order. */
-export const NFT_RULES = [
-  'NFT-01',
-  'NFT-02',
-  'NFT-03',
-  'NFT-04',
-  'NFT-05',
-  'NFT-06',
-  'NFT-07',
-  'NFT-08',
-  'NFT-09',
-  'NFT-10',
-  'NFT-11',
-  'NFT-12',
-  'NFT-13',
-  'RES-01',
-  'RES-02',
-] as const;
+export const NFT_RULES: readonly string[] = RULES.filter((r) => r.section === 'NFT' || r.section === 'RES').map(
+  (r) => r.id,
+);
 
 const lostCheck = (rule: string, id: string, lost: Lost): Judgement => ({
   rule,
@@ -53,15 +39,6 @@ const lostCheck = (rule: string, id: string, lost: Lost): Judgement => ({
   message: lost.cause,
   evidence: ev(lost.exchanges),
 });
-
-const verdict = (
-  ok: boolean,
-  rule: string,
-  id: string,
-  passMessage: string,
-  failMessage: string,
-  evidence?: Evidence,
-): Judgement => ({ rule, id, verdict: ok ? 'pass' : 'fail', message: ok ? passMessage : failMessage, evidence });
 
 /** How one record endpoint's answer is judged: which rules read it, in which envelope, against which schema. */
 interface RecordKind {

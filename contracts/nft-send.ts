@@ -7,22 +7,15 @@
 // reads at most CROSS_CHECK_CONCURRENCY at a time.
 import { randomUUID } from 'node:crypto';
 import { withQueryParam } from '../src/auth/forms.js';
-import type { Exchange } from '../src/record/recorder.js';
 import type { ResolvedNft } from '../src/target-file/types.js';
 import { crossCheckPlan, crossCheckSlot, type CrossCheckItem } from './agreement.js';
 import type { ApiClient, CallResult } from './api.js';
-import { CouldNotTest, isCouldNotTest } from './checks.js';
+import { lostOf, type Lost } from './checks.js';
 import { CROSS_CHECK_CONCURRENCY, settleAll, valueOf } from './in-flight.js';
 import type { PlanEnv, Senders } from './plan.js';
 import { RarityPages } from './rarity-walk.js';
 import type { AssetRef, Samples } from './samples.js';
 import { dataAccess, PATHS, type DataAccess } from './urls.js';
-
-/** A request that could not be made (budget, time-out, network): its cause and what was recorded of it. */
-export interface Lost {
-  cause: string;
-  exchanges: Exchange[];
-}
 
 /** What one read got: the answer, or why there was none. */
 export type Read = { res: CallResult } | { lost: Lost };
@@ -118,12 +111,6 @@ export const NFT_IDS = {
 
 export const NO_DATA_CAUSE = 'an unknown id';
 export const MALFORMED_CAUSE = 'a malformed id';
-
-/** A could-not-test failure as an answer; anything else is a defect and propagates. */
-function lostOf(e: unknown): Lost {
-  if (!isCouldNotTest(e)) throw e;
-  return { cause: e.message, exchanges: e instanceof CouldNotTest ? e.exchanges : [] };
-}
 
 const readOf = (p: Promise<CallResult>): Promise<Read> =>
   p.then(

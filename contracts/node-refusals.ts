@@ -5,20 +5,13 @@
 import type { FormId } from '../src/auth/forms.js';
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
 import { wrongCredentials } from '../src/auth/wrong-credentials.js';
-import type { Exchange } from '../src/record/recorder.js';
 import type { Evidence } from '../src/verdict.js';
-import { CouldNotTest, ev, isCouldNotTest, type Judgement } from './checks.js';
+import { ev, lostOf, type Judgement, type Lost } from './checks.js';
 import { AUTH_CONCURRENCY, settleAll, taskQueue, type Settled } from './in-flight.js';
 
 export const NO_TOKEN_CAUSE = 'no node token';
 export const WRONG_TOKEN_CAUSE = 'a wrong node token';
 export const OPEN_FORM_CAUSE = 'an auth form the description leaves open';
-
-/** A request that could not be made (budget, timeout, network): its cause and what was recorded of it. */
-export interface Lost {
-  cause: string;
-  exchanges: Exchange[];
-}
 
 /** What one request got: its reply, or why it could not be made. */
 export type Outcome<R> = { reply: R } | { lost: Lost };
@@ -26,8 +19,7 @@ export type Outcome<R> = { reply: R } | { lost: Lost };
 /** A settled request as an outcome: a could-not-test failure is kept; any other throw is thrown again (a defect). */
 export function outcomeOf<R>(s: Settled<R>): Outcome<R> {
   if (s.ok) return { reply: s.value };
-  if (!isCouldNotTest(s.error)) throw s.error;
-  return { lost: { cause: s.error.message, exchanges: s.error instanceof CouldNotTest ? s.error.exchanges : [] } };
+  return { lost: lostOf(s.error) };
 }
 
 /** The `error` of a request that could not be made, for each rule that read it (as check.guard stated it). */

@@ -4,7 +4,7 @@
 // NODE-07), and NAUTH-07 on the refusals.
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
 import type { CallResult } from './api.js';
-import { ev, type Judgement } from './checks.js';
+import { ev, verdict, type Judgement } from './checks.js';
 import { judgeRefusals, lostJudgement, type ReplyFacts } from './node-refusals.js';
 import {
   AUTH_REFUSALS,
@@ -27,15 +27,6 @@ function jsonProblem(res: CallResult): string | undefined {
     return `answered ${res.status} with a body that is not JSON (${mediaType(res.headers) ?? 'no content type'})`;
   return undefined;
 }
-
-const verdict = (
-  ok: boolean,
-  rule: string,
-  id: string,
-  pass: string,
-  fail: string,
-  evidence: Judgement['evidence'],
-): Judgement => ({ rule, id, verdict: ok ? 'pass' : 'fail', message: ok ? pass : fail, evidence });
 
 const error = (rule: string, id: string, cause: string, evidence?: Judgement['evidence']): Judgement => ({
   rule,

@@ -6,7 +6,7 @@
 import { AUTH_PROBE_FIELD, type AuthProbe } from '../src/auth/surface.js';
 import type { WebSocketProbeResult } from '../src/clients/websocket.js';
 import type { Exchange } from '../src/record/recorder.js';
-import { ev, type Judgement } from './checks.js';
+import { ev, verdict, type Judgement } from './checks.js';
 import { judgeOpenForms, judgeRefusals, lostJudgement, type ReplyFacts } from './node-refusals.js';
 import {
   GRPC_REFUSALS,
@@ -32,15 +32,6 @@ function wsObservation(r: WebSocketProbeResult): Record<string, unknown> {
 
 const WS_ID = 'node.websocket[x-auth-token]';
 const GRPC_ID = 'node.grpc[x-auth-token]';
-
-const verdict = (
-  ok: boolean,
-  rule: string,
-  id: string,
-  pass: string,
-  fail: string,
-  evidence: Judgement['evidence'],
-): Judgement => ({ rule, id, verdict: ok ? 'pass' : 'fail', message: ok ? pass : fail, evidence });
 
 const error = (rule: string, id: string, cause: string, evidence: Judgement['evidence']): Judgement => ({
   rule,

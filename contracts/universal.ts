@@ -10,7 +10,7 @@ import type { Exchange } from '../src/record/recorder.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
 import type { ApiClient, CallResult } from './api.js';
 import { readBlockNumber, type FoundNumber } from './block-number.js';
-import { CouldNotTest, ev, isCouldNotTest, type Judgement } from './checks.js';
+import { ev, lostOf, type Judgement, type Lost } from './checks.js';
 import { rpcBody } from './matrix.js';
 import { hostOf, type FamilyContract } from './plan.js';
 import { bodyShape, parseJson } from '../src/body-shape.js';
@@ -18,17 +18,6 @@ import { dataAccess, dataBases, JSON_HEADERS, PATHS, type BaseAccess, type DataA
 
 /** Successive calls per network: enough that a replica serving old heads now and then shows. */
 const SAMPLES = 6;
-
-/** A request that could not be made: its cause and what was recorded of it. */
-interface Lost {
-  cause: string;
-  exchanges: Exchange[];
-}
-
-const lostOf = (e: unknown): Lost => {
-  if (!isCouldNotTest(e)) throw e;
-  return { cause: e.message, exchanges: e instanceof CouldNotTest ? e.exchanges : [] };
-};
 
 /** The native JSON-RPC head of the network. */
 async function nativeHead(
