@@ -83,8 +83,10 @@ function testFiles(dir: string): string[] {
  */
 const LONGEST_FIRST = [
   'tls/tls.test.ts',
+  'contracts/hosts-agree.test.ts',
   'load/reference.test.ts',
   'safety/canary.test.ts',
+  'load/reference-virtual.test.ts',
   'selfcheck/subset.test.ts',
   'package/action.test.ts',
   'safety/hostile.test.ts',

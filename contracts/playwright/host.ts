@@ -2,6 +2,7 @@
 // target's limits), and each family's plan sent at most once per worker, its answers judged per rule
 // by the same judges the engine uses (contracts/judges.ts). Tests of one family in one worker share
 // one send; a shard or `--grep` sends only the families its tests need.
+import { setMaxListeners } from 'node:events';
 import { Budget } from '../../src/budget.js';
 import { closeHttp } from '../../src/http/client.js';
 import { Redactor } from '../../src/record/redact.js';
@@ -72,6 +73,8 @@ export class WorkerHost {
     useTls(target.tls);
     this.redactor = new Redactor(secretsOf(target), seed);
     const deadline = startedAt + target.limits.maxSeconds * 1000;
+    // Every request in flight listens for the interrupt, as in the engine's session.
+    setMaxListeners(0, this.interrupt.signal);
     const share = Math.max(1, workers);
     this.session = {
       target,

@@ -116,8 +116,24 @@ export async function runRecovery(session: Session, denial: Sample, plan: Recove
       out.afterZero.receivedAt + plan.gapMs,
     );
   }
-  const z = out.afterZero;
-  if (z.status === 429) await plan.whileEmpty?.();
+  let z = out.afterZero;
+  if (z.status === 429 && plan.whileEmpty) {
+    await plan.whileEmpty();
+    // A varied request sent late (a busy machine) may have been accepted on quota that leaked back
+    // meanwhile: it used what z's retry-after promised. The edge is then tested from a fresh 429.
+    for (let i = 0; i < 3 && session.samples.some((s) => s.seq > z.seq && isOk(s)); i++) {
+      const last = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
+      const again = await session.sendToLimiter(
+        'HEAD',
+        'right after the integrity phase, which had a request accepted: an empty bucket again',
+        last.receivedAt + plan.gapMs,
+      );
+      if (again.status !== 429) continue;
+      z = again;
+    }
+    if (session.samples.some((s) => s.seq > z.seq && isOk(s)))
+      out.notes.push(`a request after the 429 #${z.seq} was accepted and the bucket could not be emptied again`);
+  }
   if (z.status === 429 && z.rl.retryAfter !== undefined) {
     const m2 = model();
     // A GCRA wait after a denial is under one T, so retry-after can honestly be at most ceil(T) + 1 s.

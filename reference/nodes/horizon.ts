@@ -1,14 +1,15 @@
 // The horizon-style node: `GET` and `HEAD /fee_stats`, behind an auth check, the proxy's
 // per-second cap and the `throttled` GCRA (reference/limiter). Load probes time this server, so
 // each request does little: bodies are prebuilt, the fee stats body changes once per ledger.
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { ReferenceOptions } from '../options.js';
 import { closeServer, latencyOf, listen, requestUrl, seededRandom } from '../http/kit.js';
 import {
   ALL_NODE_TOKEN_FORMS,
   decideToken,
   presentedTokens,
-  sendRefusal,
+  refusalMessage,
+  refusalStatus,
   type TokenPolicy,
   sharedTokenFaults,
 } from './token.js';
@@ -88,7 +89,30 @@ function asText(stats: Record<string, unknown>, prefix = ''): string {
     .join('');
 }
 
-export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonNode> {
+/** A request as the node reads it: method, path with query, headers (names in lower case). */
+export interface HorizonRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** The node's whole answer to one request, decided at `nowMs`; `delayMs` is the configured latency. */
+export interface HorizonAnswer {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  /** Empty for HEAD. */
+  body: Buffer;
+  delayMs: number;
+}
+
+type Decided = Omit<HorizonAnswer, 'delayMs'>;
+
+/**
+ * The horizon node's decisions as a function of the request and the time it arrives, with the
+ * limiter's state in the closure: the HTTP server below sends what it returns, and tests drive it
+ * on a virtual clock (test/load/virtual-reference.ts) with exactly the same faults and variants.
+ */
+export function horizonAnswerer(opts: ReferenceOptions): (req: HorizonRequest, nowMs: number) => HorizonAnswer {
   const limiter = opts.horizonLimiter ?? createHorizonLimiter(opts);
   const latency = latencyOf(opts);
   const notJson = limiterFault(opts.faults, 'fee-stats-not-json');
@@ -115,40 +139,19 @@ export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonN
     return cached;
   };
 
-  const send = (
-    res: ServerResponse,
-    status: number,
-    headers: OutgoingHttpHeaders,
-    body: Buffer,
-    head: boolean,
-    delayMs: number,
-  ) => {
-    headers['Content-Length'] = body.length;
-    const write = () => {
-      res.writeHead(status, headers);
-      res.end(head ? undefined : body);
-    };
-    if (delayMs > 0) setTimeout(write, delayMs);
-    else write();
-  };
-
-  const answer = (
-    res: ServerResponse,
-    admission: Admission | undefined,
-    head: boolean,
-    nowMs: number,
-    delayMs: number,
-  ) => {
+  const answerTo = (admission: Admission | undefined, head: boolean, nowMs: number): Decided => {
     if (!admission) {
       // Not limited (fault rl-key-query-only): no cap, no quota, none of the limiter's headers.
       const stats = feeStats(nowMs);
-      send(res, 200, { 'Content-Type': stats.type }, stats.body, head, delayMs);
-      return;
+      return { status: 200, headers: { 'Content-Type': stats.type }, body: stats.body };
     }
     if (admission.by === 'proxy') {
       // A proxy knows nothing of the limiter: none of its headers.
-      send(res, capStatus, { 'Content-Type': JSON_TYPE, [RATE_LIMIT_HEADER.retryAfter]: '1' }, CAP_BODY, head, delayMs);
-      return;
+      return {
+        status: capStatus,
+        headers: { 'Content-Type': JSON_TYPE, [RATE_LIMIT_HEADER.retryAfter]: '1' },
+        body: CAP_BODY,
+      };
     }
     const h = admission.headers;
     const headers: OutgoingHttpHeaders = {};
@@ -160,46 +163,66 @@ export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonN
     if (h.retryAfter !== undefined) headers[RATE_LIMIT_HEADER.retryAfter] = String(h.retryAfter);
     if (admission.limited) {
       headers['Content-Type'] = JSON_TYPE;
-      send(res, 429, headers, RATE_LIMITED_BODY, head, delayMs);
-      return;
+      return { status: 429, headers, body: RATE_LIMITED_BODY };
     }
     const stats = feeStats(nowMs);
     headers['Content-Type'] = stats.type;
-    send(res, 200, headers, stats.body, head, delayMs);
+    return { status: 200, headers, body: stats.body };
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
-    // The decision is taken at arrival; configured latency only delays the answer.
-    const nowMs = opts.now();
-    opts.counters.hit(SERVER);
-    const delayMs = latency();
+  const decide = (req: HorizonRequest, nowMs: number): Decided => {
     const url = requestUrl(req.url);
     const head = req.method === 'HEAD';
-    if (url.pathname !== FEE_STATS_PATH) {
-      send(res, 404, { 'Content-Type': JSON_TYPE }, NOT_FOUND_BODY, head, delayMs);
-      return;
-    }
-    if (req.method !== 'GET' && !head) {
-      send(res, 405, { 'Content-Type': JSON_TYPE, Allow: 'GET, HEAD' }, NOT_ALLOWED_BODY, false, delayMs);
-      return;
-    }
+    if (url.pathname !== FEE_STATS_PATH)
+      return { status: 404, headers: { 'Content-Type': JSON_TYPE }, body: NOT_FOUND_BODY };
+    if (req.method !== 'GET' && !head)
+      return { status: 405, headers: { 'Content-Type': JSON_TYPE, Allow: 'GET, HEAD' }, body: NOT_ALLOWED_BODY };
     const decision = decideToken(presentedTokens(req.headers, url), policy);
     if (!decision.ok) {
       const reason = decision.reason;
-      if (delayMs > 0) setTimeout(() => sendRefusal(res, reason, head), delayMs);
-      else sendRefusal(res, reason, head);
-      return;
+      return {
+        status: refusalStatus(reason),
+        headers: { 'Content-Type': JSON_TYPE },
+        body: errorBody(reason === 'missing' ? 'unauthorized' : 'forbidden', refusalMessage(reason)),
+      };
     }
     const key = keyOf(policy.expected, decision.form, url, req.headers);
-    answer(res, key === undefined ? undefined : limiter.admit(key, nowMs, head ? 'HEAD' : 'GET'), head, nowMs, delayMs);
+    const admission = key === undefined ? undefined : limiter.admit(key, nowMs, head ? 'HEAD' : 'GET');
+    return answerTo(admission, head, nowMs);
   };
 
-  const server = createServer((req, res) => {
+  return (req, nowMs) => {
+    // The decision is taken at arrival; configured latency only delays the answer.
+    const delayMs = latency();
+    let a: Decided;
+    let failed = false;
     try {
-      handle(req, res);
+      a = decide(req, nowMs);
     } catch {
-      if (!res.headersSent) send(res, 500, { 'Content-Type': JSON_TYPE }, INTERNAL_BODY, req.method === 'HEAD', 0);
+      a = { status: 500, headers: { 'Content-Type': JSON_TYPE }, body: INTERNAL_BODY };
+      failed = true;
     }
+    return {
+      status: a.status,
+      headers: { ...a.headers, 'Content-Length': a.body.length },
+      body: req.method === 'HEAD' ? Buffer.alloc(0) : a.body,
+      delayMs: failed ? 0 : delayMs,
+    };
+  };
+}
+
+export async function startHorizonNode(opts: ReferenceOptions): Promise<HorizonNode> {
+  const answerer = horizonAnswerer(opts);
+  const server = createServer((req, res) => {
+    const nowMs = opts.now();
+    opts.counters.hit(SERVER);
+    const a = answerer({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, nowMs);
+    const write = () => {
+      res.writeHead(a.status, a.headers);
+      res.end(a.body.length ? a.body : undefined);
+    };
+    if (a.delayMs > 0) setTimeout(write, a.delayMs);
+    else write();
   });
   server.keepAliveTimeout = 30_000;
   const port = await listen(server, opts);

@@ -5,6 +5,7 @@
 // they match schemas/.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { createAjv, type Ajv, type ErrorObject, type Options, type ValidateFunction } from './ajv.js';
@@ -192,7 +193,16 @@ type Precompiled = Record<string, ValidateFunction | string | undefined>;
  */
 function precompiled(hash: string): Precompiled | undefined {
   try {
-    const mod = createRequire(import.meta.url)('./generated/validators.cjs') as Precompiled;
+    // Evaluated here rather than required: a test runner's require hook (Playwright's, in a clone)
+    // would put the whole generated module through its Babel transform in every worker.
+    const file = fileURLToPath(new URL('./generated/validators.cjs', import.meta.url));
+    const module = { exports: {} as Precompiled };
+    new Function('module', 'exports', 'require', readFileSync(file, 'utf8'))(
+      module,
+      module.exports,
+      createRequire(file),
+    );
+    const mod = module.exports;
     return mod.schemasHash === hash ? mod : undefined;
   } catch {
     return undefined;

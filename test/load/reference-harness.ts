@@ -1,5 +1,6 @@
 // Runs the rate-limit probes (load/run.ts, Node engine) against one reference horizon node started
 // with the given options, the way the CLI would: a ResolvedTarget, a RunContext with a budget file.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
 import { startHorizonNode } from '../../reference/nodes/horizon.js';
 import { runProbes } from '../../load/run.js';
+import { RL_RULES } from '../../load/plan.js';
 import type { ProgressEvent } from '../../src/stages.js';
 import type { ProbesOutcome, RunContext } from '../../src/stages.js';
 import { secretsOf, type ResolvedHorizon, type ResolvedTarget } from '../../src/target-file/types.js';
@@ -117,6 +119,23 @@ export function machineStallMs(r: ProbeRun, nodeDelayMs = 0): number {
 /** One line per check, for assertion messages. */
 export function verdictLines(outcome: ProbesOutcome): string {
   return outcome.checks.map((c) => `${c.rule} ${c.verdict} ${c.id}: ${c.message}`).join('\n');
+}
+
+/** Every RL rule has a check that is not skipped, and no check says it could not test. */
+export function assertEveryRuleJudged(outcome: ProbesOutcome): void {
+  const lines = verdictLines(outcome);
+  const judged = new Set(outcome.checks.filter((c) => c.verdict !== 'skipped').map((c) => c.rule));
+  assert.deepEqual(
+    RL_RULES.filter((rule) => !judged.has(rule)),
+    [],
+    lines,
+  );
+  assert.deepEqual(
+    outcome.checks.filter((c) => c.verdict === 'error').map((c) => c.id),
+    [],
+    lines,
+  );
+  assert.doesNotMatch(lines, /past the run's time limit/);
 }
 
 /** Runs probe-child.ts in its own process (so its timing has a whole event loop to itself). */

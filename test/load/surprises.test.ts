@@ -10,10 +10,9 @@
 //   probes stopped following recovery and RL-07 was `error`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RL_RULES } from '../../load/plan.js';
 import type { SimFault } from './sim-horizon.js';
 import { virtualRun, type VirtualRun, type VirtualRunOptions } from './virtual-run.js';
-import { verdictLines } from './reference-harness.js';
+import { assertEveryRuleJudged, verdictLines } from './reference-harness.js';
 
 /** The checks that are not a pass (nor RL-13's observation), as `id verdict`. */
 const notPassing = (r: VirtualRun) =>
@@ -22,22 +21,7 @@ const notPassing = (r: VirtualRun) =>
     .map((c) => `${c.id} ${c.verdict}`)
     .sort();
 
-/** Every RL rule has a check that is not skipped, and no check says it could not test. */
-function everyRuleJudged(r: VirtualRun): void {
-  const lines = verdictLines(r.outcome);
-  const judged = new Set(r.outcome.checks.filter((c) => c.verdict !== 'skipped').map((c) => c.rule));
-  assert.deepEqual(
-    RL_RULES.filter((rule) => !judged.has(rule)),
-    [],
-    lines,
-  );
-  assert.deepEqual(
-    r.outcome.checks.filter((c) => c.verdict === 'error').map((c) => c.id),
-    [],
-    lines,
-  );
-  assert.doesNotMatch(lines, /past the run's time limit/);
-}
+const everyRuleJudged = (r: VirtualRun) => assertEveryRuleJudged(r.outcome);
 
 const run = (faults: SimFault[], o: VirtualRunOptions = {}) => virtualRun({ faults, ...o });
 
