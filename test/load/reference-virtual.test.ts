@@ -224,3 +224,23 @@ test('a varied request held up past a leak while the bucket is empty (a busy mac
   );
   assert.match(r.outcome.checks.find((c) => c.rule === 'RL-07')!.message, /^waiting retry-after \(1 s\) was enough/);
 });
+
+test('two runs back to back on one node: the second finds the bucket not full, waits for it and says why; neither fails or errs', async () => {
+  const first = await virtualReferenceRun(FAULT_NODE);
+  // The second starts 1 s after the first ended: the drain's backlog has not leaked away yet.
+  first.node.later(first.engine.now() + 1000);
+  const second = await virtualReferenceRun({ node: first.node });
+  for (const [name, r] of [
+    ['first', first],
+    ['second', second],
+  ] as const) {
+    const lines = verdictLines(r.outcome);
+    assert.deepEqual(
+      r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id),
+      [],
+      `${name} run\n${lines}`,
+    );
+    const waited = r.progress.some((p) => /not full at the start/.test(p.phase));
+    assert.equal(waited, name === 'second', `${name} run: ${r.progress.map((p) => p.phase).join(' | ')}`);
+  }
+});

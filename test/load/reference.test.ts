@@ -1,6 +1,6 @@
 // The probes against the served reference horizon node (reference/nodes/horizon.ts) in real time,
-// over HTTP: a dedicated node (3600/h) and the same behind 80 ms of network latency, two runs back to
-// back on one node, and the small in-process cases (skip, budget, abort, a node that is down). Every
+// over HTTP: a dedicated node (3600/h) and the same behind 80 ms of network latency, and the small
+// in-process cases (skip, budget, abort, a node that is down). Every
 // limiter fault and variant is run on the node's own code on the virtual clock
 // (reference-virtual.test.ts), where no verdict depends on the machine's speed. The two full runs
 // take real seconds, so they run in child processes side by side while the small cases go on.
@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { RL_RULES } from '../../load/plan.js';
 import {
   machineStallMs,
-  probeHorizon,
   probeInChild,
   probeReference,
   verdictLines,
@@ -91,39 +90,6 @@ test('80 ms ± 40 ms of network latency: the verdicts are unchanged and T is wit
     assertCleanFullRun(slow, 1000, 0.05);
     assert.deepEqual(byRule(slow), byRule(local));
   });
-});
-
-test('two runs back to back on one node: the second finds the bucket not full, waits for it and says why; neither fails or errors', async (t) => {
-  const opts = defaultOptions({ hourlyLimit: 7200, burst: 30 });
-  const node = await startHorizonNode(opts);
-  try {
-    const horizon = {
-      endpoint: node.endpoint,
-      token: TOKEN,
-      customer: opts.customer,
-      hourlyLimit: opts.hourlyLimit,
-      perSecondCap: 20,
-    };
-    for (const run of ['first', 'second']) {
-      const r = await probeHorizon(horizon);
-      const lines = verdictLines(r.outcome);
-      judgeSteady(t, machineStallMs(r), () =>
-        assert.deepEqual(
-          r.outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id),
-          [],
-          `${run} run\n${lines}`,
-        ),
-      );
-      const waited = r.progress.some((e) => e.stage === 'probes' && /not full at the start/.test(e.phase));
-      assert.equal(
-        waited,
-        run === 'second',
-        `${run} run: progress ${r.progress.map((e) => (e.stage === 'probes' ? e.phase : '')).join(' | ')}`,
-      );
-    }
-  } finally {
-    await node.close();
-  }
 });
 
 test('no horizon node in the target: every selected RL rule is skipped with the reason', async () => {

@@ -26,12 +26,20 @@ export class VirtualReferenceNode implements VirtualNode {
   /** Requests that reached the node. */
   served = 0;
 
-  /** `phaseMs`: how far the node's clock is ahead of the client's start (where its seconds begin). */
+  /**
+   * `phaseMs`: how far the node's clock is ahead of the client's start (where its seconds begin). A
+   * later run against the same node moves it on by the time that has passed since (`later`).
+   */
   constructor(
     readonly opts: ReferenceOptions,
-    private readonly phaseMs = 0,
+    private phaseMs = 0,
   ) {
     this.answer = horizonAnswerer(opts);
+  }
+
+  /** The node's clock moves on by `ms` (a run ended, the next starts at the client's time 0). */
+  later(ms: number): void {
+    this.phaseMs += ms;
   }
 
   request(sentAt: number, method: ProbeMethod, variation?: RequestVariation): VirtualAnswer {
@@ -73,18 +81,25 @@ export type VirtualReferenceOptions = Partial<Omit<ReferenceOptions, 'faults' | 
   stallMs?: ConstructorParameters<typeof VirtualNodeEngine>[2];
   /** How far the node's clock is ahead of the client's start, ms (VirtualReferenceNode). */
   phaseMs?: number;
+  /** A node an earlier run used, its limiter's state kept (the other node options are then its own). */
+  node?: VirtualReferenceNode;
 };
 
 /** The whole probe suite against the reference horizon node on the virtual clock, as the CLI plans it. */
 export async function virtualReferenceRun(o: VirtualReferenceOptions = {}): Promise<VirtualReferenceRun> {
-  const { faults, variants, only, maxRequests, maxSeconds, stallMs, phaseMs, ...rest } = o;
-  const opts = defaultOptions({
-    ...rest,
-    faults: new Set(faults ?? []),
-    variants: new Set(variants ?? []),
-    now: () => FAKE_EPOCH + (phaseMs ?? 0),
-  });
-  const node = new VirtualReferenceNode(opts, phaseMs);
+  const { faults, variants, only, maxRequests, maxSeconds, stallMs, phaseMs, node: given, ...rest } = o;
+  const node =
+    given ??
+    new VirtualReferenceNode(
+      defaultOptions({
+        ...rest,
+        faults: new Set(faults ?? []),
+        variants: new Set(variants ?? []),
+        now: () => FAKE_EPOCH + (phaseMs ?? 0),
+      }),
+      phaseMs,
+    );
+  const opts = node.opts;
   const token = opts.credentials.horizonToken;
   const engine = new VirtualNodeEngine(node, token, stallMs);
   const cfg = k6Config({
