@@ -65,6 +65,18 @@ function capRefusal(checks: readonly CheckResult[]): Record<string, unknown> | u
   };
 }
 
+/**
+ * The most requests the burst saw accepted in one second, as far as it tells the two sides apart: a
+ * count over the declared cap is a finding; one at or under it only says how the burst fell across
+ * the server's seconds (a starved client spreads it), so 19 and 20 under a cap of 20 are the same.
+ */
+function capSeen(l: LimiterEstimates): number | string | undefined {
+  const seen = num(l.perSecondCap);
+  const declared = num(l.declaredPerSecondCap);
+  if (seen === undefined) return undefined;
+  return declared !== undefined && seen <= declared ? `at most the cap (${declared})` : seen;
+}
+
 const largest = (values: readonly string[]) => Math.max(...values.map((v) => Number(v)).filter(Number.isFinite));
 
 export function diffLimiter(a: ResultsFile, b: ResultsFile, emit: (f: Found) => void): void {
@@ -83,10 +95,12 @@ export function diffLimiter(a: ResultsFile, b: ResultsFile, emit: (f: Found) => 
     for (const [key, rule] of [
       ['limit', 'RL-02'],
       ['burst', 'RL-11'],
-      ['perSecondCap', 'RL-10'],
     ] as const)
       if (num(la[key]) !== undefined && num(lb[key]) !== undefined && la[key] !== lb[key])
         put(rule, key, la[key], lb[key]);
+    const ca = capSeen(la);
+    const cb = capSeen(lb);
+    if (ca !== undefined && cb !== undefined && ca !== cb) put('RL-10', 'perSecondCap', ca, cb);
     const ba = band(la);
     const bb = band(lb);
     if (ba && bb) {

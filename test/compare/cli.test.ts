@@ -206,7 +206,8 @@ test(
 );
 
 test(
-  'two targets sharing a host run one after the other (a limiter both reach would see both runs); the same deployment twice has no difference',
+  'two targets sharing a host run one after the other (a limiter both reach would see both runs); ' +
+    'the same deployment twice has no difference but latency on a starved machine',
   { timeout: HANG_MS },
   async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'chainprobe-compare-cli-'));
@@ -241,9 +242,17 @@ test(
       out,
       '--fail-on-difference',
     ]);
-    assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /primary compared with replica: no difference over 14 rules/);
     const [pa, pb] = [resultsIn(out), resultsIn(join(out, 'compare'))];
+    // Latency (CMP-12) is the one comparison that measures this machine too: the two sides run one
+    // after the other, and a starved machine can slow one of them past its tolerance. Any other
+    // difference between the same deployment and itself is a false one.
+    const found = (pa.comparison as { differences: { kind: string }[] }).differences;
+    const latencyOnly = found.length > 0 && found.every((d) => d.kind === 'latency');
+    if (latencyOnly) t.diagnostic(`a latency difference on a busy machine: ${r.stdout.match(/D1 .*/)?.[0]}`);
+    else {
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /primary compared with replica: no difference over 14 rules/);
+    }
     const stages = (x: typeof pa) =>
       (x.stages as { startedAt: string; finishedAt: string }[]).map((s) => [s.startedAt, s.finishedAt]).flat();
     // One after the other: the replica's run was over before the primary's began.

@@ -240,6 +240,16 @@ test('the rate limiter by its estimates and what its 429s carry (CMP-11), never 
   ]);
 });
 
+test('the per-second cap (CMP-11): a count over the declared cap differs; counts at or under it say how the burst fell, not the cap', () => {
+  const capped = (seen: number) =>
+    run('x', [], { limiter: { ...LIMITER, perSecondCap: seen, declaredPerSecondCap: 20 } });
+  // A starved client spread one side's burst: 19 of 20 in its busiest second. Both held the cap.
+  assert.deepEqual(rows(compareResults(capped(20), capped(19))), []);
+  assert.deepEqual(rows(compareResults(capped(20), capped(25))), [
+    'CMP-11 limiter perSecondCap: "at most the cap (20)" | 25',
+  ]);
+});
+
 test('latency per family (CMP-12): a difference only past twice and the stated margin, a median from 20 requests a side, a p95 from 40', () => {
   const timed = (base: string, ms: number[]) =>
     ms.map((d, i) =>

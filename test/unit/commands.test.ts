@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../tools/commands.js';
 import { startArgs } from '../../src/package.js';
-import { helpText } from '../../cli/args.js';
+import { helpText, parseCommand } from '../../cli/args.js';
+import { UsageError } from '../../cli/fatal.js';
 import { TOOL } from '../../src/results.js';
 import { HANG_MS } from '../support/backstops.js';
 
@@ -47,13 +48,23 @@ for (const { script, def } of COMMANDS) {
     }
   });
 
-  test(`${def.invocation} with an unknown flag: exit 2, one line`, () => {
-    const r = run(script, '--no-such-flag');
-    assert.equal(r.code, 2);
-    assert.equal(r.stdout, '');
-    assert.equal(r.stderr, `${def.prefix}: --no-such-flag: unknown option; see ${def.invocation} --help\n`);
+  test(`${def.invocation} with an unknown flag: a usage error naming the flag and the help`, () => {
+    assert.throws(
+      () => parseCommand(def, ['--no-such-flag']),
+      (e) => e instanceof UsageError && e.message === `--no-such-flag: unknown option; see ${def.invocation} --help`,
+    );
   });
 }
+
+// Every command's script reads its flags through its table (the --help runs above show it), and a
+// usage error leaves by one path (cli/fatal.ts): one command run as a person runs it shows that path.
+test(`${COMMANDS[0]!.def.invocation} with an unknown flag: exit 2, one line`, () => {
+  const { script, def } = COMMANDS[0]!;
+  const r = run(script, '--no-such-flag');
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr, `${def.prefix}: --no-such-flag: unknown option; see ${def.invocation} --help\n`);
+});
 
 test('npm start -- --version prints the package version', () => {
   const r = spawnSync(process.execPath, [...startArgs(), '--version'], {
