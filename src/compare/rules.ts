@@ -111,9 +111,10 @@ export const COMPARISON_RULES: readonly ComparisonRule[] = [
     title: 'The rate limiter by its estimates',
     description:
       'The rate-limit probes send as the run’s pacing and the bucket allow, so their requests are not paired one by one. Compared ' +
-      'instead: Limit and burst exactly; T where the two estimates’ bands lie more than 1% of T apart; the per-second cap ' +
-      'exactly; what a 429 carries, the limiter’s and the cap’s: status, rate-limit headers, retry-after’s presence, form and ' +
-      'largest value (within 1 s), content type, and whether a cap refusal uses quota.',
+      'instead: Limit and burst exactly; T where the two estimates’ bands lie more than 1% of T apart; the most ' +
+      'requests accepted in one second where either side went over its declared cap; what a 429 carries, the ' +
+      'limiter’s and the cap’s: status, rate-limit headers, retry-after’s presence, form and largest value ' +
+      '(within 1 s), content type, and whether a cap refusal uses quota.',
   },
   {
     id: 'CMP-12',
