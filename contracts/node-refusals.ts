@@ -113,6 +113,23 @@ export async function sendOpenForms<R>(
 }
 
 /**
+ * A stream's token forms beyond the documented one (`openForms`), then NAUTH-07's refusals in every
+ * form that took the right token: `accepted` (the documented form, when it did) and the open ones.
+ */
+export async function sendOpenFormsThenRefusals<R>(
+  row: NodeRow,
+  openForms: readonly FormId[],
+  token: string,
+  attempt: NodeAttempt<R>,
+  dataOf: (reply: R) => boolean,
+  accepted: readonly FormId[],
+): Promise<{ open: OpenFormSent<R>[]; refusals: SentRefusal<R>[] }> {
+  const open = await sendOpenForms(row, openForms, token, attempt, dataOf);
+  const forms = [...accepted, ...open.accepted].map((f) => Promise.resolve(f));
+  return { open: open.sent, refusals: await sendRefusals(row, token, attempt, forms) };
+}
+
+/**
  * Sends the refusals as the right token's answers come in: no token at once, and each form's wrong
  * tokens as soon as that form is known to be accepted (`forms`: each settles to its form when the
  * right token got data there, to undefined otherwise), so a form still waiting for its answer (a

@@ -14,8 +14,7 @@ import { settled } from './in-flight.js';
 import {
   NO_TOKEN_CAUSE,
   outcomeOf,
-  sendOpenForms,
-  sendRefusals,
+  sendOpenFormsThenRefusals,
   type NodeAttempt,
   type NodeRow,
   type OpenFormSent,
@@ -145,14 +144,15 @@ export async function sendWebSocket(
     return r;
   };
   const accepted: FormId[] = 'reply' in upgrade && upgrade.reply.upgraded ? ['ws-x-auth-token'] : [];
-  const open = await sendOpenForms(row, openFormsOf('websocket'), chainB.token, attempt, (r) => wsRefusal(r).data);
-  answers.open = open.sent;
-  answers.refusals = await sendRefusals(
+  const dataOf = (r: WebSocketProbeResult) => wsRefusal(r).data;
+  ({ open: answers.open, refusals: answers.refusals } = await sendOpenFormsThenRefusals(
     row,
+    openFormsOf('websocket'),
     chainB.token,
     attempt,
-    [...accepted, ...open.accepted].map((f) => Promise.resolve(f)),
-  );
+    dataOf,
+    accepted,
+  ));
   return answers;
 }
 
@@ -259,14 +259,14 @@ export async function sendGrpc(
       return ended;
     }
   };
-  const open = await sendOpenForms(row, openFormsOf('grpc'), chainB.token, attempt, (r) => r.ok);
-  answers.open = open.sent;
-  answers.refusals = await sendRefusals(
+  ({ open: answers.open, refusals: answers.refusals } = await sendOpenFormsThenRefusals(
     row,
+    openFormsOf('grpc'),
     chainB.token,
     attempt,
-    [...accepted, ...open.accepted].map((f) => Promise.resolve(f)),
-  );
+    (r) => r.ok,
+    accepted,
+  ));
   return answers;
 }
 
