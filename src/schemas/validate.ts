@@ -245,6 +245,11 @@ export function schemaNames(): string[] {
   return [...load().names];
 }
 
+/** A schema's validator (precompiled when in step with schemas/), for a caller that words ajv's errors itself. */
+export function validatorOf(name: SchemaName): ValidateFunction {
+  return load().lax(name);
+}
+
 /** True when the value matches; the fast path, no problem wording. */
 export function isValid(name: SchemaName, value: unknown): boolean {
   return load().lax(name)(value) as boolean;
