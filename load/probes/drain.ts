@@ -310,6 +310,11 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   }
   if (!plan.exhaust) return result;
 
+  /** When a refusal's retry-after, as far as a cap or the bucket can need it, has run out. */
+  const retryAllowedAt = (s: Sample) =>
+    s.status !== undefined && s.status >= 300 && s.rl.retryAfter !== undefined
+      ? s.receivedAt + Math.min(s.rl.retryAfter * 1000, plan.retryWaitMaxMs ?? Infinity)
+      : -Infinity;
   const rtt = rttAllowanceOf(session.samples);
   // A request sent at t can only be refused for requests answered after t - W: resume once fewer
   // than the cap are. The burst leaves the window faster than the drain fills it.
@@ -320,11 +325,7 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     .sort((x, y) => y - x);
   // A refusal's retry-after (the proxy's 429s to the burst say 1 s) is waited out too, as far as a
   // cap or the bucket can need it.
-  const waitedOut = session.samples.map((s) =>
-    s.status !== undefined && s.status >= 300 && s.rl.retryAfter !== undefined
-      ? s.receivedAt + Math.min(s.rl.retryAfter * 1000, plan.retryWaitMaxMs ?? Infinity)
-      : -Infinity,
-  );
+  const waitedOut = session.samples.map(retryAllowedAt);
   const resumeAt = Math.max(session.now(), (answeredLate[plan.cap - 1] ?? -Infinity) + WINDOW_MS, ...waitedOut) + 5;
   const latest = session.samples.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
   const leftAtResume =
@@ -343,12 +344,16 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
   // send, and after the previous request reached the server when it answered late).
   let at = resumeAt;
   let refused = 0;
+  // A refusal the proxy made in the drain (a starved client's requests bunched at the cap) is made
+  // up for, after its retry-after: nothing leaves while one is running.
+  let heldUntil = -Infinity;
   // RL-14: behind a proxy that spaces requests, varied ones go between the first plain ones, one per
   // gap, where the plain ones alone keep the cap full.
   const mix = plan.varied && spacesRequests(session.samples, result.burst, plan.cap) ? [...plan.varied.underCap] : [];
   const mixed: Promise<Sample>[] = [];
   for (let i = 0; i < shape.underCapRequests + Math.min(refused, plan.slack) && !stop; i++) {
     at = await session.waitPaced(at);
+    while (!stop && heldUntil > session.now()) at = await session.waitPaced(Math.max(at, heldUntil));
     if (stop) break;
     const scheduled = at;
     const step = Math.max(result.spacingMs, session.paceMs);
@@ -357,8 +362,10 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     at += step;
     pending.push(
       session.fire('GET', 'drain under the cap', scheduled).then((s) => {
-        if (session.proxyMayHaveRefused(s)) refused++;
-        else if (isLimiterDenial(session, s, plan.cap)) {
+        if (session.proxyMayHaveRefused(s)) {
+          refused++;
+          heldUntil = Math.max(heldUntil, retryAllowedAt(s));
+        } else if (isLimiterDenial(session, s, plan.cap)) {
           stop = true;
           if (!result.firstDenial || s.seq < result.firstDenial.seq) result.firstDenial = s;
         }
@@ -369,6 +376,7 @@ export async function runDrain(session: Session, plan: DrainPlan): Promise<Drain
     if (v) {
       const mid = scheduled + step / 2;
       await session.waitUntil(mid);
+      while (!stop && heldUntil > session.now()) await session.waitUntil(heldUntil);
       if (!stop) mixed.push(session.fire('GET', `drain under the cap: ${v.label}`, mid, 'aside', v));
     }
   }

@@ -9,8 +9,17 @@ import assert from 'node:assert/strict';
 import { LIMITER_FAULTS } from '../../reference/faults/limiter.js';
 import { CAP_STRICT_SPACING_VARIANT } from '../../reference/limiter/cap.js';
 import { QUERY_ONLY_VARIANT } from '../../reference/nodes/horizon.js';
+import { defaultOptions } from '../../reference/options.js';
+import type { ProbeMethod, RequestVariation } from '../../load/engine/types.js';
+import { retryAfterViolations } from '../safety/support/pace.js';
 import { assertEveryRuleJudged, verdictLines } from './reference-harness.js';
-import { virtualReferenceRun, type VirtualReferenceOptions, type VirtualReferenceRun } from './virtual-reference.js';
+import {
+  virtualReferenceRun,
+  VirtualReferenceNode,
+  type VirtualReferenceOptions,
+  type VirtualReferenceRun,
+} from './virtual-reference.js';
+import type { VirtualAnswer } from './virtual-node-engine.js';
 
 /**
  * A faster limiter where a fault shows the same (T = 0.5 s, burst 30). The cap faults get quota to
@@ -223,6 +232,37 @@ test('a varied request held up past a leak while the bucket is empty (a busy mac
     `no varied request was accepted while the bucket was to be empty\n${lines}`,
   );
   assert.match(r.outcome.checks.find((c) => c.rule === 'RL-07')!.message, /^waiting retry-after \(1 s\) was enough/);
+});
+
+test("a proxy's refusal in the drain (a starved client's requests bunched at the cap): nothing leaves before its retry-after, and nothing fails", async () => {
+  // The 60th GET (in the drain under the cap) gets what the reference's proxy sends over its cap: a
+  // 429 with retry-after 1 s and none of the limiter's headers, using no quota. Before, the drain
+  // made up for it at once, 947 ms inside that retry-after.
+  let gets = 0;
+  class RefusesOnce extends VirtualReferenceNode {
+    override request(sentAt: number, method: ProbeMethod, variation?: RequestVariation): VirtualAnswer {
+      if (method !== 'GET' || ++gets !== 60) return super.request(sentAt, method, variation);
+      this.served++;
+      return {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '1' },
+        body: '{"error":"too many requests"}',
+        decidedAt: sentAt + 1,
+        doneAt: sentAt + 2,
+        request: { method, url: 'http://reference.invalid/fee_stats', headers: {} },
+      };
+    }
+  }
+  const r = await virtualReferenceRun({ node: new RefusesOnce(defaultOptions()) });
+  assert.ok(
+    r.outcome.timeline.some((e) => e.probe === 'drain: under the cap' && e.status === 429 && e.remaining === undefined),
+    'the refusal did not land in the drain',
+  );
+  assertClean(r, 1000);
+  assert.deepEqual(
+    retryAfterViolations(r.outcome.timeline).filter((v) => v.early.probe.startsWith('drain')),
+    [],
+  );
 });
 
 test('two runs back to back on one node: the second finds the bucket not full, waits for it and says why; neither fails or errs', async () => {
