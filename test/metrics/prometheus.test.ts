@@ -170,6 +170,7 @@ const END = 80;
 function inputSeries(runs: Series[][]): { series: string; values: string }[] {
   const keys = new Map<string, Series>();
   for (const r of runs) for (const s of r) keys.set(seriesKey(s), s);
+  const valuesByRun = runs.map((r) => new Map(r.map((x) => [seriesKey(x), x.value])));
   return [...keys].map(([key, s]) => {
     const values: string[] = [];
     for (let minute = 0; minute <= END; minute++) {
@@ -177,7 +178,7 @@ function inputSeries(runs: Series[][]): { series: string; values: string }[] {
       const v =
         s.name === 'chainprobe_run_start_time_seconds'
           ? i * INTERVAL * 60
-          : runs[i]!.find((x) => seriesKey(x) === key)?.value;
+          : valuesByRun[i]!.get(key);
       values.push(v === undefined ? '_' : String(v));
     }
     const { labels } = s;
