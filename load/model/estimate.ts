@@ -111,18 +111,23 @@ export function estimateEmissionInterval(
   if (!inputs.some((x) => x.outcome === 'accepted' || x.outcome === 'denied')) return undefined;
   const points = opts.points ?? 161;
   let evaluations = 0;
-  const violationsAt = (t: number, set: KindSet): number => {
+  /**
+   * Unexplained answers at T = t, counted up to `atMost`: a pass needs a point's exact count only
+   * while it is below the best so far (or zero), so a point stops replaying once it cannot be either.
+   */
+  const violationsAt = (t: number, set: KindSet, atMost: number): number => {
     evaluations++;
     let n = 0;
-    for (const s of replay(inputs, { limit, T: { lo: t, hi: t }, start: opts.start, trust: set.trust })) {
+    replay(inputs, { limit, T: { lo: t, hi: t }, start: opts.start, trust: set.trust }, (s) => {
       for (const v of s.violations) if (set.kinds.includes(v.kind)) n++;
-    }
+      return n >= atMost;
+    });
     return n;
   };
   const scan = (ts: number[], set: KindSet): Pass => {
     const pass: Pass = { ts, feasible: [], best: 0, bestCount: Infinity };
     ts.forEach((t, i) => {
-      const n = violationsAt(t, set);
+      const n = violationsAt(t, set, Math.max(pass.bestCount, 1));
       if (n === 0) pass.feasible.push(i);
       if (n < pass.bestCount) Object.assign(pass, { best: i, bestCount: n });
     });

@@ -167,7 +167,12 @@ function violationsOf(x: ReplayInput, p: Prediction): Violation[] {
   return out;
 }
 
-export function replay(inputs: readonly ReplayInput[], opts: ReplayOptions): ReplayStep[] {
+/** The replay's steps in order; `enough`, when given, ends it after the first step it says yes to. */
+export function replay(
+  inputs: readonly ReplayInput[],
+  opts: ReplayOptions,
+  enough?: (step: ReplayStep) => boolean,
+): ReplayStep[] {
   const { limit, T } = opts;
   const condition = opts.condition ?? true;
   const trust = opts.trust ?? TRUST_ALL;
@@ -221,7 +226,9 @@ export function replay(inputs: readonly ReplayInput[], opts: ReplayOptions): Rep
         after = before;
     }
     state = after;
-    steps.push({ backlog, prediction, violations, overlapped, tatAfter: after });
+    const step = { backlog, prediction, violations, overlapped, tatAfter: after };
+    steps.push(step);
+    if (enough?.(step)) break;
   }
   return steps;
 }
