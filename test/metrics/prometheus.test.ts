@@ -175,10 +175,7 @@ function inputSeries(runs: Series[][]): { series: string; values: string }[] {
     const values: string[] = [];
     for (let minute = 0; minute <= END; minute++) {
       const i = Math.min(Math.floor(minute / INTERVAL), runs.length - 1);
-      const v =
-        s.name === 'chainprobe_run_start_time_seconds'
-          ? i * INTERVAL * 60
-          : valuesByRun[i]!.get(key);
+      const v = s.name === 'chainprobe_run_start_time_seconds' ? i * INTERVAL * 60 : valuesByRun[i]!.get(key);
       values.push(v === undefined ? '_' : String(v));
     }
     const { labels } = s;
