@@ -18,7 +18,7 @@ import { UsageError } from './fatal.js';
 import type { FlagValues } from './args.js';
 import { prepareOutDir } from './outdir.js';
 import { createProgress } from '../run/progress.js';
-import type { ThreadReference } from '../reference/thread.js';
+import type { RunningReference } from '../reference/start.js';
 import { NODE_SELECTION, START, type NodeKind } from './start-flags.js';
 import { runQueueWaitMs } from '../src/run-queue.js';
 import { checkMetricsFlags, metricsAfterRun } from './metrics-flags.js';
@@ -224,25 +224,21 @@ export async function main(cli: Cli): Promise<number> {
 
   // The run's heavy modules load only once the command line and the target are known good, and
   // only those this run uses (the embedded reference when there is no target, one runner).
-  let reference: ThreadReference | undefined;
+  let reference: RunningReference | undefined;
   const extra: Record<string, unknown> = {};
   if (!targets.length) {
-    const [{ startReferenceThread }, { faultByName }, { warmRunModules }] = await Promise.all([
-      import('../reference/thread.js'),
+    const [{ startReference }, { faultByName }] = await Promise.all([
+      import('../reference/start.js'),
       import('../reference/faults/index.js'),
-      import('../run/warm.js'),
     ]);
     const customer = cli.customer as 'dedicated' | 'shared' | undefined;
     try {
-      const started = startReferenceThread({
+      reference = await startReference({
         ...(customer && { customer, hourlyLimit: customer === 'shared' ? 2000 : 3600 }),
         ...(cli['hourly-limit'] !== undefined && { hourlyLimit: cli['hourly-limit'] }),
-        faults: cli.fault,
-        variants: cli.variant,
+        ...(cli.fault.length && { faults: new Set(cli.fault) }),
+        ...(cli.variant.length && { variants: new Set(cli.variant) }),
       });
-      started.catch(() => undefined);
-      await warmRunModules();
-      reference = await started;
     } catch (e) {
       throw new UsageError(`embedded reference service could not start: ${(e as Error).message.split('\n')[0]}`);
     }
