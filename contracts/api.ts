@@ -90,9 +90,9 @@ const RATE_LIMITED = 429;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Requests in flight per host in this process (a contract worker, or the contract stage): a request
- * past the bound waits for one to end. The bound is limits.concurrency (shared by the workers:
- * fixtures.ts). A bulk client's requests (the auth matrix: hundreds, independent) take a free slot
+ * Requests in flight per host in this process (the contract stage, or a Playwright worker): a request
+ * past the bound waits for one to end. The bound is limits.concurrency (Playwright's workers share
+ * it: contracts/playwright/host.ts). A bulk client's requests (the auth matrix: hundreds, independent) take a free slot
  * only when no other request waits, so a chain whose next request depends on the last (a walk's
  * pages) is not queued behind all of them.
  */
@@ -114,12 +114,6 @@ async function inHostSlot<T>(host: string, bound: number, bulk: boolean, send: (
   }
 }
 
-/** Hosts whose requests wait for something first (while the contract stage sends there itself: contracts/stage-work.ts). */
-export interface HostHold {
-  hosts: ReadonlySet<string>;
-  until: () => Promise<unknown>;
-}
-
 export interface ApiClientOptions {
   timeoutMs: number;
   maxBodyBytes?: number;
@@ -132,7 +126,6 @@ export interface ApiClientOptions {
   answered?: (spec: CallSpec) => CallResult | undefined;
   /** Aborted: no request is sent any more, and those in flight stop. */
   signal?: AbortSignal;
-  hold?: HostHold;
 }
 
 export class ApiClient {
@@ -163,7 +156,6 @@ export class ApiClient {
       if (!known.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, known.exchange, known.body);
       return known;
     }
-    if (this.opts.hold?.hosts.has(host)) await this.opts.hold.until();
     const bound = this.opts.perHost;
     if (!limited) {
       await spec.pace?.();
