@@ -265,6 +265,28 @@ test("a proxy's refusal in the drain (a starved client's requests bunched at the
   );
 });
 
+test('three HEADs in a row held up past a leak where the bucket should be empty (a starved machine): the recovery tries again and RL-07 passes', async () => {
+  // The recovery's HEAD right after the acceptance that used the recovered quota is the third HEAD
+  // of the run. It and the two next leave 1.1 s late (T and retry-after are 1 s), so each meets the
+  // quota that leaked meanwhile. In a stress run, RL-07 was error for it.
+  let heads = 0;
+  const held: number[] = [];
+  const r = await virtualReferenceRun({
+    stallMs: (method) => {
+      if (method !== 'HEAD' || ![3, 4, 5].includes(++heads)) return 0;
+      held.push(heads);
+      return 1100;
+    },
+  });
+  assert.deepEqual(held, [3, 4, 5]);
+  const edgeHeads = r.outcome.timeline.filter((e) => e.method === 'HEAD' && e.probe === 'recovery: retry-after edge');
+  const statuses = edgeHeads.map((e) => e.status);
+  assert.deepEqual(statuses.slice(0, 3), [200, 200, 200], `the held HEADs were not accepted: ${statuses.join(', ')}`);
+  assert.equal(statuses.at(-1), 429, `the recovery did not meet an empty bucket again: ${statuses.join(', ')}`);
+  assertClean(r, 1000);
+  assert.match(r.outcome.checks.find((c) => c.rule === 'RL-07')!.message, /^waiting retry-after \(1 s\) was enough/);
+});
+
 test('two runs back to back on one node: the second finds the bucket not full, waits for it and says why; neither fails or errs', async () => {
   const first = await virtualReferenceRun(FAULT_NODE);
   // The second starts 1 s after the first ended: the drain's backlog has not leaked away yet.
