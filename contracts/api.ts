@@ -90,11 +90,11 @@ const RATE_LIMITED = 429;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Requests in flight per host in this process (the contract stage, or a Playwright worker): a request
- * past the bound waits for one to end. The bound is limits.concurrency (Playwright's workers share
- * it: contracts/playwright/host.ts). A bulk client's requests (the auth matrix: hundreds, independent) take a free slot
- * only when no other request waits, so a chain whose next request depends on the last (a walk's
- * pages) is not queued behind all of them.
+ * Requests in flight per host in this process (the contract stage, or a Playwright worker): a
+ * request past the bound waits for one to end. The bound is limits.concurrency (Playwright's workers
+ * share it: contracts/playwright/host.ts). A bulk client's requests (the auth matrix: hundreds,
+ * independent) take a free slot only when no other request waits, so a chain whose next request
+ * depends on the last (a walk's pages) is not queued behind all of them.
  */
 const hosts = new Map<string, { free: number; waiting: (() => void)[]; bulk: (() => void)[] }>();
 
