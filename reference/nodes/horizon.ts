@@ -107,6 +107,15 @@ export interface HorizonAnswer {
 
 type Decided = Omit<HorizonAnswer, 'delayMs'>;
 
+/** What the proxy answers a request over the per-second cap: it knows nothing of the limiter, so none of its headers. */
+export function proxyRefusal(opts: Pick<ReferenceOptions, 'variants'>): Decided {
+  return {
+    status: opts.variants.has(CAP_503_VARIANT) ? 503 : 429,
+    headers: { 'Content-Type': JSON_TYPE, [RATE_LIMIT_HEADER.retryAfter]: '1' },
+    body: CAP_BODY,
+  };
+}
+
 /**
  * The horizon node's decisions as a function of the request and the time it arrives, with the
  * limiter's state in the closure: the HTTP server below sends what it returns, and tests drive it
@@ -118,7 +127,6 @@ export function horizonAnswerer(opts: ReferenceOptions): (req: HorizonRequest, n
   const notJson = limiterFault(opts.faults, 'fee-stats-not-json');
   const noHeadersOn429 = limiterFault(opts.faults, 'rl-no-headers-on-429');
   const noHeadersOnHead = limiterFault(opts.faults, 'rl-no-headers-on-head');
-  const capStatus = opts.variants.has(CAP_503_VARIANT) ? 503 : 429;
   const policy: TokenPolicy = {
     expected: opts.credentials.horizonToken,
     accepted: new Set(opts.variants.has(QUERY_ONLY_VARIANT) ? ['auth-query'] : ALL_NODE_TOKEN_FORMS),
@@ -145,14 +153,7 @@ export function horizonAnswerer(opts: ReferenceOptions): (req: HorizonRequest, n
       const stats = feeStats(nowMs);
       return { status: 200, headers: { 'Content-Type': stats.type }, body: stats.body };
     }
-    if (admission.by === 'proxy') {
-      // A proxy knows nothing of the limiter: none of its headers.
-      return {
-        status: capStatus,
-        headers: { 'Content-Type': JSON_TYPE, [RATE_LIMIT_HEADER.retryAfter]: '1' },
-        body: CAP_BODY,
-      };
-    }
+    if (admission.by === 'proxy') return proxyRefusal(opts);
     const h = admission.headers;
     const headers: OutgoingHttpHeaders = {};
     if (!(admission.limited && noHeadersOn429) && !(head && noHeadersOnHead)) {

@@ -8,9 +8,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LIMITER_FAULTS } from '../../reference/faults/limiter.js';
 import { CAP_STRICT_SPACING_VARIANT } from '../../reference/limiter/cap.js';
-import { QUERY_ONLY_VARIANT } from '../../reference/nodes/horizon.js';
+import {
+  proxyRefusal,
+  QUERY_ONLY_VARIANT,
+  type HorizonAnswer,
+  type HorizonRequest,
+} from '../../reference/nodes/horizon.js';
 import { defaultOptions } from '../../reference/options.js';
-import type { ProbeMethod, RequestVariation } from '../../load/engine/types.js';
 import { retryAfterViolations } from '../safety/support/pace.js';
 import { assertEveryRuleJudged, verdictLines } from './reference-harness.js';
 import {
@@ -19,7 +23,6 @@ import {
   type VirtualReferenceOptions,
   type VirtualReferenceRun,
 } from './virtual-reference.js';
-import type { VirtualAnswer } from './virtual-node-engine.js';
 
 /**
  * A faster limiter where a fault shows the same (T = 0.5 s, burst 30). The cap faults get quota to
@@ -240,17 +243,9 @@ test("a proxy's refusal in the drain (a starved client's requests bunched at the
   // made up for it at once, 947 ms inside that retry-after.
   let gets = 0;
   class RefusesOnce extends VirtualReferenceNode {
-    override request(sentAt: number, method: ProbeMethod, variation?: RequestVariation): VirtualAnswer {
-      if (method !== 'GET' || ++gets !== 60) return super.request(sentAt, method, variation);
-      this.served++;
-      return {
-        status: 429,
-        headers: { 'content-type': 'application/json', 'retry-after': '1' },
-        body: '{"error":"too many requests"}',
-        decidedAt: sentAt + 1,
-        doneAt: sentAt + 2,
-        request: { method, url: 'http://reference.invalid/fee_stats', headers: {} },
-      };
+    protected override decide(req: HorizonRequest, nowMs: number): HorizonAnswer {
+      if (req.method !== 'GET' || ++gets !== 60) return super.decide(req, nowMs);
+      return { ...proxyRefusal(this.opts), delayMs: 0 };
     }
   }
   const r = await virtualReferenceRun({ node: new RefusesOnce(defaultOptions()) });

@@ -7,7 +7,7 @@ import type { ProbeMethod, RequestVariation } from '../../load/engine/types.js';
 import { feeStatsRequest } from '../../load/engine/types.js';
 import { counterBudget, k6Config, K6_ENV } from '../../load/k6/config.js';
 import { runSuite } from '../../load/suite.js';
-import { horizonAnswerer, type HorizonAnswer } from '../../reference/nodes/horizon.js';
+import { horizonAnswerer, type HorizonAnswer, type HorizonRequest } from '../../reference/nodes/horizon.js';
 import { defaultOptions, type ReferenceOptions } from '../../reference/options.js';
 import { Recorder } from '../../src/record/recorder.js';
 import { Redactor } from '../../src/record/redact.js';
@@ -42,6 +42,11 @@ export class VirtualReferenceNode implements VirtualNode {
     this.phaseMs += ms;
   }
 
+  /** The node's answer to a request arriving at `nowMs` on its clock (a test may answer some itself). */
+  protected decide(req: HorizonRequest, nowMs: number): HorizonAnswer {
+    return this.answer(req, nowMs);
+  }
+
   request(sentAt: number, method: ProbeMethod, variation?: RequestVariation): VirtualAnswer {
     const sent = feeStatsRequest(ENDPOINT, this.opts.credentials.horizonToken, variation);
     const url = new URL(sent.url);
@@ -49,7 +54,7 @@ export class VirtualReferenceNode implements VirtualNode {
     const arrivedAt = sentAt + WIRE_MS;
     const nodeNow = FAKE_EPOCH + this.phaseMs + arrivedAt;
     this.served++;
-    const a: HorizonAnswer = this.answer({ method, url: url.pathname + url.search, headers }, nodeNow);
+    const a = this.decide({ method, url: url.pathname + url.search, headers }, nodeNow);
     const out: Record<string, string> = { date: new Date(nodeNow).toUTCString() };
     for (const [k, v] of Object.entries(a.headers)) if (v !== undefined) out[k.toLowerCase()] = String(v);
     return {
