@@ -2,10 +2,10 @@
 // the generated-types drift check and the formatter check. Pass folder names to run a subset:
 // `npm test -- unit reference`.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync, existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, existsSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { commandLine, defineCommand } from '../cli/args.js';
 import { exitWith } from '../cli/fatal.js';
 import { browserRequired, findChromium, skipLine } from '../test/support/chromium.js';
@@ -21,7 +21,7 @@ export const TEST = defineCommand({
       type: 'string',
       value: '<n>',
       integer: [1, 64],
-      help: 'test files run at once (default: the number of cores plus two)',
+      help: 'test files run at once in each group, the real-time files and the rest (default: the number of cores plus two)',
     },
   },
   positionals: {
@@ -46,7 +46,8 @@ function runQuietly(cmd: string, args: string[]): Promise<{ code: number; output
 
 /**
  * The checks beside the tests: each is one process on one core (the formatter's alone takes 7-17 s),
- * and they read the sources only, so they fill the cores while the first test files start. The
+ * and they read the sources only, so they fill the cores while the first test files start (at the
+ * lowest priority, as the files that do not run on real time). The
  * first that fails is printed at once and stops the tests; `undefined` when all passed.
  */
 async function staticChecks(): Promise<{ code: number; label: string } | undefined> {
@@ -58,12 +59,14 @@ async function staticChecks(): Promise<{ code: number; label: string } | undefin
   ].filter((c): c is string[] => c !== false);
   return new Promise((resolveP) => {
     let left = checks.length;
-    for (const args of checks)
-      void runQuietly('npx', args).then((r) => {
+    for (const args of checks) {
+      const [cmd, ...rest] = lowest(['npx', ...args]);
+      void runQuietly(cmd!, rest).then((r) => {
         process.stdout.write(r.output);
         if (r.code !== 0) resolveP({ code: r.code, label: `npx ${args.join(' ')}` });
         else if (--left === 0) resolveP(undefined);
       });
+    }
   });
 }
 
@@ -81,7 +84,7 @@ function testFiles(dir: string): string[] {
  * given (tools/run-test-files.ts), and a long file started last runs alone at the end (tls.test.ts,
  * 90 s, did). Every other file keeps its alphabetical place after these.
  */
-const LONGEST_FIRST = [
+export const LONGEST_FIRST = [
   'tls/tls.test.ts',
   'contracts/hosts-agree.test.ts',
   'load/reference.test.ts',
@@ -120,16 +123,84 @@ function longestFirst(files: string[]): string[] {
   return [...files].sort((a, b) => rank(a) - rank(b));
 }
 
-/** Runs the test files in a process group of their own, which `stop` ends whole (the files' own children too). */
-function startTests(
+/**
+ * The files whose assertions rest on real time (limiter physics, a probe's schedule, a deadline):
+ * each judges a run against the stall it measured (test/support/stalls.ts) and, past its
+ * tolerance, says it measured the machine instead of failing. So they run at normal priority and
+ * every other file, the static checks too, at the lowest (`nice -n 19`): the cores go to a
+ * real-time file whenever it needs them, and the rest fill what it leaves. On a quiet machine npm
+ * test's own parallelism then cannot starve them.
+ */
+export const REAL_TIME = [
+  'tls/tls.test.ts',
+  'fleet/run.test.ts',
+  'metrics/shard.test.ts',
+  'reports/real-runs.test.ts',
+  'load/nginx.test.ts',
+  'load/reference.test.ts',
+  'safety/budget.test.ts',
+  'selfcheck/subset.test.ts',
+  'run/side-by-side.test.ts',
+  'safety/interrupt.test.ts',
+].map((f) => join('test', f));
+
+/** The command that runs `args` at the lowest priority; as it is where there is no `nice`. */
+function lowest(args: string[]): string[] {
+  return existsSync('/usr/bin/nice') ? ['/usr/bin/nice', '-n', '19', ...args] : args;
+}
+
+/** Short test files run in one process, this many to a process (see batched). */
+export const BATCH = 8;
+
+/**
+ * The short files, in processes of BATCH files each: most take well under a second of their own,
+ * and a process of its own costs each one about half a second of CPU before its first test (Node
+ * and the TypeScript loader). A batch is a file that imports its members; node:test runs their
+ * tests one after another, each file's hooks with them (no test file sets a hook for every test,
+ * or changes what another reads). The long files keep a process each, as do files with a top-level
+ * await (their tests would start while the rest of the batch still loads). Batch files go in
+ * `dir`, as .mts: outside the project, a .ts file would load as CommonJS and its imports with it.
+ */
+export function batched(files: string[], dir: string): string[] {
+  const topLevelAwait = (f: string) => /^(?:\S.*)?\bawait\b/m.test(readFileSync(f, 'utf8'));
+  const alone = (f: string) => LONGEST_FIRST.includes(f) || REAL_TIME.includes(f) || topLevelAwait(f);
+  const short = files.filter((f) => !alone(f));
+  const batches: string[] = [];
+  for (let i = 0; i < short.length; i += BATCH) {
+    const members = short.slice(i, i + BATCH);
+    // Named after its first member: a batch that fails as a whole (a crash) is found by its name.
+    const name = `${String(batches.length + 1).padStart(2, '0')}-${basename(members[0]!, '.test.ts')}-and-${members.length - 1}.test.mts`;
+    const file = join(dir, name);
+    writeFileSync(file, members.map((m) => `import ${JSON.stringify(pathToFileURL(resolve(m)).href)};\n`).join(''));
+    batches.push(file);
+  }
+  return [...files.filter(alone), ...batches];
+}
+
+interface TestGroup {
+  done: Promise<number>;
+  stop(signal: NodeJS.Signals): void;
+}
+
+/**
+ * Runs test files in a process group of their own, which `stop` ends whole (the files' own
+ * children too). Its report goes to `out` as it comes.
+ */
+function startGroup(
   concurrency: number,
   files: string[],
-): { done: Promise<number>; stop(signal: NodeJS.Signals): void; interrupted(): NodeJS.Signals | undefined } {
-  const tests = spawn(
+  opts: { niced: boolean; out: (chunk: Buffer) => void },
+): TestGroup {
+  const [cmd, ...args] = (opts.niced ? lowest : (a: string[]) => a)([
     process.execPath,
-    ['--import', 'tsx', join('tools', 'run-test-files.ts'), String(concurrency), ...files],
-    { stdio: 'inherit', detached: true },
-  );
+    '--import',
+    'tsx',
+    join('tools', 'run-test-files.ts'),
+    String(concurrency),
+    ...files,
+  ]);
+  const tests = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  tests.stdout.on('data', opts.out);
   const stop = (signal: NodeJS.Signals) => {
     try {
       if (tests.pid !== undefined) process.kill(-tests.pid, signal);
@@ -137,6 +208,44 @@ function startTests(
       // already gone
     }
   };
+  const done = new Promise<number>((resolveP) => {
+    tests.on('error', () => resolveP(1));
+    tests.on('close', (code) => resolveP(code ?? 1));
+  });
+  return { done, stop };
+}
+
+/**
+ * The real-time files and the rest, each group with its own node:test run. The rest's report
+ * streams as it comes; the real-time group's is printed whole when it ends, so two spec reports
+ * never interleave.
+ */
+function startTests(
+  concurrency: number,
+  files: string[],
+): { done: Promise<number>; stop(signal: NodeJS.Signals): void; interrupted(): NodeJS.Signals | undefined } {
+  const realTime = files.filter((f) => REAL_TIME.includes(f));
+  const rest = files.filter((f) => !REAL_TIME.includes(f));
+  const groups: TestGroup[] = [];
+  if (rest.length)
+    groups.push(startGroup(concurrency, rest, { niced: realTime.length > 0, out: (c) => process.stdout.write(c) }));
+  if (realTime.length) {
+    const report: Buffer[] = [];
+    // As many as the cores: beyond that they would starve one another.
+    const group = startGroup(Math.min(concurrency, availableParallelism(), realTime.length), realTime, {
+      niced: false,
+      out: (c) => report.push(c),
+    });
+    groups.push({
+      ...group,
+      done: group.done.then((code) => {
+        process.stdout.write(`\n# the real-time tests (${realTime.length} files, at normal priority)\n`);
+        process.stdout.write(Buffer.concat(report));
+        return code;
+      }),
+    });
+  }
+  const stop = (signal: NodeJS.Signals) => groups.forEach((g) => g.stop(signal));
   let interrupted: NodeJS.Signals | undefined;
   // A detached group gets no signal from the terminal: Ctrl-C reaches it through here.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
@@ -144,10 +253,7 @@ function startTests(
       interrupted ??= signal;
       stop(signal);
     });
-  const done = new Promise<number>((resolveP) => {
-    tests.on('error', () => resolveP(1));
-    tests.on('close', (code) => resolveP(code ?? 1));
-  });
+  const done = Promise.all(groups.map((g) => g.done)).then((codes) => codes.find((c) => c !== 0) ?? 0);
   return { done, stop, interrupted: () => interrupted };
 }
 
@@ -160,7 +266,9 @@ async function main(): Promise<void> {
     console.error(`no test files found${only.length ? ` under ${only.map((d) => join('test', d)).join(', ')}` : ''}`);
     process.exit(1);
   }
-  const tests = startTests(concurrency, files);
+  const batchDir = mkdtempSync(join(tmpdir(), 'chainprobe-test-batches-'));
+  process.on('exit', () => rmSync(batchDir, { recursive: true, force: true }));
+  const tests = startTests(concurrency, batched(files, batchDir));
   const checks = only.length === 0 ? staticChecks() : Promise.resolve(undefined);
   const failedCheck = await checks;
   // Ctrl-C reached the checks too: they did not fail, they were stopped.
