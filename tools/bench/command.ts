@@ -1,7 +1,8 @@
 // The whole command as a user runs it, process start included: `chainprobe` of the installed
-// package (package.ts) and `npm start --` in the clone (npm, then tsx running cli/start.ts), each
-// against the embedded reference it starts itself, from spawned to exited. Where that time went is
-// read off the results.json the run wrote: its start, its contract stage, its end.
+// package (package.ts) and `npm start --` in the clone (npm, then Node with tsx's loader running
+// cli/start.ts), each against the embedded reference it starts itself, from spawned to exited.
+// Where that time went is read off the results.json the run wrote: its start, its contract stage,
+// its end.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
