@@ -16,7 +16,7 @@ import { FAIL_ON_DIFFERENCE_FLAG, WAIVERS_FLAG } from './compare-flags.js';
 import { comparedLines, relativeTo } from './compare-run.js';
 import { prepareOutDir } from './outdir.js';
 import { isResultsFile } from '../src/fleet/merge.js';
-import { exitCodeOf, formatOf, RESULTS_FORMAT, type ResultsFile } from '../src/results.js';
+import { exitCodeOf, otherFormat, type ResultsFile } from '../src/results.js';
 import { compareResults } from '../src/compare/compare.js';
 import { unwaivedDifferences } from '../src/compare/lines.js';
 import {
@@ -79,11 +79,8 @@ export function readResults(path: string): ResultsFile {
   }
   if (!isResultsFile(v))
     throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
-  const format = formatOf(v);
-  if (format !== RESULTS_FORMAT)
-    throw new UsageError(
-      `${path}: results format ${JSON.stringify(format)}, written by chainprobe ${v.tool.version}; this chainprobe reads format ${RESULTS_FORMAT}`,
-    );
+  const other = otherFormat(path, v);
+  if (other) throw new UsageError(other);
   return v;
 }
 

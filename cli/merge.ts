@@ -15,7 +15,7 @@ import { METRICS_FLAGS, checkMetricsFlags, metricsAfterRun, type MetricsFlagValu
 import { prepareOutDir } from './outdir.js';
 import { isResultsFile, mergeResults, type MergeInput, type MergeOutcome } from '../src/fleet/merge.js';
 import { CheckSpool } from '../src/fleet/check-spool.js';
-import { exitCodeOf } from '../src/results.js';
+import { exitCodeOf, otherFormat } from '../src/results.js';
 import { nothingChecked, nothingCheckedLine } from '../src/coverage.js';
 import { countLines } from '../src/run-summary.js';
 import { writeReports } from '../reports/write.js';
@@ -45,7 +45,7 @@ export const MERGE = defineCommand({
   exit: [
     '0  no merged check failed or errored, and at least one was checked',
     '1  a merged check failed or errored, or none was checked (every rule skipped: one line names why)',
-    '2  bad input (a missing file, not a results file, bad flag)',
+    '2  bad input (a missing file, not a results file, a results file of another format version, bad flag)',
   ],
 });
 
@@ -87,6 +87,8 @@ export function* readInputs(paths: readonly string[]): Generator<MergeInput> {
       const v = parseJson(path);
       if (!isResultsFile(v))
         throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
+      const other = otherFormat(path, v);
+      if (other) throw new UsageError(other);
       yield { source: path, results: v };
       continue;
     }
@@ -99,6 +101,9 @@ export function* readInputs(paths: readonly string[]): Generator<MergeInput> {
         continue; // other JSON in an artifact folder is not ours to judge
       }
       if (!isResultsFile(v)) continue;
+      // A results file it cannot read is named, not passed over: the merge would miss a run.
+      const other = otherFormat(file, v);
+      if (other) throw new UsageError(other);
       found++;
       yield { source: file, results: v };
     }

@@ -20,6 +20,8 @@ import { writeResultsJson } from '../../reports/write.js';
 import type { CheckResult } from '../../src/verdict.js';
 import { CheckSpool } from '../../src/fleet/check-spool.js';
 import { countLines } from '../../src/run-summary.js';
+import { readInputs } from '../../cli/merge.js';
+import { UsageError } from '../../cli/fatal.js';
 import { summaryMarkdown } from '../../reports/summary-md.js';
 
 test('two runs merge: the summary is the sum, rules roll up over both, both deployments named', () => {
@@ -112,6 +114,30 @@ test('npm run merge: files and folders, duplicates named on stdout, one report w
   assert.deepEqual(bad.stderr.trim().split('\n'), [
     `chainprobe merge: ${join(dir, 'artifacts/job-b/other.json')}: not a chainprobe results.json (no tool, target, summary and checks)`,
   ]);
+});
+
+test('a results file of another format version, named or in a folder: merge refuses it, naming the file and both versions', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chainprobe-merge-format-'));
+  try {
+    mkdirSync(join(dir, 'artifacts/job-a'), { recursive: true });
+    const future = join(dir, 'artifacts/job-a/results.json');
+    writeFileSync(future, JSON.stringify({ ...staging(), format: 2 }));
+    const line = (path: string) =>
+      new RegExp(
+        `^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: results format 2, written by chainprobe \\S+; this chainprobe reads format 1$`,
+      );
+    for (const given of [future, join(dir, 'artifacts')])
+      assert.throws(
+        () => [...readInputs([given])],
+        (e: unknown) => e instanceof UsageError && line(future).test(e.message),
+        given,
+      );
+    // Format 1 is what a file without `format` is: read as before.
+    writeFileSync(future, JSON.stringify(staging()));
+    assert.equal([...readInputs([join(dir, 'artifacts')])].length, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('k6 runners, one per horizon node (CHAINPROBE_NODE_NAME): the merge names each node with its estimates', () => {
