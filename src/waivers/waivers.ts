@@ -25,15 +25,10 @@ export type CheckWaiver = ResultsCheckWaiver;
 export type WaiverStatus = ResultsWaiverOutcome['status'];
 
 /** results.json `waivers.entries`: each waiver with what became of it in this run. */
-export interface WaiverOutcome extends ResultsWaiverOutcome {
-  /** In a comparison: differences it covered. */
-  differences?: number;
-}
+export type WaiverOutcome = ResultsWaiverOutcome;
 
 /** results.json `waivers`. */
-export interface WaiversRecord extends ResultsWaivers {
-  entries: WaiverOutcome[];
-}
+export type WaiversRecord = ResultsWaivers;
 
 export class WaiverError extends Error {}
 

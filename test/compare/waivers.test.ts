@@ -3,7 +3,7 @@
 // (it covered nothing), and how every report shows them: JUnit, the Markdown summary, index.html.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,8 +13,10 @@ import {
   waiveDifferences,
   waiverLine,
   WaiverError,
+  waiversRecord,
   type Waiver,
 } from '../../src/waivers/waivers.js';
+import { ROOT } from '../support/checkout.js';
 import { buildResults, exitCodeOf } from '../../src/results.js';
 import { compareResults } from '../../src/compare/compare.js';
 import { renderJunit } from '../../reports/junit.js';
@@ -236,4 +238,23 @@ test('the reports: JUnit skips a waived failure with its reason, the summary lis
     /<span class="waiver" data-waiver="active">waived until 2027-01-31: price is a string until v2\.3/,
   );
   assert.match(html, /data-rule="NFT-04" data-kind="must" data-verdict="fail"/, 'the rule still shows its verdict');
+});
+
+test('a waivers record names only fields results.schema.json describes, differences included', () => {
+  const schema = JSON.parse(readFileSync(join(ROOT, 'schemas/results.schema.json'), 'utf8')) as {
+    $defs: { waiversRecord: { properties: { entries: { items: { properties: Record<string, unknown> } } } } };
+  };
+  const described = Object.keys(schema.$defs.waiversRecord.properties.entries.items.properties).sort();
+  const full = {
+    rule: 'CMP-12',
+    target: 'staging',
+    node: 'horizon-1',
+    reason: 'smaller machines',
+    expires: '2027-01-01',
+    link: 'https://tracker.example/BAS-12',
+  };
+  const record = waiversRecord([full], [[1], [0]], [2], TODAY);
+  const written = [...new Set(record.entries.flatMap((e) => Object.keys(e)))].sort();
+  assert.deepEqual(written, described);
+  assert.deepEqual(record.entries[0]!.differences, 2);
 });

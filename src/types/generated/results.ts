@@ -112,9 +112,13 @@ export interface ResultsWaiverOutcome {
   link?: string;
   status: "active" | "expired" | "stale";
   /**
-   * Failing or erroring checks, and differences, it named.
+   * Failing or erroring checks it named.
    */
   matched: number;
+  /**
+   * In a comparison (--compare or chainprobe compare, with --waivers): the differences it named.
+   */
+  differences?: number;
   [k: string]: unknown;
 }
 /**
