@@ -15,8 +15,8 @@ import { SUMMARY_MD_FLAG } from './flags.js';
 import { FAIL_ON_DIFFERENCE_FLAG, WAIVERS_FLAG } from './compare-flags.js';
 import { comparedLines, relativeTo } from './compare-run.js';
 import { prepareOutDir } from './outdir.js';
-import { isResultsFile } from '../src/fleet/merge.js';
-import { exitCodeOf, otherFormat, type ResultsFile } from '../src/results.js';
+import { exitCodeOf, type ResultsFile } from '../src/results.js';
+import { readResults } from './results-input.js';
 import { compareResults } from '../src/compare/compare.js';
 import { unwaivedDifferences } from '../src/compare/lines.js';
 import {
@@ -64,25 +64,6 @@ export const COMPARE = defineCommand({
     '2  bad input (a missing file, not a results file, a results file of another format version, a bad --waivers file, bad flag); nothing is written',
   ],
 });
-
-/** A results file read and checked: a chainprobe results.json of the format this chainprobe reads. */
-export function readResults(path: string): ResultsFile {
-  let v: unknown;
-  try {
-    v = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UsageError(`${path}: no such file`);
-    if (code === 'EISDIR') throw new UsageError(`${path}: a folder; give its results.json`);
-    const why = (e as Error).message.split('\n')[0]!.replace(/,\s*(?:\.\.\.)?".*$/s, '');
-    throw new UsageError(`${path}: ${code ? `cannot read it (${code})` : `not valid JSON (${why})`}`);
-  }
-  if (!isResultsFile(v))
-    throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
-  const other = otherFormat(path, v);
-  if (other) throw new UsageError(other);
-  return v;
-}
 
 /** The probes' timeline written beside a results file, for the report's limiter charts ([] when there is none). */
 function timelineBeside(path: string): TimelineEntry[] {

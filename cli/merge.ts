@@ -15,7 +15,8 @@ import { METRICS_FLAGS, checkMetricsFlags, metricsAfterRun, type MetricsFlagValu
 import { prepareOutDir } from './outdir.js';
 import { isResultsFile, mergeResults, type MergeInput, type MergeOutcome } from '../src/fleet/merge.js';
 import { CheckSpool } from '../src/fleet/check-spool.js';
-import { exitCodeOf, otherFormat } from '../src/results.js';
+import { exitCodeOf } from '../src/results.js';
+import { ownResults, readResults } from './results-input.js';
 import { nothingChecked, nothingCheckedLine } from '../src/coverage.js';
 import { countLines } from '../src/run-summary.js';
 import { writeReports } from '../reports/write.js';
@@ -49,17 +50,6 @@ export const MERGE = defineCommand({
   ],
 });
 
-function parseJson(path: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`${path}: no such file`);
-    // The parser's first line, without the excerpt of the file it quotes.
-    const why = (e as Error).message.split('\n')[0]!.replace(/,\s*(?:\.\.\.)?".*$/s, '');
-    throw new UsageError(`${path}: not valid JSON (${why})`);
-  }
-}
-
 /** JSON files under a folder, depth-first, sorted (so the merge does not depend on the file system's order). */
 function jsonFilesUnder(dir: string, depth = 0): string[] {
   if (depth > 8) return [];
@@ -84,12 +74,7 @@ export function* readInputs(paths: readonly string[]): Generator<MergeInput> {
       throw new UsageError(`${path}: no such file or folder`);
     }
     if (!isDir) {
-      const v = parseJson(path);
-      if (!isResultsFile(v))
-        throw new UsageError(`${path}: not a chainprobe results.json (no tool, target, summary and checks)`);
-      const other = otherFormat(path, v);
-      if (other) throw new UsageError(other);
-      yield { source: path, results: v };
+      yield { source: path, results: readResults(path) };
       continue;
     }
     let found = 0;
@@ -101,11 +86,9 @@ export function* readInputs(paths: readonly string[]): Generator<MergeInput> {
         continue; // other JSON in an artifact folder is not ours to judge
       }
       if (!isResultsFile(v)) continue;
-      // A results file it cannot read is named, not passed over: the merge would miss a run.
-      const other = otherFormat(file, v);
-      if (other) throw new UsageError(other);
       found++;
-      yield { source: file, results: v };
+      // A results file of another format is named, not passed over: the merge would miss a run.
+      yield { source: file, results: ownResults(file, v) };
     }
     if (!found) throw new UsageError(`${path}: no chainprobe results file in this folder`);
   }

@@ -61,13 +61,6 @@ export const RESULTS_FORMAT = 1;
 /** A results file's format version (1 when it does not say). */
 export const formatOf = (results: ResultsFile): unknown => results.format ?? 1;
 
-/** Why this chainprobe cannot read a results file of another format version; undefined when it can. */
-export function otherFormat(path: string, results: ResultsFile): string | undefined {
-  const format = formatOf(results);
-  if (format === RESULTS_FORMAT) return undefined;
-  return `${path}: results format ${JSON.stringify(format)}, written by chainprobe ${results.tool.version}; this chainprobe reads format ${RESULTS_FORMAT}`;
-}
-
 /**
  * Rolls checks up into the summary and the per-rule verdicts. Every catalogue rule appears. A merge
  * that keeps its checks on disk gives its own tally of them and no checks (src/fleet/merge.ts).

@@ -46,9 +46,9 @@ function runQuietly(cmd: string, args: string[]): Promise<{ code: number; output
 
 /**
  * The checks beside the tests: each is one process on one core (the formatter's alone takes 7-17 s),
- * and they read the sources only, so they fill the cores while the first test files start (at the
- * lowest priority, as the files that do not run on real time). The
- * first that fails is printed at once and stops the tests; `undefined` when all passed.
+ * and they read the sources only, so they fill the cores while the first test files start, at the
+ * lowest priority like every file that does not run on real time. The first that fails is printed
+ * at once and stops the tests; `undefined` when all passed.
  */
 async function staticChecks(): Promise<{ code: number; label: string } | undefined> {
   const checks = [
@@ -70,7 +70,8 @@ async function staticChecks(): Promise<{ code: number; label: string } | undefin
   });
 }
 
-function testFiles(dir: string): string[] {
+/** The test files under `dir`, as paths joined to it. */
+export function testFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
@@ -192,14 +193,8 @@ function startGroup(
   files: string[],
   opts: { niced: boolean; out: (chunk: Buffer) => void },
 ): TestGroup {
-  const [cmd, ...args] = (opts.niced ? lowest : (a: string[]) => a)([
-    process.execPath,
-    '--import',
-    'tsx',
-    join('tools', 'run-test-files.ts'),
-    String(concurrency),
-    ...files,
-  ]);
+  const argv = [process.execPath, '--import', 'tsx', join('tools', 'run-test-files.ts'), String(concurrency), ...files];
+  const [cmd, ...args] = opts.niced ? lowest(argv) : argv;
   const tests = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   tests.stdout.on('data', opts.out);
   const stop = (signal: NodeJS.Signals) => {

@@ -2,22 +2,16 @@
 // ones share processes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BATCH, batched, LONGEST_FIRST, REAL_TIME } from '../../tools/run-tests.js';
+import { BATCH, batched, LONGEST_FIRST, REAL_TIME, testFiles } from '../../tools/run-tests.js';
 import { ROOT } from '../support/checkout.js';
 
-function testFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return testFiles(p);
-    return name.endsWith('.test.ts') ? [relative(ROOT, p)] : [];
-  });
-}
-
-const FILES = testFiles(join(ROOT, 'test')).sort();
+const FILES = testFiles(join(ROOT, 'test'))
+  .map((f) => relative(ROOT, f))
+  .sort();
 
 /** What a file judges against the stall it measured (test/support/stalls.ts, the probe harness's). */
 const STALL_JUDGES = /\b(judgeSteady|judgeProbeErrors|timelineStallMs|runStallMs|machineStallMs|watchStalls)\(/;
