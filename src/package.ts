@@ -81,12 +81,12 @@ export const userCommand = (command: ChainprobeCommand, ...args: string[]): stri
   commandIn(commandForm(), command, ...args);
 
 /**
- * Node's arguments that start the run command as a user has it here (the self-check's variants, the
- * tests' CLI runs): the package's compiled module, or in a clone its source under tsx's loader, as
- * `npm start` runs it.
+ * Node's arguments that start the run command in the form this code runs in (the self-check's
+ * variants): the compiled module beside this one (the package, or a clone's dist/), or in a clone
+ * the source under tsx's loader, as `npm start` runs it.
  */
 export function startArgs(): string[] {
-  if (INSTALLED) return [fileURLToPath(new URL('../cli/start.js', import.meta.url))];
+  if (COMPILED) return [fileURLToPath(new URL('../cli/start.js', import.meta.url))];
   return ['--import', createRequire(import.meta.url).resolve('tsx'), join(PACKAGE_ROOT, 'cli', 'start.ts')];
 }
 

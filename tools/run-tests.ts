@@ -9,12 +9,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { commandLine, defineCommand } from '../cli/args.js';
 import { exitWith } from '../cli/fatal.js';
 import { browserRequired, findChromium, skipLine } from '../test/support/chromium.js';
+import { BUILT_ENV } from '../test/support/command.js';
+import { buildPackage } from './build.js';
 
 export const TEST = defineCommand({
   invocation: 'npm test --',
   prefix: 'chainprobe test',
   summary:
-    "The project's own tests: every test file under test/ (node:test), with the type-check, the generated-files drift check " +
+    "The project's own tests: dist/ built from the sources (the tests start chainprobe's commands from it), " +
+    'then every test file under test/ (node:test), with the type-check, the generated-files drift check ' +
     'and the formatter check (Prettier) beside them; a failing check stops the tests. Given folders of test/, only their files run, without the three checks.',
   flags: {
     concurrency: {
@@ -262,6 +265,10 @@ async function main(): Promise<void> {
     console.error(`no test files found${only.length ? ` under ${only.map((d) => join('test', d)).join(', ')}` : ''}`);
     process.exit(1);
   }
+  // The tests start chainprobe's commands from dist/, built here from the sources under test
+  // (test/support/command.ts): each of those processes then runs without the TypeScript loader.
+  await buildPackage();
+  process.env[BUILT_ENV] = '1';
   const batchDir = mkdtempSync(join(tmpdir(), 'chainprobe-test-batches-'));
   process.on('exit', () => rmSync(batchDir, { recursive: true, force: true }));
   const tests = startTests(concurrency, batched(files, batchDir));

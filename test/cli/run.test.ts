@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, runCli, stackTraceLines } from '../safety/support/cli.js';
 import { HANG_MS } from '../support/backstops.js';
+import { commandArgs } from '../support/command.js';
 import { startReference } from '../../reference/start.js';
 import type { ResultsFile } from '../../src/results.js';
 
@@ -196,7 +197,7 @@ test(BAD_VALUES, async () => {
 
 /** A command of the clone's as its npm script runs it (tsx), or the bin's entry (`chainprobe ...`). */
 function runScript(script: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+  const r = spawnSync(process.execPath, [...commandArgs(script), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: HANG_MS,

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../safety/support/cli.js';
+import { commandArgs } from '../support/command.js';
 import type { ResultsFile } from '../../src/results.js';
 import type { Comparison } from '../../src/compare/types.js';
 
@@ -18,7 +19,7 @@ export function runCompare(args: string[]): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0' };
     delete env.NODE_TEST_CONTEXT;
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'main.ts'), 'compare', ...args], {
+    const child = spawn(process.execPath, [...commandArgs('cli/main.ts'), 'compare', ...args], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,6 +13,7 @@ import { emptySummary, VERDICTS } from '../../src/verdict.js';
 import { production, staging, check, limiter } from './fixture.js';
 import { k6Results } from '../../load/k6/run.js';
 import { ROOT } from '../safety/support/cli.js';
+import { commandArgs } from '../support/command.js';
 import { syntheticResults } from '../reports/fixture.js';
 import { renderHtml } from '../../reports/html.js';
 import { renderJunit } from '../../reports/junit.js';
@@ -91,7 +92,7 @@ test('npm run merge: files and folders, duplicates named on stdout, one report w
   const out = join(dir, 'merged');
   const run = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'cli/merge.ts', join(dir, 'artifacts'), join(dir, 'again.json'), '--out', out],
+    [...commandArgs('cli/merge.ts'), join(dir, 'artifacts'), join(dir, 'again.json'), '--out', out],
     { cwd: ROOT, encoding: 'utf8' },
   );
   assert.equal(run.status, 1, `a failing check in a merged run fails the merge: ${run.stderr}`);
@@ -105,11 +106,10 @@ test('npm run merge: files and folders, duplicates named on stdout, one report w
   assert.match(junit, /name="RL-02 rl-02\.x \[production\/us\]"/);
   assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /staging, production/);
 
-  const bad = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', 'cli/merge.ts', join(dir, 'artifacts/job-b/other.json')],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
+  const bad = spawnSync(process.execPath, [...commandArgs('cli/merge.ts'), join(dir, 'artifacts/job-b/other.json')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   assert.equal(bad.status, 2);
   assert.deepEqual(bad.stderr.trim().split('\n'), [
     `chainprobe merge: ${join(dir, 'artifacts/job-b/other.json')}: not a chainprobe results.json (no tool, target, summary and checks)`,

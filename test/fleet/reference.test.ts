@@ -12,6 +12,7 @@ import { nodesOf } from '../../src/target-file/types.js';
 import { parseReferenceArgs } from '../../cli/reference.js';
 import { ROOT } from '../safety/support/cli.js';
 import { HANG_MS } from '../support/backstops.js';
+import { commandArgs } from '../support/command.js';
 
 test(
   '--horizon-nodes 3 --block-rest-nodes 2: a target file with arrays, distinct tokens, each node its own bucket',
@@ -22,7 +23,7 @@ test(
     const file = join(dir, 'fleet.json');
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'cli/reference.ts', '--target-out', file, '--horizon-nodes', '3', '--block-rest-nodes', '2'],
+      [...commandArgs('cli/reference.ts'), '--target-out', file, '--horizon-nodes', '3', '--block-rest-nodes', '2'],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     try {

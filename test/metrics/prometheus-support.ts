@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { reservePorts } from '../support/ports.js';
+import { commandArgs } from '../support/command.js';
 import { HANG_MS, SLOW_MACHINE_MS } from '../support/backstops.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -150,7 +151,7 @@ export function runChainprobe(
     if (v !== undefined && !k.startsWith('CHAINPROBE_') && !k.startsWith('NODE_TEST') && k !== 'NODE_OPTIONS')
       clean[k] = v;
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    const child = spawn(process.execPath, [...commandArgs(script), ...args], {
       cwd: ROOT,
       env: { ...clean, FORCE_COLOR: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

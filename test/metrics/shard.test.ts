@@ -21,6 +21,7 @@ import type { ResultsFile } from '../../src/results.js';
 import { ACCOUNT_BUCKET_VARIANT } from '../../reference/limiter/pipeline.js';
 import { judgeSteady, runStallMs } from '../support/stalls.js';
 import { HANG_MS } from '../support/backstops.js';
+import { commandArgs } from '../support/command.js';
 import { promtool, promtoolSkip, ROOT, runChainprobe } from './prometheus-support.js';
 
 const node = (name: string, token = `${name}-token`) => ({ name, endpoint: `https://${name}.example`, token });
@@ -134,6 +135,14 @@ test("a part keeps only its own: api only with its API unit, each kind's first n
 // horizon nodes, and the API unit with the other nodes (each part runs as a fleet of its own).
 // The nodes sharing a bucket are probed one after another, each from full quota: about 100 s in all.
 const DIR = mkdtempSync(join(tmpdir(), 'chainprobe-shard-'));
+const HOURLY_LIMIT = 14400;
+const BURST = 25;
+/**
+ * Each part starts as the whole run did, on a full account bucket: the run before spends it, and a
+ * run that starts on a spent bucket can only call the sharing undetermined (its screen meets a 429).
+ * A GCRA bucket is full again one emission interval per request of its Limit after the last one.
+ */
+const REFILL_MS = (BURST + 1) * (3_600_000 / HOURLY_LIMIT) + 500;
 const PARTS = 2;
 let reference: ChildProcess | undefined;
 let targetFile = '';
@@ -143,9 +152,7 @@ before(async () => {
   reference = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'cli/reference.ts',
+      ...commandArgs('cli/reference.ts'),
       '--target-out',
       targetFile,
       '--horizon-nodes',
@@ -153,9 +160,9 @@ before(async () => {
       '--block-rest-nodes',
       '2',
       '--hourly-limit',
-      '14400',
+      String(HOURLY_LIMIT),
       '--burst',
-      '25',
+      String(BURST),
       '--variant',
       ACCOUNT_BUCKET_VARIANT,
     ],
@@ -202,6 +209,7 @@ test(
     const parts: string[] = [];
     for (let i = 1; i <= PARTS; i++) {
       const out = join(DIR, `part-${i}`);
+      await new Promise((r) => setTimeout(r, REFILL_MS));
       const r = await runChainprobe('cli/start.ts', ['--target', targetFile, '--shard', `${i}/${PARTS}`, '--out', out]);
       assert.ok(r.code === 0 || r.code === 1, r.stderr);
       parts.push(out);

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../tools/commands.js';
-import { startArgs } from '../../src/package.js';
+import { commandArgs } from '../support/command.js';
 import { helpText, parseCommand } from '../../cli/args.js';
 import { UsageError } from '../../cli/fatal.js';
 import { TOOL } from '../../src/results.js';
@@ -15,7 +15,7 @@ import { HANG_MS } from '../support/backstops.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function run(script: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+  const r = spawnSync(process.execPath, [...commandArgs(script), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: HANG_MS,
@@ -67,7 +67,7 @@ test(`${COMMANDS[0]!.def.invocation} with an unknown flag: exit 2, one line`, ()
 });
 
 test('npm start -- --version prints the package version', () => {
-  const r = spawnSync(process.execPath, [...startArgs(), '--version'], {
+  const r = spawnSync(process.execPath, [...commandArgs('cli/start.ts'), '--version'], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: HANG_MS,
@@ -95,7 +95,7 @@ test('package.json runs exactly the commands the list knows (a new script gets -
 });
 
 test('output piped into a reader that stops early (| head) ends the command quietly, with no stack trace', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/reference.ts', '--list-faults'], {
+  const child = spawn(process.execPath, [...commandArgs('cli/reference.ts'), '--list-faults'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

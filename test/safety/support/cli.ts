@@ -1,5 +1,5 @@
-// Runs the chainprobe CLI as a child process the way `npm start` does (src/package.ts startArgs: the
-// sources under tsx), and watches it: everything it prints, its wall time, and the peak
+// Runs the chainprobe CLI as a child process, as `npm start` does (test/support/command.ts: the clone's
+// dist/ under npm test, else the sources under tsx), and watches it: everything it prints, its wall time, and the peak
 // memory of its whole process tree (the CLI, the Playwright runner and its workers), sampled from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HANG_MS } from '../../support/backstops.js';
 import { runQueueWaitMs } from '../../../src/run-queue.js';
-import { startArgs } from '../../../src/package.js';
+import { commandArgs } from '../../support/command.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -153,7 +153,7 @@ function hwmKb(pid: number): number | undefined {
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...startArgs(), ...args], {
+  const child = spawn(process.execPath, [...commandArgs('cli/start.ts'), ...args], {
     cwd: ROOT,
     env: cleanEnv(opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],
