@@ -36,6 +36,8 @@ export interface SelfcheckOptions {
   catalogue?: readonly FaultDef[];
   /** One line per finished variant. */
   log?: (line: string) => void;
+  /** Node's arguments that start each variant's run (default: as a user here starts `chainprobe`). */
+  start?: readonly string[];
 }
 
 const relReport = (outRoot: string, run: PlannedRun) => relative(outRoot, join(run.outDir, 'index.html'));
@@ -50,7 +52,12 @@ export async function runSelfcheck(o: SelfcheckOptions): Promise<SelfcheckReport
   const log = o.log ?? (() => {});
   let done = 0;
   const facts = await pool(plan, concurrency, async (run) => {
-    const f = await runVariant({ args: run.args, outDir: run.outDir, timeoutMs: o.timeoutMs ?? 300_000 });
+    const f = await runVariant({
+      args: run.args,
+      start: o.start,
+      outDir: run.outDir,
+      timeoutMs: o.timeoutMs ?? 300_000,
+    });
     done++;
     const what = run.fault ? `${run.fault.name} (${run.fault.rule})` : 'fault-free full run';
     const outcome = run.fault

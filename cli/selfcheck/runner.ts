@@ -48,6 +48,8 @@ function readResults(outDir: string): { results?: ResultsFile; problem?: string 
 
 export interface RunSpec {
   args: readonly string[];
+  /** Node's arguments that start a run (default: as a user here does, START_ARGS). */
+  start?: readonly string[];
   outDir: string;
   timeoutMs: number;
 }
@@ -56,7 +58,7 @@ export function runVariant(spec: RunSpec): Promise<RunFacts> {
   rmSync(spec.outDir, { recursive: true, force: true });
   const started = performance.now();
   return new Promise((resolveP) => {
-    const child = spawn(process.execPath, [...START_ARGS, ...spec.args], {
+    const child = spawn(process.execPath, [...(spec.start ?? START_ARGS), ...spec.args], {
       cwd: PACKAGE_ROOT,
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],

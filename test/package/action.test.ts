@@ -69,7 +69,11 @@ interface RunResult {
   summary: string;
   log: string;
   workspace: string;
+  /** What the steps added to GITHUB_PATH (the install step: chainprobe's bin folder). */
+  path: string[];
 }
+
+const INSTALL = 'Install chainprobe';
 
 /** Runs the composite action's steps in `workspace`, as a job of one step using the action. */
 function runAction(o: {
@@ -77,18 +81,23 @@ function runAction(o: {
   workspace: string;
   temp: string;
   inputs: Record<string, string>;
+  /**
+   * GITHUB_PATH as an earlier run's install step left it: that step is then not run again (it
+   * packs and installs the same checkout each time; the first run checks it).
+   */
+  installed?: string[];
 }): RunResult {
   const job: Job = { inputs: o.inputs, outputs: new Map(), failed: false };
   const summary = join(o.temp, 'step-summary.md');
   const pathFile = join(o.temp, 'github-path');
   writeFileSync(summary, '');
-  writeFileSync(pathFile, '');
+  writeFileSync(pathFile, (o.installed ?? []).map((p) => `${p}\n`).join(''));
   const ran: string[] = [];
   const skippedUses: Step[] = [];
   let log = '';
   action.runs.steps.forEach((step, i) => {
     const condition = step.if ? substitute(step.if, job) : job.failed ? 'false' : 'true';
-    if (condition !== 'true') return;
+    if (condition !== 'true' || (o.installed && step.name === INSTALL)) return;
     if (step.uses) {
       skippedUses.push({
         ...step,
@@ -126,7 +135,8 @@ function runAction(o: {
     if (step.id) job.outputs.set(step.id, keyValues(output));
     if (r.status !== 0) job.failed = true;
   });
-  return { job, ran, skippedUses, summary: readFileSync(summary, 'utf8'), log, workspace: o.workspace };
+  const path = readFileSync(pathFile, 'utf8').split('\n').filter(Boolean);
+  return { job, ran, skippedUses, summary: readFileSync(summary, 'utf8'), log, workspace: o.workspace, path };
 }
 
 test('action.yml declares the inputs target, only, args, node-version and is a composite action', () => {
@@ -156,6 +166,7 @@ test(
       return dir;
     };
 
+    let installed: string[] | undefined;
     await t.test('a rule with a fault: exit 1, the summary names the rule, the reports are uploaded', () => {
       const runTemp = workspace('temp-fault');
       const r = runAction({
@@ -164,11 +175,8 @@ test(
         temp: runTemp,
         inputs: { only: 'NFT-02', args: '--fault event-wrong-id', 'node-version': '22' },
       });
-      assert.deepEqual(
-        r.ran,
-        ['Install chainprobe', 'Run chainprobe', 'Job summary of a run that could not start'],
-        r.log,
-      );
+      assert.deepEqual(r.ran, [INSTALL, 'Run chainprobe', 'Job summary of a run that could not start'], r.log);
+      installed = r.path;
       assert.equal(r.job.outputs.get('run')?.['exit-code'], '1', r.log);
       assert.match(r.summary, /^## ❌ chainprobe: FAIL/m);
       assert.match(r.summary, /^- \*\*NFT-02\*\* \(fail\)/m);
@@ -180,7 +188,13 @@ test(
 
     await t.test('the same rule without a fault: exit 0, a PASS summary', () => {
       const ws = workspace('clean');
-      const r = runAction({ actionPath, workspace: ws, temp: workspace('temp-clean'), inputs: { only: 'NFT-02' } });
+      const r = runAction({
+        actionPath,
+        workspace: ws,
+        temp: workspace('temp-clean'),
+        inputs: { only: 'NFT-02' },
+        installed,
+      });
       assert.equal(r.job.outputs.get('run')?.['exit-code'], '0', r.log);
       assert.match(r.summary, /^## ✅ chainprobe: PASS/m);
     });
@@ -191,6 +205,7 @@ test(
         workspace: workspace('broken'),
         temp: workspace('temp-broken'),
         inputs: { target: 'targets/missing.json' },
+        installed,
       });
       assert.equal(r.job.outputs.get('run')?.['exit-code'], '2', r.log);
       assert.ok(r.job.failed);

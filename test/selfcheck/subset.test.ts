@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { runSelfcheck } from '../../cli/selfcheck.js';
 import { textReport } from '../../cli/selfcheck/render.js';
 import { HANG_MS } from '../support/backstops.js';
+import { commandArgs } from '../support/command.js';
 import { judgeProbeErrors, runStallMs } from '../support/stalls.js';
 
 test(
@@ -21,6 +22,7 @@ test(
       subset: true,
       concurrency: 2,
       timeoutMs: HANG_MS,
+      start: commandArgs('cli/start.ts'),
       log: (l) => t.diagnostic(l),
     });
     t.diagnostic(`\n${textReport(report)}`);
