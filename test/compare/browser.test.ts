@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from '@playwright/test';
 import { writeReports } from '../../reports/write.js';
 import { compareResults } from '../../src/compare/compare.js';
 import { applyWaivers, waiveDifferences, waiversRecord } from '../../src/waivers/waivers.js';
-import { CHROMIUM_FLAGS, chromiumPath, skipWithoutBrowser } from '../support/chromium.js';
+import { launchChromium, skipWithoutBrowser } from '../support/chromium.js';
 import { HANG_MS } from '../support/backstops.js';
 import { checkLayout, LAPTOP, PHONE } from '../reports/layout-check.js';
 import { API, API_B, LIMITER, check, exchange, run } from './fixture.js';
@@ -109,7 +108,7 @@ test(
       `390 px: ${found.phone.scrollWidth} px wide; 1280 px: headline "${found.laptop.headline.slice(0, 60)}"`,
     );
 
-    const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
+    const browser = await launchChromium();
     try {
       for (const viewport of [PHONE, LAPTOP]) {
         const page = await browser.newPage({ viewport, ...(viewport === PHONE && { isMobile: true, hasTouch: true }) });

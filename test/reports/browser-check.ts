@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from '@playwright/test';
 import { OPEN_FAILURES_PER_RULE } from '../../reports/html.js';
 import { RULES } from '../../src/rules/catalogue.js';
-import { CHROMIUM_FLAGS, chromiumPath } from '../support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 import { HANG_MS } from '../support/backstops.js';
 
 export const CHART_IDS = ['remaining', 'reset', 'rate', 'retry-after'] as const;
@@ -63,7 +62,6 @@ export interface BrowserFindings {
 }
 
 export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckOptions): Promise<BrowserFindings> {
-  const executablePath = chromiumPath();
   const file = resolve(htmlFile);
   assert.ok(existsSync(file), `no report at ${file}`);
   const resultsFile = join(dirname(file), 'results.json');
@@ -75,7 +73,7 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
           .map(([k]) => k)
       : undefined);
 
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS });
+  const browser = await launchChromium();
   try {
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, serviceWorkers: 'block' });
     // Playwright's 30 s action default is a budget on a loaded machine (a full-page screenshot timed

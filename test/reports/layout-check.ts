@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Page } from '@playwright/test';
-import { CHROMIUM_FLAGS, chromiumPath } from '../support/chromium.js';
+import type { Page } from '@playwright/test';
+import { launchChromium } from '../support/chromium.js';
 
 export const PHONE = { width: 390, height: 844 };
 export const LAPTOP = { width: 1280, height: 720 };
@@ -32,7 +32,7 @@ function overflowing(page: Page): Promise<string[]> {
 
 export async function checkLayout(htmlFile: string, screenshotPrefix: string): Promise<LayoutFindings> {
   const url = pathToFileURL(resolve(htmlFile)).href;
-  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
+  const browser = await launchChromium();
   try {
     // Phone: nothing wider than the screen, folded and unfolded.
     const phone = await browser.newPage({ viewport: PHONE, isMobile: true, hasTouch: true });
