@@ -182,6 +182,11 @@ export class ApiClient {
     }
   }
 
+  /** The run's interrupt, for the WebSocket and gRPC clients to end their calls on. */
+  get signal(): AbortSignal | undefined {
+    return this.opts.signal;
+  }
+
   /** Takes one request from the run's budget (WebSocket and gRPC clients call this too). */
   take(): void {
     // Nothing leaves after an interrupt, whichever client (HTTP, WebSocket, gRPC) asks.

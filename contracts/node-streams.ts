@@ -29,6 +29,14 @@ const grpcHealthClient = () => import('../src/clients/grpc-health.js');
 const probeWebSocket: typeof import('../src/clients/websocket.js').probeWebSocket = async (o) =>
   (await import('../src/clients/websocket.js')).probeWebSocket(o);
 
+/**
+ * A call the run's interrupt cut short tells nothing about the node (a cancelled call is no
+ * refusal): it could not be tested, as a request that never left.
+ */
+function notInterrupted(api: ApiClient, exchange: Exchange | undefined): void {
+  if (api.signal?.aborted) throw new CouldNotTest('interrupted', exchange ? [exchange] : []);
+}
+
 /** gRPC statuses that mean "your credentials were not accepted". */
 export const GRPC_REFUSALS: readonly string[] = ['UNAUTHENTICATED', 'PERMISSION_DENIED'];
 
@@ -121,7 +129,9 @@ export async function sendWebSocket(
           message: rpcMessage,
           recorder,
           purpose: id,
+          signal: api.signal,
         });
+        notInterrupted(api, r.exchange);
         if (!r.upgraded && r.status === undefined)
           throw new CouldNotTest(r.error ?? 'no answer to the upgrade', r.exchange ? [r.exchange] : []);
         if (!r.upgraded && r.exchange) api.noteNon2xx(UNEXPECTED_CAUSE, r.exchange);
@@ -137,7 +147,17 @@ export async function sendWebSocket(
       ? applyForm(form, values!, chainB.websocketUrl)
       : { url: chainB.websocketUrl, headers: {} };
     // The request goes at the upgrade: a node that took the token answers it within the grace.
-    const r = await probeWebSocket({ url, headers, timeoutMs, graceMs, message: rpcMessage, recorder, purpose });
+    const r = await probeWebSocket({
+      url,
+      headers,
+      timeoutMs,
+      graceMs,
+      message: rpcMessage,
+      recorder,
+      purpose,
+      signal: api.signal,
+    });
+    notInterrupted(api, r.exchange);
     if (!r.upgraded && r.status === undefined)
       throw new CouldNotTest(r.error ?? 'no answer to the upgrade', r.exchange ? [r.exchange] : []);
     if (!r.upgraded && r.exchange) api.noteNon2xx(cause, r.exchange);
@@ -165,7 +185,12 @@ export async function sendGrpc(
   wants: (...rules: string[]) => boolean,
 ): Promise<GrpcAnswers> {
   const chainB = target.nodes.chainB!;
-  const grpcCall = { address: chainB.grpcAddress, tls: chainB.grpcTls, deadlineMs: target.limits.timeoutMs };
+  const grpcCall = {
+    address: chainB.grpcAddress,
+    tls: chainB.grpcTls,
+    deadlineMs: target.limits.timeoutMs,
+    signal: api.signal,
+  };
   const row = grpcRowOf(seed);
   const id = 'node.grpc[x-auth-token]';
   const { GrpcCallError, isReflectionService } = await grpcClient();
@@ -178,6 +203,7 @@ export async function sendGrpc(
       return { ok: true, value, exchanges: exchangesOf(purpose) };
     } catch (e) {
       if (!(e instanceof GrpcCallError)) throw e;
+      notInterrupted(api, exchangesOf(purpose).at(-1));
       return { ok: false, ...endOf(e), exchanges: exchangesOf(purpose) };
     }
   };

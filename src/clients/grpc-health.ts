@@ -8,6 +8,7 @@ import {
   callError,
   channelCredentials,
   GrpcCallError,
+  interrupted,
   metadataOf,
   recordGrpcCall,
   type GrpcCallOptions,
@@ -57,14 +58,18 @@ function healthClient() {
  */
 export function checkHealth(o: GrpcCallOptions): Promise<string> {
   const where = `gRPC health check at ${o.address}`;
+  if (o.signal?.aborted) return Promise.reject(interrupted(where));
   const client = new (healthClient())(o.address, channelCredentials(o));
   const sentAt = Date.now();
   return new Promise<string>((resolve, reject) => {
     let done = false;
+    const onAbort = () => finish({ error: interrupted(where) });
     const finish = (out: GrpcOutcome, status?: string) => {
       if (done) return;
       done = true;
       clearTimeout(guard);
+      o.signal?.removeEventListener('abort', onAbort);
+      call.cancel();
       client.close();
       recordGrpcCall(o, CHECK_PATH, JSON.stringify({ service: '' }), sentAt, out);
       if (out.error) reject(out.error);
@@ -78,7 +83,8 @@ export function checkHealth(o: GrpcCallOptions): Promise<string> {
         }),
       o.deadlineMs + 1000,
     );
-    withoutCallerStack(() =>
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    const call = withoutCallerStack(() =>
       client.Check({ service: '' }, metadataOf(o.metadata), { deadline: sentAt + o.deadlineMs }, (err, res) => {
         if (err) return finish(callError(where, err, o.address));
         const status = res?.status ?? 'UNKNOWN';

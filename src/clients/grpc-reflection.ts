@@ -68,7 +68,13 @@ export interface GrpcCallOptions {
   deadlineMs: number;
   recorder?: Recorder;
   purpose?: string;
+  /** Aborted: the call is cancelled at once (a call not yet sent never reaches the server). */
+  signal?: AbortSignal;
 }
+
+/** The outcome of a call cut short by the run's interrupt. */
+export const interrupted = (where: string): GrpcCallError =>
+  new GrpcCallError(`${where}: interrupted`, grpc.status.CANCELLED);
 
 export interface ListServicesOptions extends GrpcCallOptions {
   /** Tried in order; the next one only when the server answers UNIMPLEMENTED. */
@@ -167,13 +173,16 @@ export function callError(where: string, err: grpc.ServiceError, address: string
 /** One ServerReflectionInfo stream: send list_services, read the first answer, half-close. */
 function listOnce(version: ReflectionVersion, o: ListServicesOptions, deadline: number): Promise<Outcome> {
   const where = `gRPC reflection ${version} at ${o.address}`;
+  if (o.signal?.aborted) return Promise.resolve({ error: interrupted(where) });
   const client = new (reflectionClient(version))(o.address, channelCredentials(o));
   return new Promise<Outcome>((resolve) => {
     let done = false;
+    const onAbort = () => finish({ error: interrupted(where) });
     const finish = (out: Outcome) => {
       if (done) return;
       done = true;
       clearTimeout(guard);
+      o.signal?.removeEventListener('abort', onAbort);
       call.cancel();
       client.close();
       resolve(out);
@@ -187,6 +196,7 @@ function listOnce(version: ReflectionVersion, o: ListServicesOptions, deadline: 
       Math.max(0, deadline - Date.now()) + 1000,
     );
     const call = withoutCallerStack(() => client[REFLECTION_METHOD](metadataOf(o.metadata), { deadline }));
+    o.signal?.addEventListener('abort', onAbort, { once: true });
     call.on('data', (resp: ReflectionResponse) => {
       if (resp.list_services_response) {
         const names = (resp.list_services_response.service ?? []).map((s) => s.name ?? '').filter(Boolean);

@@ -25,6 +25,8 @@ export interface WebSocketProbeOptions {
   graceMs?: number;
   recorder?: Recorder;
   purpose?: string;
+  /** Aborted: the probe ends at once, its connection dropped (an upgrade not yet sent is never sent). */
+  signal?: AbortSignal;
 }
 
 export interface WebSocketProbeResult {
@@ -84,10 +86,12 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
 
     let ws: WebSocket;
     let timer: NodeJS.Timeout;
+    const onAbort = () => finish('interrupted');
     const finish = (error?: string) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      o.signal?.removeEventListener('abort', onAbort);
       if (error && !result.error) result.error = oneLine(o.recorder ? o.recorder.redact(error) : error);
       ws.removeAllListeners();
       ws.on('error', () => undefined);
@@ -119,10 +123,10 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
 
     // An address known to be unreachable is not tried again: its line, at once.
     const known = knownCause(whereOf(o.url));
-    if (known) {
+    if (known || o.signal?.aborted) {
       clearTimeout(timer);
       done = true;
-      resolve({ ...result, error: known.line });
+      resolve({ ...result, error: known?.line ?? 'interrupted' });
       return;
     }
     try {
@@ -142,6 +146,7 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       return;
     }
 
+    o.signal?.addEventListener('abort', onAbort, { once: true });
     ws.on('unexpected-response', (req, res) => {
       result.status = res.statusCode;
       responseHeaders = headersOf(res);

@@ -7,6 +7,7 @@ import { createServer as createTcpServer, type Server as TcpServer, type Socket 
 import type { AddressInfo } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { GrpcCallError, listServicesByReflection } from '../../src/clients/grpc-reflection.js';
+import { checkHealth } from '../../src/clients/grpc-health.js';
 import { probeWebSocket } from '../../src/clients/websocket.js';
 import { Recorder } from '../../src/record/recorder.js';
 import { Redactor } from '../../src/record/redact.js';
@@ -211,5 +212,51 @@ describe('probeWebSocket, refusal mode (graceMs): what came after the upgrade, b
     assert.deepEqual([r.upgraded, r.serverMessages, r.closedByServer, r.error], [true, 0, undefined, undefined]);
     assert.ok(took >= 195, `took ${took} ms`);
     assert.match(wsRefusal(r).what, /through the 200 ms grace \(still open\)/);
+  });
+});
+
+// The run's interrupt: a call it cuts short ends at once, and a call not yet made never reaches the node.
+describe('an interrupt', () => {
+  const aborted = () => {
+    const c = new AbortController();
+    c.abort();
+    return c.signal;
+  };
+
+  test('before the call: neither the WebSocket upgrade nor the gRPC calls reach the node', async () => {
+    const before = [opts.counters.of('websocket'), opts.counters.of('grpc')];
+    const ws = await probeWebSocket({
+      url: chainB.websocketUrl,
+      headers: { 'X-Auth-Token': token },
+      timeoutMs: SLOW_MACHINE_MS,
+      signal: aborted(),
+    });
+    assert.equal(ws.error, 'interrupted');
+    const grpcCall = { address: chainB.grpcAddress, tls: false, deadlineMs: SLOW_MACHINE_MS, signal: aborted() };
+    await assert.rejects(listServicesByReflection(grpcCall), /interrupted/);
+    await assert.rejects(checkHealth(grpcCall), /interrupted/);
+    assert.deepEqual([opts.counters.of('websocket'), opts.counters.of('grpc')], before);
+  });
+
+  test('during the call: a node that never answers does not hold the probe or the call up', async () => {
+    const c = new AbortController();
+    setTimeout(() => c.abort(), 50);
+    const started = performance.now();
+    const [ws, list] = await Promise.all([
+      probeWebSocket({ url: `ws://127.0.0.1:${silentPort}/websocket`, timeoutMs: SLOW_MACHINE_MS, signal: c.signal }),
+      listServicesByReflection({
+        address: `127.0.0.1:${silentPort}`,
+        tls: false,
+        deadlineMs: SLOW_MACHINE_MS,
+        signal: c.signal,
+      }).then(
+        () => 'answered',
+        (e: Error) => e.message,
+      ),
+    ]);
+    assert.equal(ws.error, 'interrupted');
+    assert.match(list, /interrupted/);
+    // Far below the time limits of either: the interrupt ended them, not a timeout.
+    assert.ok(performance.now() - started < SLOW_MACHINE_MS, `${performance.now() - started} ms`);
   });
 });
