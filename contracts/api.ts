@@ -187,10 +187,18 @@ export class ApiClient {
     return this.opts.signal;
   }
 
+  /**
+   * After an interrupt: nothing leaves, whichever client (HTTP, WebSocket, gRPC) asks, and a call it
+   * cut short tells nothing about the target (a cancelled call is no refusal). Either could not be
+   * tested; `exchange` is what the cut call recorded.
+   */
+  stopIfInterrupted(exchange?: Exchange): void {
+    if (this.opts.signal?.aborted) throw new CouldNotTest('interrupted', exchange ? [exchange] : []);
+  }
+
   /** Takes one request from the run's budget (WebSocket and gRPC clients call this too). */
   take(): void {
-    // Nothing leaves after an interrupt, whichever client (HTTP, WebSocket, gRPC) asks.
-    if (this.opts.signal?.aborted) throw new CouldNotTest('interrupted');
+    this.stopIfInterrupted();
     try {
       this.budget.take();
     } catch (e) {
@@ -209,7 +217,6 @@ export class ApiClient {
       throw new CouldNotTest(
         `${silent.message}; ${origin} gave no answer ${silent.timeouts} times in a row, so not tried again`,
       );
-    if (this.opts.signal?.aborted) throw new CouldNotTest('interrupted');
     this.take();
     const sentAt = Date.now();
     try {

@@ -29,14 +29,6 @@ const grpcHealthClient = () => import('../src/clients/grpc-health.js');
 const probeWebSocket: typeof import('../src/clients/websocket.js').probeWebSocket = async (o) =>
   (await import('../src/clients/websocket.js')).probeWebSocket(o);
 
-/**
- * A call the run's interrupt cut short tells nothing about the node (a cancelled call is no
- * refusal): it could not be tested, as a request that never left.
- */
-function notInterrupted(api: ApiClient, exchange: Exchange | undefined): void {
-  if (api.signal?.aborted) throw new CouldNotTest('interrupted', exchange ? [exchange] : []);
-}
-
 /** gRPC statuses that mean "your credentials were not accepted". */
 export const GRPC_REFUSALS: readonly string[] = ['UNAUTHENTICATED', 'PERMISSION_DENIED'];
 
@@ -131,7 +123,7 @@ export async function sendWebSocket(
           purpose: id,
           signal: api.signal,
         });
-        notInterrupted(api, r.exchange);
+        api.stopIfInterrupted(r.exchange);
         if (!r.upgraded && r.status === undefined)
           throw new CouldNotTest(r.error ?? 'no answer to the upgrade', r.exchange ? [r.exchange] : []);
         if (!r.upgraded && r.exchange) api.noteNon2xx(UNEXPECTED_CAUSE, r.exchange);
@@ -157,7 +149,7 @@ export async function sendWebSocket(
       purpose,
       signal: api.signal,
     });
-    notInterrupted(api, r.exchange);
+    api.stopIfInterrupted(r.exchange);
     if (!r.upgraded && r.status === undefined)
       throw new CouldNotTest(r.error ?? 'no answer to the upgrade', r.exchange ? [r.exchange] : []);
     if (!r.upgraded && r.exchange) api.noteNon2xx(cause, r.exchange);
@@ -203,7 +195,7 @@ export async function sendGrpc(
       return { ok: true, value, exchanges: exchangesOf(purpose) };
     } catch (e) {
       if (!(e instanceof GrpcCallError)) throw e;
-      notInterrupted(api, exchangesOf(purpose).at(-1));
+      api.stopIfInterrupted(exchangesOf(purpose).at(-1));
       return { ok: false, ...endOf(e), exchanges: exchangesOf(purpose) };
     }
   };

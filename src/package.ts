@@ -87,8 +87,15 @@ export const userCommand = (command: ChainprobeCommand, ...args: string[]): stri
  */
 export function startArgs(): string[] {
   if (COMPILED) return [fileURLToPath(new URL('../cli/start.js', import.meta.url))];
-  return ['--import', createRequire(import.meta.url).resolve('tsx'), join(PACKAGE_ROOT, 'cli', 'start.ts')];
+  return sourceArgs('cli/start.ts');
 }
+
+/** Node's arguments that run one of a clone's TypeScript scripts (`cli/start.ts`) under tsx's loader. */
+export const sourceArgs = (script: string): string[] => [
+  '--import',
+  createRequire(import.meta.url).resolve('tsx'),
+  join(PACKAGE_ROOT, script),
+];
 
 /**
  * A worker thread running one of chainprobe's modules: the package's JavaScript as it is; in a clone

@@ -143,15 +143,15 @@ const BURST = 25;
  * A GCRA bucket is full again one emission interval per request of its Limit after the last one.
  */
 const REFILL_MS = (BURST + 1) * (3_600_000 / HOURLY_LIMIT) + 500;
+const PARTS = 2;
+let reference: ChildProcess | undefined;
+let targetFile = '';
 /** Whether part i of PARTS holds the horizon nodes (the parts are dealt from the target file alone). */
 const holdsHorizon = (i: number) =>
   shardTargets([resolveTarget(JSON.parse(readFileSync(targetFile, 'utf8')) as object, {})], {
     index: i,
     count: PARTS,
   }).targets.some((t) => nodesOf(t, 'horizon').length > 0);
-const PARTS = 2;
-let reference: ChildProcess | undefined;
-let targetFile = '';
 
 before(async () => {
   targetFile = join(DIR, 'fleet.json');

@@ -3,11 +3,7 @@
 // (tools/run-tests.ts): a clone's dist/ behaves as its sources do (src/package.ts), without the
 // TypeScript loader each process would otherwise pay for. A test file run alone, with no build,
 // runs the source under tsx, as the npm script does.
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+import { packagePath, sourceArgs } from '../../src/package.js';
 
 /** Set by tools/run-tests.ts once dist/ is built from the sources under test. */
 export const BUILT_ENV = 'CHAINPROBE_TEST_BUILT';
@@ -22,6 +18,6 @@ export const built = (): boolean => process.env[BUILT_ENV] === '1';
 export function commandArgs(source: string): string[] {
   if (!/^(cli|tools)\/[\w-]+\.ts$/.test(source)) throw new Error(`not a command script: ${source}`);
   // tools/ ships nothing: its scripts run from the sources only.
-  if (built() && source.startsWith('cli/')) return [join(ROOT, 'dist', source.replace(/\.ts$/, '.js'))];
-  return ['--import', createRequire(import.meta.url).resolve('tsx'), join(ROOT, source)];
+  if (built() && source.startsWith('cli/')) return [packagePath('dist', source.replace(/\.ts$/, '.js'))];
+  return sourceArgs(source);
 }

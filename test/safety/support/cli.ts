@@ -1,6 +1,7 @@
-// Runs the chainprobe CLI as a child process, as `npm start` does (test/support/command.ts: the clone's
-// dist/ under npm test, else the sources under tsx), and watches it: everything it prints, its wall time, and the peak
-// memory of its whole process tree (the CLI, the Playwright runner and its workers), sampled from /proc.
+// Runs the chainprobe CLI as a child process, as `npm start` does (test/support/command.ts: the
+// clone's dist/ under npm test, else the sources under tsx), and watches it: everything it prints,
+// its wall time, and the peak memory of its whole process tree (the CLI, the Playwright runner and
+// its workers), sampled from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
