@@ -1,9 +1,10 @@
 // The Playwright host's per-worker state: the target, the redactor, one session (a share of the
-// target's limits), and each family's plan sent at most once per worker, its answers judged per rule
-// by the same judges the engine uses (contracts/judges.ts). Tests of one family in one worker share
-// one send; a shard or `--grep` sends only the families its tests need.
+// target's limits), and each family's plan sent at most once per run, its answers judged per rule
+// by the same judges the engine uses (contracts/judges.ts). Tests of one family share one send,
+// across the workers Playwright restarts after a failing test too (run-folder.ts); a shard or
+// `--grep` sends only the families its tests need.
 import { setMaxListeners } from 'node:events';
-import { Budget } from '../../src/budget.js';
+import { Budget, newCounter } from '../../src/budget.js';
 import { closeHttp } from '../../src/http/client.js';
 import { Redactor } from '../../src/record/redact.js';
 import { parseSelectors, type Selection } from '../../src/select.js';
@@ -17,6 +18,7 @@ import { errorChecks } from '../errors-summary.js';
 import { CONTRACTS, JUDGES } from '../judges.js';
 import { runStartOf, type AnyFamilyContract, type PlanEnv } from '../plan.js';
 import { Samples } from '../samples.js';
+import { RunFolder, type StoredOutcome } from './run-folder.js';
 
 /** How a Playwright run finds its target: the environment, set by the config helper or by `chainprobe --runner playwright`. */
 export const HOST_ENV = {
@@ -30,6 +32,8 @@ export const HOST_ENV = {
   seed: 'CHAINPROBE_SEED',
   /** The run's start (ms since epoch): the same deadline in every worker. */
   startedAt: 'CHAINPROBE_STARTED_AT',
+  /** The run's folder (run-folder.ts): what a worker Playwright restarted finds of the ones before it. */
+  runDir: 'CHAINPROBE_RUN_DIR',
 } as const;
 
 export interface HostSettings {
@@ -37,6 +41,8 @@ export interface HostSettings {
   selection: Selection;
   seed: number;
   startedAt: number;
+  /** The run's folder; without one, each worker sends its families' plans and spends its share afresh. */
+  runDir?: string;
 }
 
 /** The settings a worker reads from its environment; a one-line error when the target is missing or bad. */
@@ -53,21 +59,34 @@ export function hostSettings(env: NodeJS.ProcessEnv = process.env): HostSettings
     selection: parseSelectors(env[HOST_ENV.only]),
     seed: Number.isSafeInteger(seed) ? seed : 1,
     startedAt: Number.isFinite(startedAt) && startedAt > 0 ? startedAt : Date.now(),
+    ...(env[HOST_ENV.runDir] && { runDir: env[HOST_ENV.runDir] }),
   };
 }
 
-/** One worker's host: sends each family's plan once, judges rules over its answers. */
+/** Which worker this is, as Playwright numbers them (a restarted worker keeps its slot). */
+export interface WorkerSlot {
+  /** The workers of the run: each slot takes an even share of the request budget and of the per-host bound. */
+  workers: number;
+  /** Playwright's parallelIndex. */
+  slot: number;
+  /** Playwright's workerIndex. */
+  worker: number;
+}
+
+/** One worker's host: sends each family's plan once in the run, judges rules over its answers. */
 export class WorkerHost {
   readonly redactor: Redactor;
   private readonly session: Session;
   private readonly env: PlanEnv;
-  private readonly sent = new Map<AnyFamilyContract, Promise<FamilyOutcome>>();
+  private readonly sent = new Map<AnyFamilyContract, Promise<StoredOutcome>>();
   private readonly interrupt = new AbortController();
+  private readonly folder?: RunFolder;
+  /** The slot's requests taken by the workers before this one. */
+  private readonly spentBefore: number;
 
   constructor(
     readonly settings: HostSettings,
-    /** The workers of the run: each takes an even share of the request budget and of the per-host bound. */
-    workers: number,
+    { workers, slot, worker }: WorkerSlot,
   ) {
     const { target, seed, startedAt, selection } = settings;
     useTls(target.tls);
@@ -76,9 +95,13 @@ export class WorkerHost {
     // Every request in flight listens for the interrupt, as in the engine's session.
     setMaxListeners(0, this.interrupt.signal);
     const share = Math.max(1, workers);
+    if (settings.runDir) this.folder = new RunFolder(settings.runDir, slot, worker);
+    this.spentBefore = this.folder?.spentBefore() ?? 0;
+    const counter = newCounter();
+    Atomics.store(new Int32Array(counter), 0, this.spentBefore);
     this.session = {
       target,
-      budget: new Budget({ maxRequests: Math.floor(target.limits.maxRequests / share), deadline }),
+      budget: new Budget({ maxRequests: Math.floor(target.limits.maxRequests / share), deadline, counter }),
       signal: this.interrupt.signal,
       deadline,
       perHost: Math.max(1, Math.floor((target.limits.concurrency ?? DEFAULT_CONCURRENCY) / share)),
@@ -94,15 +117,28 @@ export class WorkerHost {
     return this.settings.selection.rule(rule);
   }
 
-  private family(contract: AnyFamilyContract): Promise<FamilyOutcome> {
+  private family(contract: AnyFamilyContract): Promise<StoredOutcome> {
     let p = this.sent.get(contract);
     if (!p) {
-      const checks = new Checks(this.redactor, (r) => this.selected(r));
-      const rules = Object.keys(contract.judges).filter((r) => this.selected(r));
-      p = runFamily(contract, this.session, this.env, checks, rules);
+      const stored = this.folder?.outcome(contract.family);
+      p = stored ? Promise.resolve(stored) : this.send(contract);
       this.sent.set(contract, p);
     }
     return p;
+  }
+
+  private async send(contract: AnyFamilyContract): Promise<FamilyOutcome> {
+    const checks = new Checks(this.redactor, (r) => this.selected(r));
+    const rules = Object.keys(contract.judges).filter((r) => this.selected(r));
+    const outcome = await runFamily(contract, this.session, this.env, checks, rules);
+    this.saveSpent();
+    // A plan the worker's end cut short is no outcome to hand on: the next worker sends it.
+    if (!this.interrupt.signal.aborted) this.folder?.saveOutcome(outcome);
+    return outcome;
+  }
+
+  private saveSpent(): void {
+    this.folder?.saveSpent(this.session.budget.used() - this.spentBefore);
   }
 
   /** A rule's checks: its family's plan sent (once per worker), its judge's verdicts. */
@@ -135,5 +171,6 @@ export class WorkerHost {
   async close(): Promise<void> {
     this.interrupt.abort();
     await closeHttp();
+    this.saveSpent();
   }
 }

@@ -17,6 +17,7 @@ import { RULES } from '../../src/rules/catalogue.js';
 import type { CheckResult } from '../../src/verdict.js';
 import { CONTRACT_RULES } from '../judges.js';
 import { HOST_ENV, hostSettings, WorkerHost } from './host.js';
+import { newRunFolder } from './run-folder.js';
 
 export { HOST_ENV };
 
@@ -27,7 +28,11 @@ export const CHECKS_ATTACHMENT = 'chainprobe-checks';
 export const test = base.extend<object, { chainprobe: WorkerHost }>({
   chainprobe: [
     async ({}, use, workerInfo) => {
-      const host = new WorkerHost(hostSettings(), workerInfo.config.workers);
+      const host = new WorkerHost(hostSettings(), {
+        workers: workerInfo.config.workers,
+        slot: workerInfo.parallelIndex,
+        worker: workerInfo.workerIndex,
+      });
       await use(host);
       await host.close();
     },
@@ -82,5 +87,11 @@ export function chainprobeConfig({ target, only, ...config }: ChainprobeConfigOp
   if (only) process.env[HOST_ENV.only] = only;
   process.env[HOST_ENV.seed] ??= String(newRunSeed());
   process.env[HOST_ENV.startedAt] ??= String(Date.now());
+  // The runner creates the run's folder (its workers load this config too, and inherit it).
+  if (!process.env[HOST_ENV.runDir]) {
+    const folder = newRunFolder();
+    process.env[HOST_ENV.runDir] = folder.dir;
+    process.once('exit', folder.remove);
+  }
   return defineConfig({ workers: 1, fullyParallel: false, reporter: [['list']], ...config });
 }
