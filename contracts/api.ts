@@ -17,6 +17,9 @@ export interface Credential {
   secret: string | readonly string[];
 }
 
+/** Ends a paced request's turn (idempotent). */
+export type Release = () => void;
+
 export interface CallSpec {
   /** What the call is for; recorded with the exchange, e.g. `auth.nft.event[bearer@base]`. */
   purpose: string;
@@ -30,8 +33,12 @@ export interface CallSpec {
    * credentials`). Calls that expect data leave it out and count as `unexpected refusal`.
    */
   cause?: string;
-  /** Waits until the request may leave (the rate-limited node's spacing); not called for a request that is not sent. */
-  pace?: () => Promise<void>;
+  /**
+   * Waits until the request may leave (the rate-limited node's spacing); not called for a request
+   * that is not sent. The caller calls what it returns once the request's head is written, or once
+   * it is clear it never will be: the next request's wait runs from then.
+   */
+  pace?: () => Promise<Release>;
 }
 
 export interface CallResult {
@@ -158,14 +165,13 @@ export class ApiClient {
     }
     const bound = this.opts.perHost;
     if (!limited) {
-      await spec.pace?.();
-      return bound === undefined
-        ? this.callOnce(spec, true)
-        : inHostSlot(host, bound, this.opts.bulk === true, () => this.callOnce(spec, true));
+      const release = await spec.pace?.();
+      const send = () => this.callOnce(spec, true, release).finally(release);
+      return bound === undefined ? send() : inHostSlot(host, bound, this.opts.bulk === true, send);
     }
     for (let tries = 0; ; tries++) {
-      await spec.pace?.();
-      const res = await this.callOnce(spec, false);
+      const release = await spec.pace?.();
+      const res = await this.callOnce(spec, false, release).finally(release);
       const retryAfterS = Number(res.headers['retry-after']);
       const waitMs = retryAfterS * 1000 + 50;
       const waits =
@@ -207,7 +213,7 @@ export class ApiClient {
     }
   }
 
-  private async callOnce(spec: CallSpec, note: boolean): Promise<CallResult> {
+  private async callOnce(spec: CallSpec, note: boolean, onHeadSent?: Release): Promise<CallResult> {
     let url = spec.url;
     let headers = { ...(spec.headers ?? {}) };
     if (spec.auth) ({ url, headers } = applyForm(spec.auth.form, spec.auth.secret, url, headers));
@@ -229,6 +235,7 @@ export class ApiClient {
         maxBodyBytes: this.maxBodyBytes,
         beforeResend: () => this.take(),
         signal: this.opts.signal,
+        onHeadSent,
       });
       const exchange = this.recorder.record({
         method: spec.method,

@@ -16,7 +16,7 @@ import { ApiClient, type ApiClientOptions } from './api.js';
 import { Checks } from './checks.js';
 import { errorChecks } from './errors-summary.js';
 import { CONTRACTS, CONTRACT_RULES } from './judges.js';
-import { runStartOf, type AnyFamilyContract, type ContractFamily, type PlanEnv, type Senders } from './plan.js';
+import { hostOf, runStartOf, type AnyFamilyContract, type ContractFamily, type PlanEnv, type Senders } from './plan.js';
 import type { Non2xx } from './protocol.js';
 import { Samples } from './samples.js';
 
@@ -172,19 +172,29 @@ export async function runContracts(ctx: RunContext, opts: ContractsOptions = {})
   };
   const families = selectedFamilies(ctx.selected);
   const total = (f: AnyFamilyContract) => Object.keys(f.judges).filter(ctx.selected).length;
+  // The rate-limited node's requests go one cap interval apart, the stage's longest chain: the
+  // families that send to it start first, so the other plans are built while it waits between
+  // requests, not before its first one. Outcomes stay in catalogue order.
+  const limited = ctx.target.nodes.horizon && hostOf(ctx.target.nodes.horizon.endpoint);
+  const toLimited = (f: AnyFamilyContract) => (limited !== undefined && f.hosts(ctx.target).includes(limited) ? 0 : 1);
+  const startOrder = [...families].sort((a, b) => toLimited(a) - toLimited(b));
   try {
-    const outcomes = await Promise.all(
-      families.map(async (f) => {
-        const checks = new Checks(ctx.redactor, ctx.selected);
-        // Nothing answered the preflight: only the rules this target cannot test are reported (nothing is sent).
-        const rules = Object.keys(f.judges).filter(
-          (r) => ctx.selected(r) && (!opts.notTestableOnly || f.untestable(r, ctx.target) !== undefined),
-        );
-        const out = await runFamily(f, session, env, checks, rules);
-        ctx.progress({ stage: 'contracts', family: f.family, done: total(f), total: total(f) });
-        return out;
-      }),
+    const started = new Map(
+      startOrder.map((f) => [
+        f,
+        (async () => {
+          const checks = new Checks(ctx.redactor, ctx.selected);
+          // Nothing answered the preflight: only the rules this target cannot test are reported (nothing is sent).
+          const rules = Object.keys(f.judges).filter(
+            (r) => ctx.selected(r) && (!opts.notTestableOnly || f.untestable(r, ctx.target) !== undefined),
+          );
+          const out = await runFamily(f, session, env, checks, rules);
+          ctx.progress({ stage: 'contracts', family: f.family, done: total(f), total: total(f) });
+          return out;
+        })(),
+      ]),
     );
+    const outcomes = await Promise.all(families.map((f) => started.get(f)!));
     // Families come back in catalogue order, each family's checks in its judges' order.
     const byRule = new Map<string, CheckResult[]>();
     for (const c of outcomes.flatMap((o) => o.checks)) byRule.set(c.rule, [...(byRule.get(c.rule) ?? []), c]);

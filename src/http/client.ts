@@ -46,6 +46,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Called before a resend (to take it from the run's budget); a throw stops the resend and propagates. */
   beforeResend?: () => void;
+  /** Called when the request's head is written to its connection (a paced request's next one waits for it). */
+  onHeadSent?: () => void;
 }
 
 export interface HttpResponse {
@@ -69,6 +71,7 @@ export interface SendTrace {
   reused?: boolean;
   /** A byte of the answer reached the HTTP parser. */
   answerStarted: boolean;
+  onHeadSent?: () => void;
 }
 
 /**
@@ -89,7 +92,10 @@ subscribe('undici:client:sendHeaders', (message) => {
   const { socket } = message as { socket: Socket };
   const uses = socketUses.get(socket) ?? 0;
   socketUses.set(socket, uses + 1);
-  if (writing) writing.reused = uses > 0;
+  if (writing) {
+    writing.reused = uses > 0;
+    writing.onHeadSent?.();
+  }
   writing = undefined;
 });
 
@@ -126,6 +132,11 @@ type Undici = typeof import('undici');
 let undici: Undici | undefined;
 const loadUndici = async (): Promise<Undici> => (undici ??= await import('undici'));
 
+/** Loads the HTTP client ahead of a paced request: loaded on its way, it would hold the request up. */
+export async function loadHttp(): Promise<void> {
+  await loadUndici();
+}
+
 let shared: Agent | undefined;
 let sharedTraced: Dispatcher | undefined;
 let sharedTls: unknown;
@@ -158,7 +169,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const known = knownCause(whereOf(req.url));
   if (known) throw new HttpFailure('network', known.line);
   const u = await loadUndici();
-  const trace: SendTrace = { answerStarted: false };
+  const trace: SendTrace = { answerStarted: false, onHeadSent: req.onHeadSent };
   try {
     return await sendOnce(u, req, dispatcher(u), trace);
   } catch (e) {
