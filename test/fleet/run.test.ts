@@ -225,9 +225,9 @@ test('an interrupt stops every plan thread at once; the report is still written'
   // Interrupted once the first probe request has gone out: every plan then has seconds of limiter
   // time ahead of it (drain, recovery), so a thread that went on would finish its phases and judge
   // its node; one that stops at once leaves rules of every node unfinished, however slow the machine.
-  const run = await interruptedFleet('interrupted', (e) => e.requestsSent > 0);
+  const { run, horizons } = await interruptedFleet('interrupted', (e) => e.requestsSent > 0);
   assert.equal(run.interrupted, true);
-  for (const h of ref.target.nodes!.horizon as HorizonNode[]) {
+  for (const h of horizons) {
     const unfinished = run.results.checks.filter((c) => c.node === h.name && c.verdict === 'error');
     assert.ok(unfinished.length > 0, `${h.name}: every rule judged after the interrupt`);
   }
@@ -235,10 +235,10 @@ test('an interrupt stops every plan thread at once; the report is still written'
 });
 
 test('an interrupt during the bucket-sharing probe: every node says its rules were interrupted', async () => {
-  const run = await interruptedFleet('interrupted-sharing', (e) => /bucket sharing/.test(e.phase));
+  const { run, horizons } = await interruptedFleet('interrupted-sharing', (e) => /bucket sharing/.test(e.phase));
   assert.equal(run.interrupted, true);
   assert.ok((run.results as { interruptedAt?: string }).interruptedAt, 'results say when');
-  for (const h of ref.target.nodes!.horizon as HorizonNode[]) {
+  for (const h of horizons) {
     const mine = run.results.checks.filter((c) => c.node === h.name);
     assert.deepEqual([...new Set(mine.map((c) => c.rule))].sort(), [...RL_RULES].sort(), `${h.name}: every RL rule`);
     assert.ok(
@@ -248,18 +248,28 @@ test('an interrupt during the bucket-sharing probe: every node says its rules we
   }
 });
 
-/** A probes-only fleet run of the reference, aborted at the first probe progress event `when` accepts. */
-function interruptedFleet(dir: string, when: (e: { phase: string; requestsSent: number }) => boolean) {
+/**
+ * A probes-only fleet run of a reference of its own, aborted at the first probe progress event
+ * `when` accepts. Its own: the buckets of the one the other tests share are spent, and a plan first
+ * waits for its bucket to fill (burst + 1 intervals of 0.5 s) before its first probe request.
+ */
+async function interruptedFleet(dir: string, when: (e: { phase: string; requestsSent: number }) => boolean) {
+  const fresh = await startFleetReference({ horizon: 4 }, { hourlyLimit: 7200, burst: 30 });
   const controller = new AbortController();
-  return runFleet({
-    targets: [resolveTarget(ref.target, {}, 'reference')],
-    selection: parseSelectors('load'),
-    outDir: join(OUT, dir),
-    signal: controller.signal,
-    progress: (e) => {
-      if (e.stage === 'probes' && when(e)) controller.abort();
-    },
-  });
+  try {
+    const run = await runFleet({
+      targets: [resolveTarget(fresh.target, {}, 'reference')],
+      selection: parseSelectors('load'),
+      outDir: join(OUT, dir),
+      signal: controller.signal,
+      progress: (e) => {
+        if (e.stage === 'probes' && when(e)) controller.abort();
+      },
+    });
+    return { run, horizons: fresh.target.nodes!.horizon as HorizonNode[] };
+  } finally {
+    await fresh.close();
+  }
 }
 
 const failLines = (checks: ResultsFile['checks']) =>

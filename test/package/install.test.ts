@@ -1,7 +1,8 @@
 // The package as a user gets it: `npm pack` of a clean checkout (only the files git knows, so
-// nothing built or written locally leaks in), installed with npm into an empty folder and
-// globally, and run there: a clean run passes, a run with a fault fails and its Markdown summary
-// names the broken rule. The tarball holds compiled JavaScript, schemas and docs, nothing else.
+// nothing built or written locally leaks in), installed with npm into an empty folder and run
+// there: a clean run passes, a run with a fault fails and its Markdown summary names the broken
+// rule. The tarball holds compiled JavaScript, schemas and docs, nothing else. A global install
+// of the tarball, and its command on PATH, is the action's install step (action.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -203,21 +204,6 @@ test(
       };
       writeFileSync(join(app, 'staging.json'), JSON.stringify(example));
       assert.ok(existsSync(resolve(app, example.$schema)), example.$schema);
-    });
-
-    await t.test('installed globally: the chainprobe command answers', () => {
-      const prefix = join(work, 'global');
-      ok(
-        sh(
-          'npm',
-          ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball],
-          work,
-        ),
-        'npm install --global',
-      );
-      const v = sh(join(prefix, 'bin', 'chainprobe'), ['--version'], work);
-      ok(v, 'global chainprobe --version');
-      assert.equal(v.stdout, `chainprobe ${pkg.version}\n`);
     });
   },
 );
