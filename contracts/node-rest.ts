@@ -3,8 +3,8 @@
 // rate-limited node), a HEAD on fee_stats, and NAUTH-07's refusals (each form's as soon as that
 // form is known to be accepted). What each request got is kept for the judges (node-rest-judge.ts).
 import { randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '../src/auth/forms.js';
-import { loadHttp } from '../src/http/client.js';
 import { spacedGapMs } from '../src/pacing.js';
 import { FEE_STATS_HEADERS } from '../src/service/fee-stats.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
@@ -155,22 +155,19 @@ export interface RestPathAnswers {
  * (nginx limit_req without burst refuses a request less than 1/cap after the last one): its
  * requests go out one cap interval apart with a margin (src/pacing.ts), as the probes' do. The
  * interval runs from the moment the last one's head was written to its connection: moments
- * reserved ahead let requests go together when a timer fired late on a busy event loop, and so did
- * a request held up after its turn (the HTTP client loading, a connection opening). Seen at the
+ * reserved ahead let requests go together when a timer fired late on a busy event loop, or when a
+ * request was held up after its turn (the HTTP client loading, a connection opening). Seen at the
  * node: four requests within 1 ms, then gaps of 23-29 ms.
  */
 let rateLimitedTurn: Promise<void> = Promise.resolve();
 let lastRateLimitedHead = -Infinity;
 
 async function paceRateLimited(target: ResolvedTarget): Promise<Release> {
-  await loadHttp();
   const gap = spacedGapMs(target.nodes.horizon?.perSecondCap ?? 20);
   const turn = rateLimitedTurn.then(async () => {
-    // Bounded: each wait is until the moment computed, and the clock moves on.
-    for (let wait = gap; wait > 0;) {
-      wait = lastRateLimitedHead + gap - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
+    // Read again after each wait: a timer may fire a little early. Bounded: the clock moves on.
+    let wait: number;
+    while ((wait = lastRateLimitedHead + gap - performance.now()) > 0) await sleep(wait);
   });
   let release!: Release;
   const headSent = new Promise<void>((r) => (release = r));

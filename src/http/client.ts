@@ -132,11 +132,6 @@ type Undici = typeof import('undici');
 let undici: Undici | undefined;
 const loadUndici = async (): Promise<Undici> => (undici ??= await import('undici'));
 
-/** Loads the HTTP client ahead of a paced request: loaded on its way, it would hold the request up. */
-export async function loadHttp(): Promise<void> {
-  await loadUndici();
-}
-
 let shared: Agent | undefined;
 let sharedTraced: Dispatcher | undefined;
 let sharedTls: unknown;

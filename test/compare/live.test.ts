@@ -73,8 +73,8 @@ test(
     );
     // Latency rows (CMP-12) are the machine's: two identical references served by one busy process
     // may answer a family at different speeds, and a row then says so truly. Each must match the
-    // family's figures, the slower more than the factor slower; they come after the others (D9 on). Every other row
-    // is exactly what the fault and the variant change.
+    // family's figures, the slower more than the factor slower; they come after the others (D9
+    // on). Every other row is exactly what the fault and the variant change.
     const timing = c.differences.filter((d) => d.cmp === 'CMP-12');
     for (const d of timing) {
       const [family, figure] = d.key.split(': ');
