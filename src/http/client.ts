@@ -1,18 +1,24 @@
 // A bounded HTTP client for the contract suite: per-request timeout, a cap on how much of a body
 // is read (a 50 MB answer never lands in memory), no redirects followed (the suite judges what the
 // target answers, not where it points), and failures as one-line causes.
-// Playwright's request API buffers whole bodies and has no size cap, hence undici here.
+// Playwright's request API buffers whole bodies and has no size cap. Node's own client streams,
+// is loaded with node, and costs less per request than undici's request API with its streams and
+// abort signals (the contract stage's requests are most of a contract run's CPU).
 // Servers and load balancers close idle keep-alive connections on their own clock, often without a
 // Keep-Alive hint, so a request may leave on a pooled connection the server is closing: such a
 // request, failed before any byte of its answer, is sent once more on a new connection (the
 // contract requests are all reads) and its evidence says so. The rate-limit probes have their own
 // engine (load/engine/) and keep their own accounting.
-// undici loads with the first request, not with this module: a command that sends nothing
-// (--help, merge, export) never loads it.
-import { subscribe } from 'node:diagnostics_channel';
+import {
+  Agent,
+  request as plainRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from 'node:http';
+import type { Agent as TlsAgent } from 'node:https';
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-import type { Agent, Dispatcher } from 'undici';
-import { headerRecord } from './headers.js';
 import { causeOfFailure, knownCause, whereOf } from '../net/causes.js';
 import { currentTls, tlsConnectOptions } from '../tls/trust.js';
 
@@ -67,11 +73,10 @@ export const RESENT = 'connection closed by the server before answering; sent ag
 
 /** What one sending saw of its connection. */
 export interface SendTrace {
-  /** The connection had carried an earlier request (known once the request's head was written). */
+  /** The connection had carried an earlier request (known once the request has its connection). */
   reused?: boolean;
-  /** A byte of the answer reached the HTTP parser. */
+  /** A byte of the answer arrived on the connection. */
   answerStarted: boolean;
-  onHeadSent?: () => void;
 }
 
 /**
@@ -83,73 +88,53 @@ export function resendable(kind: HttpFailureKind, trace: SendTrace): boolean {
   return kind === 'network' && trace.reused === true && !trace.answerStarted;
 }
 
-// Which connection a request's head went out on. undici writes a request's head right after its
-// handler's onRequestStart, in the same call, and publishes the socket on this channel between:
-// the handler marks its trace as the one being written, the subscriber fills it in.
-const socketUses = new WeakMap<Socket, number>();
-let writing: SendTrace | undefined;
-subscribe('undici:client:sendHeaders', (message) => {
-  const { socket } = message as { socket: Socket };
-  const uses = socketUses.get(socket) ?? 0;
-  socketUses.set(socket, uses + 1);
-  if (writing) {
-    writing.reused = uses > 0;
-    writing.onHeadSent?.();
+/** Idle pooled connections close after this long (a server's shorter Keep-Alive hint wins). */
+const IDLE_MS = 4_000;
+/** Connections at once to one host; more requests wait for one of them. */
+export const PER_HOST = 16;
+
+/** Connections that have carried a request. */
+const carried = new WeakSet<Socket>();
+
+let plain: Agent | undefined;
+let secure: TlsAgent | undefined;
+let secureTls: unknown;
+const require = createRequire(import.meta.url);
+
+/** One keep-alive pool per scheme and process: the suite talks to few hosts, many times. The TLS pool is rebuilt when the trust changes. */
+function agentFor(url: URL): { agent: Agent; send: typeof plainRequest } {
+  if (url.protocol !== 'https:') {
+    plain ??= new Agent({ keepAlive: true, maxSockets: PER_HOST, timeout: IDLE_MS });
+    return { agent: plain, send: plainRequest };
   }
-  writing = undefined;
-});
-
-const TRACE = Symbol('chainprobe send trace');
-type TracedOptions = Dispatcher.DispatchOptions & { [TRACE]?: SendTrace };
-
-/** Interceptor: the trace given in the options learns whether the connection was reused and whether the answer began. */
-const traceSends: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
-  const trace = (opts as TracedOptions)[TRACE];
-  if (!trace) return dispatch(opts, handler);
-  const traced: Dispatcher.DispatchHandler & { onResponseStarted?(): void } = {
-    onRequestStart: (controller, context) => {
-      writing = trace;
-      // Aborted before its head was written: this trace must not take the next request's socket.
-      queueMicrotask(() => {
-        if (writing === trace) writing = undefined;
-      });
-      handler.onRequestStart?.(controller, context);
-    },
-    onResponseStarted: () => {
-      trace.answerStarted = true;
-      (handler as { onResponseStarted?(): void }).onResponseStarted?.();
-    },
-    onRequestUpgrade: (...a) => handler.onRequestUpgrade?.(...a),
-    onResponseStart: (...a) => handler.onResponseStart?.(...a),
-    onResponseData: (...a) => handler.onResponseData?.(...a),
-    onResponseEnd: (...a) => handler.onResponseEnd?.(...a),
-    onResponseError: (...a) => handler.onResponseError?.(...a),
-  };
-  return dispatch(opts, traced);
-};
-
-type Undici = typeof import('undici');
-let undici: Undici | undefined;
-const loadUndici = async (): Promise<Undici> => (undici ??= await import('undici'));
-
-let shared: Agent | undefined;
-let sharedTraced: Dispatcher | undefined;
-let sharedTls: unknown;
-
-/** One keep-alive pool per process: the suite talks to few hosts, many times. Rebuilt when the trust changes. */
-function dispatcher({ Agent }: Undici): Dispatcher {
-  if (shared && sharedTls !== currentTls()) void closeHttp();
-  sharedTls = currentTls();
-  if (!shared) {
-    shared = new Agent({
-      keepAliveTimeout: 4_000,
-      connections: 16,
-      pipelining: 1,
-      connect: tlsConnectOptions(),
-    });
-    sharedTraced = shared.compose(traceSends);
+  // Loaded on the first https request: a run over plain HTTP never loads TLS for it.
+  const https = require('node:https') as typeof import('node:https');
+  if (secure && secureTls !== currentTls()) secure.destroy();
+  if (!secure || secureTls !== currentTls()) {
+    secureTls = currentTls();
+    secure = new https.Agent({ keepAlive: true, maxSockets: PER_HOST, timeout: IDLE_MS, ...tlsConnectOptions() });
   }
-  return sharedTraced!;
+  return { agent: secure, send: https.request as typeof plainRequest };
+}
+
+export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
+  // An address already known to be unreachable fails at once with the same line (no DNS wait, no handshake).
+  const known = knownCause(whereOf(req.url));
+  if (known) throw new HttpFailure('network', known.line);
+  const trace: SendTrace = { answerStarted: false };
+  try {
+    return await sendOnce(req, trace);
+  } catch (e) {
+    if (!(e instanceof HttpFailure) || !resendable(e.kind, trace) || req.signal?.aborted) throw e;
+  }
+  req.beforeResend?.();
+  // A connection of its own, closed after the answer.
+  try {
+    return { ...(await sendOnce(req, { answerStarted: false }, false)), resent: RESENT };
+  } catch (e) {
+    if (e instanceof HttpFailure) e.resent = RESENT;
+    throw e;
+  }
 }
 
 function causeOf(e: unknown): string {
@@ -159,101 +144,116 @@ function causeOf(e: unknown): string {
   return code && !msg.includes(code) ? `${code} ${msg}` : msg;
 }
 
-export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
-  // An address already known to be unreachable fails at once with the same line (no DNS wait, no handshake).
-  const known = knownCause(whereOf(req.url));
-  if (known) throw new HttpFailure('network', known.line);
-  const u = await loadUndici();
-  const trace: SendTrace = { answerStarted: false, onHeadSent: req.onHeadSent };
-  try {
-    return await sendOnce(u, req, dispatcher(u), trace);
-  } catch (e) {
-    if (!(e instanceof HttpFailure) || !resendable(e.kind, trace) || req.signal?.aborted) throw e;
+/** Response headers as the suite reads them: lower-case names, a repeated header's values joined (none dropped). */
+function headersOf(raw: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const value = raw[i + 1]!;
+    out[name] = Object.hasOwn(out, name) ? `${out[name]}, ${value}` : value;
   }
-  req.beforeResend?.();
-  // A client of its own: one new connection, closed after the answer.
-  const fresh = new u.Client(new URL(req.url).origin, { pipelining: 1, connect: tlsConnectOptions() });
-  try {
-    return { ...(await sendOnce(u, req, fresh)), resent: RESENT };
-  } catch (e) {
-    if (e instanceof HttpFailure) e.resent = RESENT;
-    throw e;
-  } finally {
-    void fresh.destroy().catch(() => undefined);
-  }
+  return out;
 }
 
-async function sendOnce(
-  { request }: Undici,
-  req: HttpRequest,
-  via: Dispatcher,
-  trace?: SendTrace,
-): Promise<HttpResponse> {
+/** The moment a request's head leaves: at once on a connected socket, else once it connects (its write waits for that). */
+function whenWritten(socket: Socket, done: () => void): void {
+  if (!socket.connecting) return queueMicrotask(done);
+  socket.once('encrypted' in socket ? 'secureConnect' : 'connect', done);
+}
+
+function sendOnce(req: HttpRequest, trace: SendTrace, pooled = true): Promise<HttpResponse> {
   const max = req.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const timer = new AbortController();
-  const timeout = setTimeout(() => timer.abort(), req.timeoutMs);
-  const onOuterAbort = () => timer.abort();
-  req.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const sentAt = Date.now();
-  const failure = (e: unknown, partial?: HttpFailure['partial']): HttpFailure => {
-    if (e instanceof HttpFailure) return e;
-    if (req.signal?.aborted) return new HttpFailure('aborted', 'aborted: the run was interrupted', partial);
-    if (timer.signal.aborted)
-      return new HttpFailure('timeout', `timeout: no complete answer within ${req.timeoutMs} ms`, partial);
-    // Before any answer, a connection cause (refused, DNS, TLS) is the whole story: its one line.
-    const cause = partial ? undefined : causeOfFailure(e, whereOf(req.url));
-    return new HttpFailure('network', cause?.line ?? `network: ${causeOf(e)}`, partial);
-  };
-  try {
-    let res: Dispatcher.ResponseData<unknown>;
-    try {
-      const opts: Parameters<Undici['request']>[1] & { [TRACE]?: SendTrace } = {
-        method: req.method as Dispatcher.HttpMethod,
-        headers: req.headers,
-        body: req.body,
-        signal: timer.signal,
-        dispatcher: via,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-        ...(trace && { [TRACE]: trace }),
-      };
-      res = await request(req.url, opts);
-    } catch (e) {
-      throw failure(e);
-    }
-    const headers = headerRecord(res.headers);
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    try {
-      for await (const chunk of res.body) {
-        bytes += (chunk as Buffer).length;
-        if (bytes > max) {
-          res.body.destroy();
-          throw new HttpFailure('body-too-large', `body over ${max} bytes`, { status: res.statusCode, headers });
-        }
-        chunks.push(chunk as Buffer);
-      }
-    } catch (e) {
-      throw failure(e, { status: res.statusCode, headers });
-    }
-    return {
-      status: res.statusCode,
-      headers,
-      body: Buffer.concat(chunks).toString('utf8'),
-      bytes,
-      sentAt,
-      receivedAt: Date.now(),
+  return new Promise<HttpResponse>((resolve, reject) => {
+    let outgoing: ClientRequest | undefined;
+    let socket: Socket | undefined;
+    let partial: HttpFailure['partial'];
+    let timedOut = false;
+    let settled = false;
+    const onData = () => {
+      trace.answerStarted = true;
     };
-  } finally {
-    clearTimeout(timeout);
-    req.signal?.removeEventListener('abort', onOuterAbort);
-  }
+    const finish = (r: HttpResponse | HttpFailure) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+      socket?.removeListener('data', onData);
+      if (r instanceof HttpFailure) {
+        outgoing?.destroy();
+        reject(r);
+      } else resolve(r);
+    };
+    const failure = (e: unknown): HttpFailure => {
+      if (e instanceof HttpFailure) return e;
+      if (req.signal?.aborted) return new HttpFailure('aborted', 'aborted: the run was interrupted', partial);
+      if (timedOut)
+        return new HttpFailure('timeout', `timeout: no complete answer within ${req.timeoutMs} ms`, partial);
+      // Before any answer, a connection cause (refused, DNS, TLS) is the whole story: its one line.
+      const cause = partial ? undefined : causeOfFailure(e, whereOf(req.url));
+      return new HttpFailure('network', cause?.line ?? `network: ${causeOf(e)}`, partial);
+    };
+    const onAbort = () => finish(failure(new Error('aborted')));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      finish(failure(new Error('timeout')));
+    }, req.timeoutMs);
+    if (req.signal?.aborted) return onAbort();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const url = new URL(req.url);
+      const { agent, send } = agentFor(url);
+      const options: RequestOptions = { method: req.method, headers: req.headers, agent: pooled ? agent : false };
+      if (!pooled && url.protocol === 'https:') Object.assign(options, tlsConnectOptions());
+      outgoing = send(url, options);
+    } catch (e) {
+      return finish(failure(e));
+    }
+    outgoing.on('socket', (s: Socket) => {
+      socket = s;
+      // Counted here: node marks a pooled connection reused only when it was idle, not when a
+      // queued request takes it straight from the answer before.
+      trace.reused = carried.has(s);
+      carried.add(s);
+      s.on('data', onData);
+      if (req.onHeadSent) whenWritten(s, req.onHeadSent);
+    });
+    outgoing.on('error', (e) => finish(failure(e)));
+    outgoing.on('response', (res: IncomingMessage) => {
+      const headers = headersOf(res.rawHeaders);
+      const status = res.statusCode ?? 0;
+      partial = { status, headers };
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > max) return finish(new HttpFailure('body-too-large', `body over ${max} bytes`, partial));
+        chunks.push(chunk);
+      });
+      res.on('error', (e) => finish(failure(e)));
+      res.on('end', () =>
+        finish({
+          status,
+          headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          bytes,
+          sentAt,
+          receivedAt: Date.now(),
+        }),
+      );
+      // Closed before its end: the connection went mid-body.
+      res.on('close', () => {
+        if (!res.complete) finish(failure(new Error('the connection closed before the answer was complete')));
+      });
+    });
+    outgoing.end(req.body);
+  });
 }
 
-/** Closes the keep-alive pool (end of a worker or a test). */
+/** Closes the keep-alive pools (end of a worker or a test). */
 export async function closeHttp(): Promise<void> {
-  const a = shared;
-  shared = undefined;
-  sharedTraced = undefined;
-  await a?.destroy();
+  plain?.destroy();
+  secure?.destroy();
+  plain = undefined;
+  secure = undefined;
 }

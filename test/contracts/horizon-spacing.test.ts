@@ -1,36 +1,71 @@
 // The contract checks of the rate-limited horizon node keep one cap interval between its requests
 // on the wire (a proxy may enforce the per-second cap as a spacing), however busy the event loop
 // that sends them: here it also runs the embedded reference and every other family's plan. The
-// moments are those undici writes each request's head to its connection (its diagnostics channel,
-// in the same call as the write), so a loaded machine can only widen the gaps, never narrow them.
+// moments are those each request's head is handed to its connection (node's sockets' writes), so
+// a loaded machine can only widen the gaps, never narrow them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { Socket } from 'node:net';
 import { spacedGapMs } from '../../src/pacing.js';
 import { runAgainstReference } from './harness.js';
 
-const CHANNEL = 'undici:client:sendHeaders';
+const REQUEST_LINE = /^(?:GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH) \S+ HTTP\/1\.1\r\n/;
+
+interface Head {
+  port: () => number | undefined;
+  at: number;
+}
+
+/**
+ * Watches every connection's writes while it runs: when each request head left, and to which port
+ * (a connection still connecting sends what it was handed once it connects). Server connections
+ * write answers, which are not request heads.
+ */
+function watchHeads(): { heads: Head[]; stop(): void } {
+  const heads: Head[] = [];
+  const write = Socket.prototype.write;
+  Socket.prototype.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('latin1', 0, 64) : '';
+    if (REQUEST_LINE.test(text)) {
+      const head: Head = { port: () => this.remotePort, at: performance.now() };
+      heads.push(head);
+      if (this.connecting) {
+        let port: number | undefined;
+        head.port = () => port;
+        this.once('encrypted' in this ? 'secureConnect' : 'connect', () => {
+          port = this.remotePort;
+          head.at = performance.now();
+        });
+      } else {
+        const port = this.remotePort;
+        head.port = () => port;
+      }
+    }
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof write;
+  return { heads, stop: () => void (Socket.prototype.write = write) };
+}
 
 test('a whole contract run: the horizon node gets its requests one cap interval apart', async () => {
-  const heads: { origin: string; at: number }[] = [];
-  const onHead = (message: unknown) =>
-    heads.push({ origin: String((message as { request: { origin: string } }).request.origin), at: performance.now() });
-  subscribe(CHANNEL, onHead);
-  let horizon = '';
+  const watch = watchHeads();
+  let horizonPort = 0;
   let cap = 0;
   try {
     await runAgainstReference({
       only: 'contracts',
       edit: (t) => {
-        horizon = new URL(t.nodes.horizon!.endpoint).origin;
+        horizonPort = Number(new URL(t.nodes.horizon!.endpoint).port);
         cap = t.nodes.horizon!.perSecondCap;
         return t;
       },
     });
   } finally {
-    unsubscribe(CHANNEL, onHead);
+    watch.stop();
   }
-  const mine = heads.filter((h) => h.origin === horizon).map((h) => h.at);
+  const mine = watch.heads
+    .filter((h) => h.port() === horizonPort)
+    .map((h) => h.at)
+    .sort((a, b) => a - b);
   const gaps = mine.slice(1).map((t, i) => t - mine[i]!);
   assert.ok(mine.length >= 10, `${mine.length} requests to the horizon node`);
   // The pacing waits spacedGapMs after a head; its clock and the one here read a few µs apart.

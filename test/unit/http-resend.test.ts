@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
-import { closeHttp, HttpFailure, httpRequest, RESENT, resendable } from '../../src/http/client.js';
+import { closeHttp, HttpFailure, httpRequest, PER_HOST, RESENT, resendable } from '../../src/http/client.js';
 
 describe('resendable: the rule', () => {
   const CASES = [
@@ -64,7 +64,7 @@ async function tcpServer(plan: (conn: number, req: number) => Behaviour) {
 type TcpServer = Awaited<ReturnType<typeof tcpServer>>;
 
 /**
- * After an answer, undici lets the event loop turn once before it reuses the idle connection (a
+ * After an answer, the client lets the event loop turn once before it reuses the idle connection (a
  * FIN already there is seen first); a request sent sooner goes on a new one. The tests wait that
  * turn (and more), so their second request is the reused connection's.
  */
@@ -114,6 +114,23 @@ describe('httpRequest: when a request is sent again', () => {
           [0, 1],
           [1, 0],
         ]);
+      },
+    ));
+
+  test('a request that waited for a connection and took it straight from the answer before: resent when closed', () =>
+    withServer(
+      // Every connection's second request is refused by closing: only the request that waited gets one.
+      (conn, req) => (req === 1 ? 'close' : 'answer'),
+      async (s) => {
+        let resends = 0;
+        const answers = await Promise.all(Array.from({ length: PER_HOST + 1 }, () => get(s.url, () => resends++)));
+        assert.deepEqual(
+          answers.map((a) => a.status),
+          answers.map(() => 200),
+        );
+        assert.equal(answers.filter((a) => a.resent === RESENT).length, 1);
+        assert.equal(resends, 1);
+        assert.equal(s.seen.length, PER_HOST + 2);
       },
     ));
 
