@@ -234,6 +234,7 @@ export class ApiClient {
         timeoutMs: this.timeoutMs,
         maxBodyBytes: this.maxBodyBytes,
         beforeResend: () => this.take(),
+        resendTurn: spec.pace,
         signal: this.opts.signal,
         onHeadSent,
       });

@@ -52,7 +52,15 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Called before a resend (to take it from the run's budget); a throw stops the resend and propagates. */
   beforeResend?: () => void;
-  /** Called when the request's head is written to its connection (a paced request's next one waits for it). */
+  /**
+   * A paced request's resend waits its own turn: the turn's release is called once the resend's
+   * head is written (or it fails without one), as the first sending's onHeadSent was.
+   */
+  resendTurn?: () => Promise<() => void>;
+  /**
+   * Called once: when the request's head is written to its connection, or when the sending ends
+   * without one (a paced request's next one waits for it).
+   */
   onHeadSent?: () => void;
 }
 
@@ -128,9 +136,11 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     if (!(e instanceof HttpFailure) || !resendable(e.kind, trace) || req.signal?.aborted) throw e;
   }
   req.beforeResend?.();
+  const release = await req.resendTurn?.();
   // A connection of its own, closed after the answer.
   try {
-    return { ...(await sendOnce(req, { answerStarted: false }, false)), resent: RESENT };
+    const again = { ...req, onHeadSent: release };
+    return { ...(await sendOnce(again, { answerStarted: false }, false)), resent: RESENT };
   } catch (e) {
     if (e instanceof HttpFailure) e.resent = RESENT;
     throw e;
@@ -170,6 +180,12 @@ function sendOnce(req: HttpRequest, trace: SendTrace, pooled = true): Promise<Ht
     let partial: HttpFailure['partial'];
     let timedOut = false;
     let settled = false;
+    let headSent = false;
+    const onHeadSent = () => {
+      if (headSent) return;
+      headSent = true;
+      req.onHeadSent?.();
+    };
     const onData = () => {
       trace.answerStarted = true;
     };
@@ -179,6 +195,7 @@ function sendOnce(req: HttpRequest, trace: SendTrace, pooled = true): Promise<Ht
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
       socket?.removeListener('data', onData);
+      onHeadSent();
       if (r instanceof HttpFailure) {
         outgoing?.destroy();
         reject(r);
@@ -216,7 +233,7 @@ function sendOnce(req: HttpRequest, trace: SendTrace, pooled = true): Promise<Ht
       trace.reused = carried.has(s);
       carried.add(s);
       s.on('data', onData);
-      if (req.onHeadSent) whenWritten(s, req.onHeadSent);
+      if (req.onHeadSent) whenWritten(s, onHeadSent);
     });
     outgoing.on('error', (e) => finish(failure(e)));
     outgoing.on('response', (res: IncomingMessage) => {

@@ -134,6 +134,31 @@ describe('httpRequest: when a request is sent again', () => {
       },
     ));
 
+  test("a paced request's resend waits a turn of its own, ended when the resend's head is written", () =>
+    withServer(
+      (conn, req) => (conn === 0 && req === 1 ? 'close' : 'answer'),
+      async (s) => {
+        await primed(s);
+        const events: string[] = [];
+        const r = await httpRequest({
+          method: 'GET',
+          url: s.url,
+          timeoutMs: 5000,
+          onHeadSent: () => events.push('head'),
+          resendTurn: async () => {
+            events.push('turn asked');
+            await new Promise((done) => setTimeout(done, 30));
+            // Nothing went out while the turn was pending: the server has seen the two first sendings only.
+            events.push(`turn given after ${s.seen.length} requests`);
+            return () => events.push('resend head');
+          },
+        });
+        assert.equal(r.resent, RESENT);
+        assert.deepEqual(events, ['head', 'turn asked', 'turn given after 2 requests', 'resend head']);
+        assert.equal(s.seen.length, 3);
+      },
+    ));
+
   test('a fresh connection closed before the first byte: not resent', () =>
     withServer(
       () => 'close',
