@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OPEN_FAILURES_PER_RULE } from '../../reports/html.js';
 import { RULES } from '../../src/rules/catalogue.js';
+import type { Browser } from '@playwright/test';
 import { launchChromium } from '../support/chromium.js';
 import { HANG_MS } from '../support/backstops.js';
 
@@ -33,7 +34,7 @@ interface El {
 }
 
 export interface BrowserCheckOptions {
-  /** Where to save the full-page screenshot (PNG). */
+  /** Where to save the screenshot of the first screen (PNG). */
   screenshot: string;
   /**
    * Charts that must show data. Default: all four when the page has a limiter section, none
@@ -61,7 +62,12 @@ export interface BrowserFindings {
   screenshot: string;
 }
 
-export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckOptions): Promise<BrowserFindings> {
+/** `shared`: a browser the caller launched and closes (one launch for several checks of a run's report). */
+export async function checkReportInBrowser(
+  htmlFile: string,
+  opts: BrowserCheckOptions,
+  shared?: Browser,
+): Promise<BrowserFindings> {
   const file = resolve(htmlFile);
   assert.ok(existsSync(file), `no report at ${file}`);
   const resultsFile = join(dirname(file), 'results.json');
@@ -73,11 +79,11 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
           .map(([k]) => k)
       : undefined);
 
-  const browser = await launchChromium();
+  const browser = shared ?? (await launchChromium());
   try {
     const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, serviceWorkers: 'block' });
-    // Playwright's 30 s action default is a budget on a loaded machine (a full-page screenshot timed
-    // out beside a second npm test): its actions get the backstop instead.
+    // Playwright's 30 s action default is a budget on a loaded machine (a screenshot timed out beside
+    // a second npm test): its actions get the backstop instead.
     context.setDefaultTimeout(HANG_MS);
     const blocked: string[] = [];
     await context.route('**/*', (route) => {
@@ -198,13 +204,15 @@ export async function checkReportInBrowser(htmlFile: string, opts: BrowserCheckO
     assert.equal(await page.$$eval('script', (s) => s.length), 1, 'the page has a script it did not write');
 
     mkdirSync(dirname(resolve(opts.screenshot)), { recursive: true });
-    await page.screenshot({ path: opts.screenshot, fullPage: true });
+    // The first screen: a report of a whole run is thousands of pixels tall, and a picture of all
+    // of it cost more than every check above together; nothing reads it but a person.
+    await page.screenshot({ path: opts.screenshot });
     await context.close();
 
     assert.deepEqual(blocked, [], `the report tried to reach the network: ${blocked.join(', ')}`);
     assert.deepEqual(consoleErrors, [], `the page logged errors: ${consoleErrors.join(' | ')}`);
     return { rules, failingRules, charts, blockedRequests: blocked, consoleErrors, screenshot: opts.screenshot };
   } finally {
-    await browser.close();
+    if (!shared) await browser.close();
   }
 }

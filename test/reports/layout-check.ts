@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Page } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
 import { launchChromium } from '../support/chromium.js';
 
 export const PHONE = { width: 390, height: 844 };
@@ -30,9 +30,14 @@ function overflowing(page: Page): Promise<string[]> {
   })()`);
 }
 
-export async function checkLayout(htmlFile: string, screenshotPrefix: string): Promise<LayoutFindings> {
+/** `shared`: a browser the caller launched and closes (one launch for several checks of a run's report). */
+export async function checkLayout(
+  htmlFile: string,
+  screenshotPrefix: string,
+  shared?: Browser,
+): Promise<LayoutFindings> {
   const url = pathToFileURL(resolve(htmlFile)).href;
-  const browser = await launchChromium();
+  const browser = shared ?? (await launchChromium());
   try {
     // Phone: nothing wider than the screen, folded and unfolded.
     const phone = await browser.newPage({ viewport: PHONE, isMobile: true, hasTouch: true });
@@ -42,7 +47,8 @@ export async function checkLayout(htmlFile: string, screenshotPrefix: string): P
       scrollWidth <= PHONE.width,
       `at ${PHONE.width} px the page is ${scrollWidth} px wide: ${(await overflowing(phone)).join(', ')}`,
     );
-    await phone.screenshot({ path: `${screenshotPrefix}-${PHONE.width}.png`, fullPage: true });
+    // The first screen (the whole page is tens of thousands of pixels tall at this width).
+    await phone.screenshot({ path: `${screenshotPrefix}-${PHONE.width}.png` });
     await phone.evaluate(`document.querySelectorAll('details').forEach((d) => { d.open = true; })`);
     const expandedScrollWidth = (await phone.evaluate('document.documentElement.scrollWidth')) as number;
     assert.ok(
@@ -105,7 +111,7 @@ export async function checkLayout(htmlFile: string, screenshotPrefix: string): P
       laptop: { headlineBottom: box.y + box.height, headline: text, height: laptopHeight },
     };
   } finally {
-    await browser.close();
+    if (!shared) await browser.close();
   }
 }
 

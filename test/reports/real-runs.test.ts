@@ -15,7 +15,7 @@ import type { ResultsFile } from '../../src/results.js';
 import type { TimelineEntry } from '../../src/stages.js';
 import { RULES } from '../../src/rules/catalogue.js';
 import { checkReportInBrowser, CHART_IDS } from './browser-check.js';
-import { skipWithoutBrowser } from '../support/chromium.js';
+import { launchChromium, skipWithoutBrowser } from '../support/chromium.js';
 import { checkLayout } from './layout-check.js';
 import { runCli } from '../safety/support/cli.js';
 import { HANG_MS } from '../support/backstops.js';
@@ -93,9 +93,17 @@ test('a run with faults: the failing rules are expanded with their evidence', { 
   for (const rule of ['AUTH-03', 'RPC-02', 'RL-02'])
     assert.ok(failing.includes(rule), `${rule} not failing: ${failing.join(', ')}`);
   await t.test('in Chromium', { skip: skipWithoutBrowser() }, async () => {
-    const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'faults.png') });
+    // One browser for both checks of this report.
+    const browser = await launchChromium();
+    let found: Awaited<ReturnType<typeof checkReportInBrowser>>;
+    let layout: Awaited<ReturnType<typeof checkLayout>>;
+    try {
+      found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'faults.png') }, browser);
+      layout = await checkLayout(join(out, 'index.html'), join(OUT, 'faults-layout'), browser);
+    } finally {
+      await browser.close();
+    }
     assert.deepEqual([...found.failingRules].sort(), [...failing].sort());
-    const layout = await checkLayout(join(out, 'index.html'), join(OUT, 'faults-layout'));
     assert.match(layout.laptop.headline, /^FAIL /);
     for (const rule of failing) {
       const row = found.rules.find((r) => r.id === rule)!;
