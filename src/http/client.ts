@@ -2,8 +2,8 @@
 // is read (a 50 MB answer never lands in memory), no redirects followed (the suite judges what the
 // target answers, not where it points), and failures as one-line causes.
 // Playwright's request API buffers whole bodies and has no size cap. Node's own client streams,
-// is loaded with node, and costs less per request than undici's request API with its streams and
-// abort signals (the contract stage's requests are most of a contract run's CPU).
+// comes with node (nothing to load, no parser to compile at each start of the command) and costs
+// less per request than undici's request API with its streams and abort signals.
 // Servers and load balancers close idle keep-alive connections on their own clock, often without a
 // Keep-Alive hint, so a request may leave on a pooled connection the server is closing: such a
 // request, failed before any byte of its answer, is sent once more on a new connection (the
