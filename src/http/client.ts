@@ -19,6 +19,7 @@ import {
 import type { Agent as TlsAgent } from 'node:https';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import { rawHeaderRecord } from './headers.js';
 import { causeOfFailure, knownCause, whereOf } from '../net/causes.js';
 import { currentTls, tlsConnectOptions } from '../tls/trust.js';
 
@@ -122,8 +123,8 @@ function agentFor(url: URL): { agent: Agent; send: typeof plainRequest } {
   }
   // Loaded on the first https request: a run over plain HTTP never loads TLS for it.
   const https = require('node:https') as typeof import('node:https');
-  if (secure && secureTls !== currentTls()) secure.destroy();
   if (!secure || secureTls !== currentTls()) {
+    secure?.destroy();
     secureTls = currentTls();
     secure = new https.Agent({ keepAlive: true, maxSockets: PER_HOST, timeout: IDLE_MS, ...tlsConnectOptions() });
   }
@@ -157,17 +158,6 @@ function causeOf(e: unknown): string {
   const code = err.cause?.code ?? err.code;
   const msg = (err.cause?.message ?? err.message ?? String(e)).split('\n')[0]!;
   return code && !msg.includes(code) ? `${code} ${msg}` : msg;
-}
-
-/** Response headers as the suite reads them: lower-case names, a repeated header's values joined (none dropped). */
-function headersOf(raw: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    const value = raw[i + 1]!;
-    out[name] = Object.hasOwn(out, name) ? `${out[name]}, ${value}` : value;
-  }
-  return out;
 }
 
 /** The moment a request's head leaves: at once on a connected socket, else once it connects (its write waits for that). */
@@ -242,7 +232,7 @@ function sendOnce(req: HttpRequest, trace: SendTrace, pooled = true): Promise<Ht
     });
     outgoing.on('error', (e) => finish(failure(e)));
     outgoing.on('response', (res: IncomingMessage) => {
-      const headers = headersOf(res.rawHeaders);
+      const headers = rawHeaderRecord(res.rawHeaders);
       const status = res.statusCode ?? 0;
       partial = { status, headers };
       const chunks: Buffer[] = [];

@@ -1,7 +1,8 @@
 // One trust setting for every client of a run: the CA files to trust besides the system roots, an
 // optional client certificate for mutual TLS, and the explicit insecure mode. The target carries
 // only file paths (it travels to the contract workers in their environment); the files are read
-// here, once per process, into one SecureContext that node's HTTPS client, undici, ws and grpc-js all use.
+// here, once per process, into one SecureContext that node's HTTPS client, undici, ws and grpc-js
+// all use.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { createPrivateKey } from 'node:crypto';
@@ -122,8 +123,8 @@ export function secureContext(): tls.SecureContext {
 }
 
 /**
- * Options for tls.connect, as node's HTTPS agent, undici's `connect` and ws take them. Nothing configured: no options,
- * so node's defaults (NODE_EXTRA_CA_CERTS included) apply exactly as before.
+ * Options for tls.connect, as node's HTTPS agent, undici's `connect` and ws take them. Nothing
+ * configured: no options, so node's defaults (NODE_EXTRA_CA_CERTS included) apply exactly as before.
  */
 export function tlsConnectOptions(): tls.ConnectionOptions {
   if (!configured()) return {};
