@@ -2,9 +2,9 @@
 // unit and every node, keep what may share a bucket in one part (a deployment's horizon nodes; a
 // token listed in two deployments), and are the same every time. Then for real, against the
 // reference serving a fleet whose two horizon nodes draw on one account bucket: one run, and the
-// same run in two parts joined by `chainprobe merge` (against a second reference started alike),
-// reach the same verdict for every rule, of the deployment and of every node, and RL-09 sees the
-// same sharing; promtool accepts the fleet's and the merge's metrics.
+// same run in two parts joined by `chainprobe merge`, reach the same verdict for every rule, of
+// the deployment and of every node, and RL-09 sees the same sharing; promtool accepts the fleet's and
+// the merge's metrics.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -132,22 +132,30 @@ test("a part keeps only its own: api only with its API unit, each kind's first n
 
 // The real thing: the reference serving a fleet (two horizon nodes on one account bucket, two
 // blockRest nodes), limited at 14400/h with burst 25 so each plan takes seconds. Two parts: the
-// horizon nodes, and the API unit with the other nodes (each part runs as a fleet of its own). The
-// nodes sharing a bucket are probed one after another, each from full quota. The whole run and the
-// parts each have a reference of their own, started alike (the same deployment and node names, so
-// the parts are dealt alike), and run at once: on one reference the parts would first wait for the
-// whole run's spent buckets to fill again.
+// horizon nodes, and the API unit with the other nodes (each part runs as a fleet of its own).
+// The nodes sharing a bucket are probed one after another, each from full quota: about 100 s in all.
 const DIR = mkdtempSync(join(tmpdir(), 'chainprobe-shard-'));
 const HOURLY_LIMIT = 14400;
 const BURST = 25;
+/**
+ * Each part starts as the whole run did, on a full account bucket: the run before spends it, and a
+ * run that starts on a spent bucket can only call the sharing undetermined (its screen meets a 429).
+ * A GCRA bucket is full again one emission interval per request of its Limit after the last one.
+ */
+const REFILL_MS = (BURST + 1) * (3_600_000 / HOURLY_LIMIT) + 500;
 const PARTS = 2;
-const references: ChildProcess[] = [];
-/** The target files of the whole run's reference and of the parts'. */
-const files = { whole: join(DIR, 'fleet-whole.json'), parts: join(DIR, 'fleet-parts.json') };
+let reference: ChildProcess | undefined;
+let targetFile = '';
+/** Whether part i of PARTS holds the horizon nodes (the parts are dealt from the target file alone). */
+const holdsHorizon = (i: number) =>
+  shardTargets([resolveTarget(JSON.parse(readFileSync(targetFile, 'utf8')) as object, {})], {
+    index: i,
+    count: PARTS,
+  }).targets.some((t) => nodesOf(t, 'horizon').length > 0);
 
-/** A reference process serving the fleet; resolves once it has written its target file. */
-async function startReference(targetFile: string): Promise<void> {
-  const child = spawn(
+before(async () => {
+  targetFile = join(DIR, 'fleet.json');
+  reference = spawn(
     process.execPath,
     [
       ...commandArgs('cli/reference.ts'),
@@ -166,17 +174,15 @@ async function startReference(targetFile: string): Promise<void> {
     ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  references.push(child);
+  const child = reference;
   await new Promise<string>((res, rej) => {
     createInterface({ input: child.stdout! }).once('line', res);
     child.once('exit', (code) => rej(new Error(`reference exited ${code}`)));
   });
-}
-
-before(() => Promise.all([startReference(files.whole), startReference(files.parts)]));
+});
 
 after(() => {
-  for (const r of references) r.kill('SIGTERM');
+  reference?.kill('SIGTERM');
   rmSync(DIR, { recursive: true, force: true });
 });
 
@@ -197,33 +203,23 @@ test(
   `one fleet run and the same run in ${PARTS} parts merged: the same verdict for every rule and node`,
   { timeout: HANG_MS },
   async (t) => {
-    const runWhole = runChainprobe('cli/start.ts', [
+    const whole = await runChainprobe('cli/start.ts', [
       '--target',
-      files.whole,
+      targetFile,
       '--out',
       join(DIR, 'whole'),
       '--metrics',
       join(DIR, 'whole.prom'),
     ]);
-    const runParts = async () => {
-      const outs: string[] = [];
-      for (let i = 1; i <= PARTS; i++) {
-        const out = join(DIR, `part-${i}`);
-        const r = await runChainprobe('cli/start.ts', [
-          '--target',
-          files.parts,
-          '--shard',
-          `${i}/${PARTS}`,
-          '--out',
-          out,
-        ]);
-        assert.ok(r.code === 0 || r.code === 1, r.stderr);
-        outs.push(out);
-      }
-      return outs;
-    };
-    const [whole, parts] = await Promise.all([runWhole, runParts()]);
     assert.ok(whole.code === 0 || whole.code === 1, whole.stderr);
+    const parts: string[] = [];
+    for (let i = 1; i <= PARTS; i++) {
+      const out = join(DIR, `part-${i}`);
+      if (holdsHorizon(i)) await new Promise((r) => setTimeout(r, REFILL_MS));
+      const r = await runChainprobe('cli/start.ts', ['--target', targetFile, '--shard', `${i}/${PARTS}`, '--out', out]);
+      assert.ok(r.code === 0 || r.code === 1, r.stderr);
+      parts.push(out);
+    }
     const merged = await runChainprobe('cli/merge.ts', [
       ...parts,
       '--out',
