@@ -87,7 +87,8 @@ export function testFiles(dir: string): string[] {
  * The longest test files (wall time measured in a full run), longest first: files start in the order
  * given (tools/run-test-files.ts), and a long file started last runs alone at the end. Each group
  * (the real-time files and the rest) takes them in this order; every other file keeps its
- * alphabetical place after these.
+ * alphabetical place after these. Each of these keeps a process of its own: a batch runs its files
+ * one after another and starts after these, so a long member would end the run alone.
  */
 export const LONGEST_FIRST = [
   'fleet/run.test.ts',
@@ -95,6 +96,7 @@ export const LONGEST_FIRST = [
   'contracts/hosts-agree.test.ts',
   'safety/canary.test.ts',
   'package/install.test.ts',
+  'metrics/prometheus.test.ts',
   'package/action.test.ts',
   'reports/real-runs.test.ts',
   'metrics/metrics.test.ts',
@@ -102,8 +104,14 @@ export const LONGEST_FIRST = [
   'tls/tls.test.ts',
   'contracts/variants.test.ts',
   'safety/hostile.test.ts',
+  'compare/live.test.ts',
+  'unit/commands.test.ts',
   'load/reference-virtual.test.ts',
   'cli/run.test.ts',
+  'reference/nodes-faults.test.ts',
+  'compare/browser.test.ts',
+  'reference/api-faults.test.ts',
+  'safety/reference-fuzz.test.ts',
   'safety/budget.test.ts',
   'load/reference.test.ts',
   'safety/interrupt.test.ts',
