@@ -102,14 +102,14 @@ test(
     );
     await writeReports(OUT, { results, timeline: [] });
     const file = join(OUT, 'index.html');
-    // The report's own layout check: nothing wider than 390 px, folded or unfolded; the headline on the first screen.
-    const found = await checkLayout(file, resolve('test-results/compare-layout'));
-    t.diagnostic(
-      `390 px: ${found.phone.scrollWidth} px wide; 1280 px: headline "${found.laptop.headline.slice(0, 60)}"`,
-    );
-
     const browser = await launchChromium();
     try {
+      // The report's own layout check: nothing wider than 390 px, folded or unfolded; the headline on the first screen.
+      const found = await checkLayout(file, resolve('test-results/compare-layout'), browser);
+      t.diagnostic(
+        `390 px: ${found.phone.scrollWidth} px wide; 1280 px: headline "${found.laptop.headline.slice(0, 60)}"`,
+      );
+
       for (const viewport of [PHONE, LAPTOP]) {
         const page = await browser.newPage({ viewport, ...(viewport === PHONE && { isMobile: true, hasTouch: true }) });
         await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });

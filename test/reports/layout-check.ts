@@ -106,6 +106,7 @@ export async function checkLayout(
     await laptop.click('button[data-filter="all"]');
     await laptop.screenshot({ path: `${screenshotPrefix}-${LAPTOP.width}.png` });
     const laptopHeight = (await laptop.evaluate('document.documentElement.scrollHeight')) as number;
+    await Promise.all([phone.close(), laptop.close()]);
     return {
       phone: { scrollWidth, expandedScrollWidth, height: phoneHeight },
       laptop: { headlineBottom: box.y + box.height, headline: text, height: laptopHeight },

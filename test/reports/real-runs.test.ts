@@ -15,7 +15,7 @@ import type { ResultsFile } from '../../src/results.js';
 import type { TimelineEntry } from '../../src/stages.js';
 import { RULES } from '../../src/rules/catalogue.js';
 import { checkReportInBrowser, CHART_IDS } from './browser-check.js';
-import { launchChromium, skipWithoutBrowser } from '../support/chromium.js';
+import { closeSharedChromium, sharedChromium, skipWithoutBrowser } from '../support/chromium.js';
 import { checkLayout } from './layout-check.js';
 import { runCli } from '../safety/support/cli.js';
 import { HANG_MS } from '../support/backstops.js';
@@ -44,6 +44,8 @@ async function runAgainst(
 }
 
 before(() => rmSync(OUT, { recursive: true, force: true }));
+// One browser for the reports of both runs.
+after(closeSharedChromium);
 
 test(
   'a clean run: report in Chromium shows every rule, none failing, the limiter charts drawn',
@@ -65,10 +67,11 @@ test(
     const retryAfterPoints = timeline.some((e) => e.retryAfter !== undefined || e.predicted?.retryAfter !== undefined);
     await t.test('in Chromium', { skip: skipWithoutBrowser() }, async () => {
       const drawn = CHART_IDS.filter((id) => id !== 'retry-after' || retryAfterPoints);
-      const found = await checkReportInBrowser(join(out, 'index.html'), {
-        screenshot: join(OUT, 'clean.png'),
-        charts: drawn,
-      });
+      const found = await checkReportInBrowser(
+        join(out, 'index.html'),
+        { screenshot: join(OUT, 'clean.png'), charts: drawn },
+        await sharedChromium(),
+      );
       assert.deepEqual(found.rules.map((r) => r.id).sort(), RULES.map((r) => r.id).sort());
       assert.deepEqual(found.failingRules, []);
       // Every chart draws what the probes saw, and only that.
@@ -93,16 +96,9 @@ test('a run with faults: the failing rules are expanded with their evidence', { 
   for (const rule of ['AUTH-03', 'RPC-02', 'RL-02'])
     assert.ok(failing.includes(rule), `${rule} not failing: ${failing.join(', ')}`);
   await t.test('in Chromium', { skip: skipWithoutBrowser() }, async () => {
-    // One browser for both checks of this report.
-    const browser = await launchChromium();
-    let found: Awaited<ReturnType<typeof checkReportInBrowser>>;
-    let layout: Awaited<ReturnType<typeof checkLayout>>;
-    try {
-      found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'faults.png') }, browser);
-      layout = await checkLayout(join(out, 'index.html'), join(OUT, 'faults-layout'), browser);
-    } finally {
-      await browser.close();
-    }
+    const browser = await sharedChromium();
+    const found = await checkReportInBrowser(join(out, 'index.html'), { screenshot: join(OUT, 'faults.png') }, browser);
+    const layout = await checkLayout(join(out, 'index.html'), join(OUT, 'faults-layout'), browser);
     assert.deepEqual([...found.failingRules].sort(), [...failing].sort());
     assert.match(layout.laptop.headline, /^FAIL /);
     for (const rule of failing) {

@@ -159,3 +159,20 @@ export function launchChromium(): Promise<Browser> {
   }
   return chromium.launch({ executablePath: niced ?? path, args: CHROMIUM_FLAGS });
 }
+
+let shared: Promise<Browser> | undefined;
+
+/**
+ * One browser for every check of a test file that takes it: a launch costs about as much CPU as the
+ * checks of a page. The file closes it in an `after` hook (closeSharedChromium).
+ */
+export function sharedChromium(): Promise<Browser> {
+  return (shared ??= launchChromium());
+}
+
+export async function closeSharedChromium(): Promise<void> {
+  const browser = shared;
+  shared = undefined;
+  // A launch that failed has failed its test already.
+  await browser?.then((b) => b.close()).catch(() => undefined);
+}
