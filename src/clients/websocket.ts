@@ -3,6 +3,7 @@
 // port) it resolves within `timeoutMs` (+ `graceMs` in the refusal mode, + a small margin) with
 // what it saw; it never throws. What it saw after the upgrade is kept apart by kind: text and
 // binary messages (data) and control frames (ping, pong, close), which carry none.
+import { heldUpNote, timeoutExcludingHeldUp, type Timeout } from '../net/held-up.js';
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import type { Exchange, Recorder } from '../record/recorder.js';
@@ -55,7 +56,10 @@ export interface WebSocketProbeResult {
 }
 
 const REFUSAL_BODY_CAP = 4096;
-/** Past `timeoutMs`, for ws to give up the handshake itself after our timer (ours names the stage). */
+/**
+ * Past our timer's longest wait (twice `timeoutMs`, src/net/held-up.ts), for ws to give up the
+ * handshake itself (ours names the stage).
+ */
 const HANDSHAKE_MARGIN_MS = 250;
 
 function oneLine(s: string): string {
@@ -85,12 +89,12 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
     let done = false;
 
     let ws: WebSocket;
-    let timer: NodeJS.Timeout;
+    let timer: Timeout | undefined;
     const onAbort = () => finish('interrupted');
     const finish = (error?: string) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      timer?.clear();
       o.signal?.removeEventListener('abort', onAbort);
       if (error && !result.error) result.error = oneLine(o.recorder ? o.recorder.redact(error) : error);
       ws.removeAllListeners();
@@ -112,19 +116,19 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       }
       resolve(result);
     };
-    timer = setTimeout(() => {
+    timer = timeoutExcludingHeldUp(o.timeoutMs, () => {
       const stage = !result.upgraded
         ? 'no upgrade answer'
         : result.pongMs === undefined
           ? 'no pong'
           : 'no reply to the message';
-      finish(`timeout: ${stage} within ${o.timeoutMs} ms`);
-    }, o.timeoutMs);
+      finish(`timeout: ${stage} within ${o.timeoutMs} ms${heldUpNote(timer!)}`);
+    });
 
     // An address known to be unreachable is not tried again: its line, at once.
     const known = knownCause(whereOf(o.url));
     if (known || o.signal?.aborted) {
-      clearTimeout(timer);
+      timer.clear();
       done = true;
       resolve({ ...result, error: known?.line ?? 'interrupted' });
       return;
@@ -133,14 +137,14 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       ws = new WebSocket(o.url, {
         ...tlsConnectOptions(),
         headers: o.headers,
-        handshakeTimeout: o.timeoutMs + HANDSHAKE_MARGIN_MS,
+        handshakeTimeout: 2 * o.timeoutMs + HANDSHAKE_MARGIN_MS,
         followRedirects: false,
         perMessageDeflate: false,
         maxPayload: 1024 * 1024,
       });
     } catch (e) {
       // Bad URL: ws throws synchronously. Keep the promise contract (resolve, one line).
-      clearTimeout(timer);
+      timer.clear();
       done = true;
       resolve({ ...result, error: oneLine(`invalid WebSocket URL: ${(e as Error).message}`) });
       return;
@@ -176,8 +180,8 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       ws.ping();
       if (!refusalMode) return;
       // The wait for data or a close starts at the upgrade; an upgrade still open at its end is done.
-      clearTimeout(timer);
-      timer = setTimeout(() => finish(), o.graceMs);
+      timer?.clear();
+      timer = timeoutExcludingHeldUp(o.graceMs ?? 0, () => finish());
       if (o.message !== undefined) {
         messageSent = true;
         ws.send(o.message);

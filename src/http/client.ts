@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { rawHeaderRecord } from './headers.js';
 import { causeOfFailure, knownCause, whereOf } from '../net/causes.js';
+import { heldUpNote, timeoutExcludingHeldUp } from '../net/held-up.js';
 import { currentTls, tlsConnectOptions } from '../tls/trust.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -187,7 +188,7 @@ function sendOnce(req: HttpRequest, trace: SendTrace, pooled = true): Promise<Ht
     const finish = (r: HttpResponse | HttpFailure) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timer.clear();
       req.signal?.removeEventListener('abort', onAbort);
       socket?.removeListener('data', onData);
       onHeadSent();
@@ -200,16 +201,20 @@ function sendOnce(req: HttpRequest, trace: SendTrace, pooled = true): Promise<Ht
       if (e instanceof HttpFailure) return e;
       if (req.signal?.aborted) return new HttpFailure('aborted', 'aborted: the run was interrupted', partial);
       if (timedOut)
-        return new HttpFailure('timeout', `timeout: no complete answer within ${req.timeoutMs} ms`, partial);
+        return new HttpFailure(
+          'timeout',
+          `timeout: no complete answer within ${req.timeoutMs} ms${heldUpNote(timer)}`,
+          partial,
+        );
       // Before any answer, a connection cause (refused, DNS, TLS) is the whole story: its one line.
       const cause = partial ? undefined : causeOfFailure(e, whereOf(req.url));
       return new HttpFailure('network', cause?.line ?? `network: ${causeOf(e)}`, partial);
     };
     const onAbort = () => finish(failure(new Error('aborted')));
-    const timer = setTimeout(() => {
+    const timer = timeoutExcludingHeldUp(req.timeoutMs, () => {
       timedOut = true;
       finish(failure(new Error('timeout')));
-    }, req.timeoutMs);
+    });
     if (req.signal?.aborted) return onAbort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
