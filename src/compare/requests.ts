@@ -5,7 +5,7 @@ import type { Exchange } from '../record/recorder.js';
 import type { Found } from './types.js';
 import { isResourceId } from './pair.js';
 import { BLOCKS_APART_MS } from './rules.js';
-import { bodyShape, headerNames, mediaType, parseBody, rpcErrorCodes } from './shape.js';
+import { bodyShape, endToEndHeaderNames, mediaType, parseBody, rpcErrorCodes } from './shape.js';
 import { diffShapes, diffValues, sameValue } from './values.js';
 
 /** Query parameters whose values are credentials or opaque tokens: never part of what a request names. */
@@ -122,8 +122,8 @@ export function diffExchange(xa: Exchange, xb: Exchange, tolerance: number, emit
   const ma = mediaType(xa.responseHeaders);
   const mb = mediaType(xb.responseHeaders);
   if (ma !== mb) put({ kind: 'content-type', cmp: 'CMP-03', key: 'content-type', a: ma, b: mb });
-  const ha = headerNames(xa.responseHeaders);
-  const hb = headerNames(xb.responseHeaders);
+  const ha = endToEndHeaderNames(xa.responseHeaders);
+  const hb = endToEndHeaderNames(xb.responseHeaders);
   for (const h of ha) if (!hb.includes(h)) put({ kind: 'header', cmp: 'CMP-04', key: h, a: 'present', b: 'absent' });
   for (const h of hb) if (!ha.includes(h)) put({ kind: 'header', cmp: 'CMP-04', key: h, a: 'absent', b: 'present' });
   diffShapes(bodyShape(xa.responseBody), bodyShape(xb.responseBody), put);

@@ -59,7 +59,8 @@ export const COMPARISON_RULES: readonly ComparisonRule[] = [
     title: 'Header sets',
     description:
       'The names of the response headers, as sets. Their values are not compared: dates, request ids and the limiter’s counters ' +
-      'change with every answer.',
+      'change with every answer. Hop-by-hop headers (Connection, Keep-Alive, Transfer-Encoding and the like) describe the ' +
+      'connection, not the answer, and are left out.',
   },
   {
     id: 'CMP-05',

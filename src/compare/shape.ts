@@ -33,6 +33,24 @@ export { mediaType };
 export const headerNames = (headers: Record<string, string> | undefined): string[] =>
   [...new Set(Object.keys(headers ?? {}).map((h) => h.toLowerCase()))].sort();
 
+/**
+ * Hop-by-hop headers (RFC 9110 7.6.1) describe the connection an answer came on, not the answer: a
+ * request sent again on a fresh connection, or a server closing an idle one, moves them.
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** The answer's own header names (headerNames without the hop-by-hop ones). */
+export const endToEndHeaderNames = (headers: Record<string, string> | undefined): string[] =>
+  headerNames(headers).filter((h) => !HOP_BY_HOP.has(h));
+
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The JSON-RPC error codes of an answer (each element of a batch), or undefined when it carries none. */

@@ -187,6 +187,18 @@ test('statuses, media types, header sets (CMP-03, CMP-04) and JSON-RPC error cod
   ]);
 });
 
+test("hop-by-hop headers are the connection's, not the answer's (CMP-04): a fresh connection's answer differs in none", () => {
+  const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+  const event = (base: string, headers: Record<string, string>) =>
+    check(`nft.event[${id}]`, 'NFT-01', 'pass', {
+      exchanges: [exchange({ url: `${base}/nft/v1/chain-a/mainnet/event/${id}`, body: EVENT, headers })],
+    });
+  // A pooled answer against one sent again on a connection of its own (Connection: close).
+  const a = run('a', [event(API, { connection: 'keep-alive', 'keep-alive': 'timeout=5', 'x-request-id': 'r1' })]);
+  const b = run('b', [event(API_B, { connection: 'close', 'transfer-encoding': 'chunked' })]);
+  assert.deepEqual(rows(compareResults(a, b)), ['CMP-04 header x-request-id: "present" | "absent"']);
+});
+
 test('a rule a side skipped for a missing target-file section is not compared, and the comparison says which section', () => {
   const a = run('production', [eventCheck(API, '0f8fad5b-d9cb-469f-a165-70867728950e', EVENT)]);
   const b = run('staging', [{ ...check('nft.event', 'NFT-01', 'skipped'), message: 'target has no api.nft section' }]);

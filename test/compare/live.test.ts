@@ -83,7 +83,7 @@ test(
       assert.deepEqual([d.a, d.b], [a, b], row(d));
       assert.ok(Math.max(a!, b!) > LATENCY.factor * Math.min(a!, b!), row(d));
     }
-    assert.deepEqual(c.differences.slice(8), timing, 'the latency rows last');
+    assert.deepEqual(c.differences.slice(8), timing, `the latency rows last:\n${c.differences.map(row).join('\n')}`);
     const n = 8 + timing.length;
     const rows = c.differences.slice(0, 8).map(row);
     assert.deepEqual(rows, expectedRows(c), c.differences.map(row).join('\n'));
