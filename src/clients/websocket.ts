@@ -1,13 +1,14 @@
 // One bounded WebSocket probe: upgrade with the given headers, a protocol ping/pong round trip,
 // optionally one text message and its first reply. Whatever happens (refusal, silence, a dead
-// port) it resolves within `timeoutMs` (+ `graceMs` in the refusal mode, + a small margin) with
-// what it saw; it never throws. What it saw after the upgrade is kept apart by kind: text and
-// binary messages (data) and control frames (ping, pong, close), which carry none.
-import { heldUpNote, timeoutExcludingHeldUp, type Timeout } from '../net/held-up.js';
+// port) it resolves within `timeoutMs` (+ `graceMs` in the refusal mode, + a small margin; each
+// wait longer by the time a busy machine held the process up, src/net/held-up.ts) with what it
+// saw; it never throws. What it saw after the upgrade is kept apart by kind: text and binary
+// messages (data) and control frames (ping, pong, close), which carry none.
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import type { Exchange, Recorder } from '../record/recorder.js';
 import { causeOfFailure, knownCause, whereOf } from '../net/causes.js';
+import { heldUpNote, timeoutExcludingHeldUp, type Timeout } from '../net/held-up.js';
 import { tlsConnectOptions } from '../tls/trust.js';
 
 export interface WebSocketProbeOptions {
@@ -89,12 +90,12 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
     let done = false;
 
     let ws: WebSocket;
-    let timer: Timeout | undefined;
+    let timer: Timeout;
     const onAbort = () => finish('interrupted');
     const finish = (error?: string) => {
       if (done) return;
       done = true;
-      timer?.clear();
+      timer.clear();
       o.signal?.removeEventListener('abort', onAbort);
       if (error && !result.error) result.error = oneLine(o.recorder ? o.recorder.redact(error) : error);
       ws.removeAllListeners();
@@ -122,7 +123,7 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
         : result.pongMs === undefined
           ? 'no pong'
           : 'no reply to the message';
-      finish(`timeout: ${stage} within ${o.timeoutMs} ms${heldUpNote(timer!)}`);
+      finish(`timeout: ${stage} within ${o.timeoutMs} ms${heldUpNote(timer)}`);
     });
 
     // An address known to be unreachable is not tried again: its line, at once.
@@ -180,7 +181,7 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
       ws.ping();
       if (!refusalMode) return;
       // The wait for data or a close starts at the upgrade; an upgrade still open at its end is done.
-      timer?.clear();
+      timer.clear();
       timer = timeoutExcludingHeldUp(o.graceMs ?? 0, () => finish());
       if (o.message !== undefined) {
         messageSent = true;
