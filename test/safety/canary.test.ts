@@ -48,10 +48,10 @@ function nearMissesOf(creds: Record<string, string>, seed: number): [name: strin
  * compile the project again. They hold our own code and our dependencies', not run output: linked,
  * not scanned.
  */
-function linkCompileCaches(into: string): string[] {
-  const names = readdirSync(tmpdir()).filter((n) => /^(tsx|playwright-transform-cache)-\d+$/.test(n));
-  for (const n of names) symlinkSync(join(tmpdir(), n), join(into, n));
-  return names;
+const isCompileCache = (name: string): boolean => /^(tsx|playwright-transform-cache)-\d+$/.test(name);
+
+function linkCompileCaches(into: string): void {
+  for (const n of readdirSync(tmpdir()).filter(isCompileCache)) symlinkSync(join(tmpdir(), n), join(into, n));
 }
 
 test('the scanner finds a planted secret in every spelling, in files, zips embedded in HTML and base64 runs', () => {
@@ -114,7 +114,7 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
     // scratch) is output too, and must be gone when they are done.
     const tmp = join(ref.dir, 'tmp');
     mkdirSync(tmp);
-    const caches = linkCompileCaches(tmp);
+    linkCompileCaches(tmp);
     const env = { TMPDIR: tmp };
     // Run 1 also writes every exchange as HAR (--har), inside its output folder, so the scan covers it.
     const har1 = join(out1, 'run.har');
@@ -229,7 +229,8 @@ test('no canary credential leaks from a whole run and a baseline re-run: files, 
       scanBlob(r.stderr, `run ${i + 1} stderr`, secrets, report);
     });
     // Anything a run left behind in the temp folder is output too.
-    const leftovers = readdirSync(tmp).filter((n) => !caches.includes(n));
+    // A cache the runs made here (none existed yet on this machine) is not output either.
+    const leftovers = readdirSync(tmp).filter((n) => !isCompileCache(n));
     scanTree(tmp, secrets, report);
     t.diagnostic(
       `scanned ${report.files.length} files, ${report.zipEntries.length} zip entries, ${report.base64Runs} base64 runs; ` +
