@@ -2,7 +2,7 @@
 // NFT-11's cross-check send dozens of small requests whose round trips, not their work, set the pace. Judging happens after,
 // in plan order, so reports list the checks the same way every run.
 
-/** Wrong-credential requests in flight at once (never on a rate-limited node: see NodeRow). */
+/** Wrong-credential requests in flight at once (on a rate-limited node each also waits its paced turn). */
 export const AUTH_CONCURRENCY = 4;
 
 /**

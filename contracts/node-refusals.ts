@@ -92,8 +92,8 @@ const refusalId = (row: NodeRow, p: NodeProbe) =>
   p.form ? `${row.id}[${p.rotating ? 'rotating' : p.kind}:${p.form}]` : `${row.id}[no-token]`;
 
 /**
- * Tries the right token in forms the description does not show on this path (a few at once; one at
- * a time on a rate-limited node); `dataOf` says which got data: those forms join the accepted ones,
+ * Tries the right token in forms the description does not show on this path (a few at once);
+ * `dataOf` says which got data: those forms join the accepted ones,
  * so the wrong tokens are tried there too.
  */
 export async function sendOpenForms<R>(
@@ -105,7 +105,7 @@ export async function sendOpenForms<R>(
 ): Promise<{ sent: OpenFormSent<R>[]; accepted: FormId[] }> {
   const answers = await settleAll(
     forms.map((form) => () => attempt(form, [token], openFormId(row, form), OPEN_FORM_CAUSE)),
-    row.refuseOnly ? 1 : AUTH_CONCURRENCY,
+    AUTH_CONCURRENCY,
   );
   const sent = forms.map((form, i) => ({ form, got: outcomeOf(answers[i]!) }));
   const accepted = sent.filter((s) => 'reply' in s.got && dataOf(s.got.reply)).map((s) => s.form);
@@ -133,8 +133,10 @@ export async function sendOpenFormsThenRefusals<R>(
  * Sends the refusals as the right token's answers come in: no token at once, and each form's wrong
  * tokens as soon as that form is known to be accepted (`forms`: each settles to its form when the
  * right token got data there, to undefined otherwise), so a form still waiting for its answer (a
- * rate-limited node's quota) holds up only its own. A few in flight at once (one at a time on a
- * rate-limited node). Outcomes come back in plan order: no token, then the forms in the order given.
+ * rate-limited node's quota) holds up only its own. A few in flight at once: on a rate-limited node
+ * each still waits its turn under the per-second cap (its `attempt` is paced), and a slow answer
+ * does not hold back the next turn. Outcomes come back in plan order: no token, then the forms in
+ * the order given.
  */
 export async function sendRefusals<R>(
   row: NodeRow,
@@ -143,7 +145,7 @@ export async function sendRefusals<R>(
   forms: readonly Promise<FormId | undefined>[],
 ): Promise<SentRefusal<R>[]> {
   const seed = row.seed;
-  const run = taskQueue(row.refuseOnly ? 1 : AUTH_CONCURRENCY);
+  const run = taskQueue(AUTH_CONCURRENCY);
   const send = (probe: NodeProbe) =>
     run(() =>
       attempt(

@@ -3,16 +3,20 @@
 // moment the run is aborted.
 import { Budget } from '../src/budget.js';
 import { Recorder } from '../src/record/recorder.js';
-import type { ProbesOutcome, RunContext } from '../src/stages.js';
+import type { ProbeAnswer, ProbesOutcome, RunContext } from '../src/stages.js';
 import type { ResolvedHorizon } from '../src/target-file/types.js';
 import { NodeEngine } from './engine/node.js';
 import { RL_RULES } from './plan.js';
 import { runSuite, skippedChecks } from './suite.js';
 
-/** Probes one horizon node: the target's own, or (a fleet) the one given. */
+/**
+ * Probes one horizon node: the target's own, or (a fleet) the one given. `sent` hears when the plan
+ * has stopped sending, before its analysis: the node is free for others from then on.
+ */
 export async function runProbes(
   ctx: RunContext,
   horizon: ResolvedHorizon | undefined = ctx.target.nodes.horizon,
+  sent?: (answers: ProbeAnswer[]) => Promise<void> | void,
 ): Promise<ProbesOutcome> {
   if (!RL_RULES.some((r) => ctx.selected(r))) return { checks: [], limiter: null, timeline: [] };
   if (!horizon) {
@@ -40,6 +44,7 @@ export async function runProbes(
       engine,
       horizon,
       selected: ctx.selected,
+      sent,
       budget,
       record: (x) => recorder.record(x),
       aborted: () => ctx.signal.aborted,

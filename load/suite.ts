@@ -4,7 +4,7 @@
 import { is2xx } from '../src/http/status.js';
 import type { LimiterEstimates } from '../src/results.js';
 import { ruleById } from '../src/rules/catalogue.js';
-import type { ProbesOutcome, TimelineEntry } from '../src/stages.js';
+import type { ProbeAnswer, ProbesOutcome, TimelineEntry } from '../src/stages.js';
 import type { ResolvedHorizon } from '../src/target-file/types.js';
 import type { CheckResult } from '../src/verdict.js';
 import { analyze, type Analysis } from './analysis.js';
@@ -23,6 +23,11 @@ export interface SuiteInput extends Omit<SessionEnv, 'engine'> {
   engine: Engine;
   horizon: ResolvedHorizon;
   selected: (ruleId: string) => boolean;
+  /**
+   * Hears when the plan has stopped sending, with the answers others may judge as their own: the
+   * node is free from then on. The analysis, which holds this thread, waits for what it returns.
+   */
+  sent?: (answers: ProbeAnswer[]) => Promise<void> | void;
 }
 
 /** Checks for rules that cannot run at all (no horizon node in the target). */
@@ -130,6 +135,8 @@ export async function runSuite(input: SuiteInput): Promise<ProbesOutcome> {
   const cap = input.horizon.perSecondCap;
   const t0 = input.engine.now();
   const plan = await runPlan(session, { ...DEFAULT_PLAN, cap, declaredT, selected: input.selected });
+  const answers = [...session.answers.values()];
+  await input.sent?.(answers);
   input.progress('analysis', 0, session.samples.length);
   const a = analyze(plan.samples, cap, { declaredT });
   const checks = evaluate(
@@ -148,6 +155,6 @@ export async function runSuite(input: SuiteInput): Promise<ProbesOutcome> {
     checks,
     limiter: limiterBlock(a, plan, input.engine, input.horizon),
     timeline: timelineOf(a, t0),
-    answers: [...session.answers.values()],
+    answers,
   };
 }

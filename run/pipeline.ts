@@ -1,7 +1,9 @@
 // One run of chainprobe: resolve the target, run the selected stages (contracts and probes side by side)
 // under one budget and one abort signal, roll the checks up and write the reports.
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { newCounter } from '../src/budget.js';
+import { spacedGapMs } from '../src/pacing.js';
 import { buildResults, exitCodeOf, type ResultsFile } from '../src/results.js';
 import { RULES, stageOf } from '../src/rules/catalogue.js';
 import { cover, INTERRUPTED, stageFailed, type Gap } from '../src/coverage.js';
@@ -127,6 +129,12 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
   let probeAnswers: ProbeAnswer[] = [];
 
   try {
+    // Loaded while the preflight waits for its answers: in a full run the probes need it first.
+    const probeModule = RULES.some((r) => stageOf(r.id) === 'probes' && ctx.selected(r.id))
+      ? import('../load/run.js')
+      : undefined;
+    // Its failure is the probes stage's to report, when the stage runs.
+    probeModule?.catch(() => {});
     await clearReports(ctx.outDir);
     // One connection per address first: a target none of whose addresses answers is not tried 60 times.
     const pre = await preflight(opts.target, Math.min(opts.target.limits.timeoutMs, 10_000));
@@ -162,11 +170,10 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
         playwrightReport = outcome.playwrightReport;
         exchanges.push(...(outcome.exchanges ?? []).map((x) => ({ ...x, stage: 'contracts' as const })));
       });
-    const probes = () =>
+    const probes = (sent?: (answers: ProbeAnswer[]) => Promise<void>) =>
       timed('probes', async () => {
-        // Loaded when the probes start: the HTTP engine is not needed before the first request.
-        const { runProbes } = await import('../load/run.js');
-        const outcome = await runProbes(ctx);
+        const { runProbes } = await probeModule!;
+        const outcome = await runProbes(ctx, undefined, sent);
         probeAnswers = outcome.answers ?? [];
         byStage.probes.checks.push(...outcome.checks);
         timeline = outcome.timeline;
@@ -178,10 +185,22 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
     const sideBySide = opts.runner !== 'playwright' && !nothingReachable && wants('contracts') && wants('probes');
     if (sideBySide && horizonWhere && !preflightHorizonCause) {
       // Side by side: the probes have the horizon node to themselves, the contract checks of the
-      // other hosts run meanwhile, and those of the horizon node wait until the probes are done.
+      // other hosts run meanwhile, and those of the horizon node wait until the probes stop sending.
       order = SIDE_BY_SIDE;
-      const probed = probes();
-      await Promise.all([contracts({ horizonAfter: probed.then(() => probeAnswers) }), probed]);
+      // The probes start first (their module loaded, their first request out): the contract checks'
+      // burst of work at the start would hold back the plan's first timers. The horizon node's checks
+      // go once the plan has stopped sending; the probes' analysis, which holds this thread, waits one
+      // cap interval, so that their first request is out and the rest fit between its turns after.
+      await probeModule?.catch(() => undefined);
+      let handOver!: (answers: readonly ProbeAnswer[]) => void;
+      const horizonAfter = new Promise<readonly ProbeAnswer[]>((r) => (handOver = r));
+      const gap = spacedGapMs(opts.target.nodes.horizon!.perSecondCap);
+      const probed = probes(async (answers) => {
+        handOver(answers);
+        await sleep(gap);
+      });
+      void probed.then(() => handOver(probeAnswers));
+      await Promise.all([contracts({ horizonAfter }), probed]);
     } else {
       if (wants('contracts')) await contracts({ notTestableOnly: nothingReachable });
       // A horizon node that cannot be reached is not probed (its rules get the cause); without one, its rules are skipped.

@@ -75,3 +75,20 @@ test('a whole contract run: the horizon node gets its requests one cap interval 
     `gaps (ms) between the horizon node's requests: ${gaps.map((g) => g.toFixed(1)).join(' ')}; least allowed ${least.toFixed(1)}`,
   );
 });
+
+test("the horizon node's wrong tokens go at the cap's spacing, not one round trip after another", async () => {
+  // 150 ms per answer, three cap intervals: a plan that waited for each answer would never overlap two.
+  const run = await runAgainstReference({ only: 'NAUTH-07', reference: { latency: { baseMs: 150, jitterMs: 0 } } });
+  const horizon = new URL(run.target.nodes.horizon!.endpoint).host;
+  const sent = run.checks
+    .filter((c) => c.rule === 'NAUTH-07')
+    .flatMap((c) => c.evidence?.exchanges ?? [])
+    .filter((x) => new URL(x.url).host === horizon && x.receivedAt !== undefined)
+    .sort((a, b) => a.sentAt - b.sentAt);
+  assert.ok(sent.length >= 10, `${sent.length} refusals sent to the horizon node`);
+  const overlapping = sent.slice(1).filter((x, i) => x.sentAt < sent[i]!.receivedAt!).length;
+  assert.ok(
+    overlapping > 0,
+    `no refusal left before the one before it was answered: ${sent.map((x) => `${x.sentAt}-${x.receivedAt}`).join(' ')}`,
+  );
+});

@@ -1,20 +1,21 @@
 // A full run (contracts and probes) has the contract checks and the probes side by side: the probes
 // alone on the horizon node, the contract checks of the other hosts meanwhile, those of the horizon
-// node after the probes, judged on the probes' own answers where a probe sent the same request (the
+// node once the probes stopped sending (while their analysis runs), judged on the probes' own answers where a probe sent the same request (the
 // token in each form, the HEAD), so none of them waits for quota. results.json says so, and nothing
 // fails on the conformant reference.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReference } from '../../reference/start.js';
 import { runChainprobe, SIDE_BY_SIDE } from '../../run/pipeline.js';
 import { parseSelectors } from '../../src/select.js';
+import type { TimelineEntry } from '../../src/stages.js';
 import { resolveTarget } from '../../src/target-file/load.js';
 import { judgeProbeErrors, judgeSteady, runStallMs } from '../support/stalls.js';
 
-test("a full run: contracts and probes overlap, the horizon node is the probes' alone until they end, nothing fails", async (t) => {
+test("a full run: contracts and probes overlap, the horizon node is the probes' alone until their last answer, nothing fails", async (t) => {
   const ref = await startReference();
   const out = mkdtempSync(join(tmpdir(), 'chainprobe-side-'));
   try {
@@ -41,9 +42,24 @@ test("a full run: contracts and probes overlap, the horizon node is the probes' 
     const sent = horizonEvidence.filter(({ x }) => x.purpose?.startsWith('node.'));
     const judgedOnProbes = horizonEvidence.filter(({ x }) => !x.purpose?.startsWith('node.'));
     assert.ok(sent.length > 0, 'the horizon node had contract requests of its own (its refusals)');
+    // The probes' last answer, in the clock of the evidence: the timeline counts from the plan's start,
+    // which its first request (in a probe check's evidence) places.
+    const timeline = JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as TimelineEntry[];
+    const probeSent = results.checks
+      .filter((c) => c.rule.startsWith('RL-'))
+      .flatMap((c) => c.evidence?.exchanges ?? [])
+      .map((x) => x.sentAt);
+    assert.ok(probeSent.length > 0, 'the probe checks show the requests they sent');
+    const planStart = Math.min(...probeSent) - timeline[0]!.sentAt;
+    const probesLastAnswer = planStart + Math.max(...timeline.map((e) => e.receivedAt ?? e.sentAt));
+    // Evidence times are whole milliseconds.
     assert.ok(
-      Math.min(...sent.map(({ x }) => x.sentAt)) >= at('probes', 'finishedAt'),
-      'no contract request reached the horizon node before the probes ended',
+      Math.min(...sent.map(({ x }) => x.sentAt)) >= probesLastAnswer - 1,
+      "no contract request reached the horizon node before the probes' last answer",
+    );
+    assert.ok(
+      Math.min(...sent.map(({ x }) => x.sentAt)) < at('probes', 'finishedAt'),
+      'the horizon node was handed over when the probes stopped sending, before their analysis ended',
     );
     // Requests that need quota and that the probes had sent already: the plain GET and the HEAD always
     // (the first request and the quick run's HEAD); another token form when a probe's got an answer.

@@ -149,7 +149,7 @@ export interface Limits {
    */
   wsGraceMs?: number;
   /**
-   * Contract requests in flight at once to one host, over the whole run (the contract workers share it evenly). Requests whose order matters are sent one after another whatever it says; the rate-limited horizon node gets one at a time.
+   * Contract requests in flight at once to one host, over the whole run (under --runner playwright, Playwright's workers share it evenly). Requests whose order matters are sent one after another whatever it says; the rate-limited horizon node's requests each wait their turn, one cap interval apart.
    */
   concurrency?: number;
 }
