@@ -218,25 +218,6 @@ export function noteCause(cause: ConnectionCause, ttl = KNOWN_TTL_MS): void {
   known.set(cause.where, { cause, at: Date.now(), ttl });
 }
 
-/** Where the run hands its preflight's causes to the contract workers. */
-export const KNOWN_CAUSES_ENV = 'CHAINPROBE_KNOWN_CAUSES';
-
-/** The causes known now, as text for a child process's environment (see importCauses). */
-export function exportCauses(): string {
-  return JSON.stringify([...known.keys()].map(knownCause).filter(Boolean));
-}
-
-/** Causes found by the parent's preflight: known for the whole life of a contract worker. */
-export function importCauses(text: string | undefined): void {
-  if (!text) return;
-  try {
-    for (const c of JSON.parse(text) as ConnectionCause[])
-      if (c && typeof c.where === 'string' && typeof c.line === 'string') noteCause(c, Infinity);
-  } catch {
-    // not ours: nothing known
-  }
-}
-
 export function knownCause(where: string): ConnectionCause | undefined {
   const k = known.get(where);
   if (!k) return undefined;
