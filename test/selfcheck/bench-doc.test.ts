@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { phasesMarkdown, phasesOf, type CommandRun } from '../../tools/bench/command.js';
+import { pacedRequests, phasesMarkdown, phasesOf, type CommandRun } from '../../tools/bench/command.js';
+import type { ResultsFile } from '../../src/results.js';
 import { updateBenchDoc } from '../../tools/bench/doc.js';
 import { figure } from '../../tools/bench/figures.js';
 import { machine } from '../../tools/bench/report.js';
@@ -37,6 +38,7 @@ test("command phases: start, preflight, contract stage and end cut at results.js
     exitCode: 0,
     summary: { pass: 1, fail: 0, observed: 0, skipped: 0, error: 0 },
     phases: { ...phases, startMs },
+    paced: 19,
   });
   const table = phasesMarkdown({
     installed: [run('installed', 1300, 400), run('installed', 1100, 300), run('installed', 1200, 350)],
@@ -47,9 +49,30 @@ test("command phases: start, preflight, contract stage and end cut at results.js
   assert.equal(lines[1], '|---|---|---|');
   assert.match(lines[2]!, /^\| spawned to the run's start .* \| 0\.35 s \| 1\.60 s \|$/);
   assert.match(lines[4]!, /^\| contract stage .* \| 0\.70 s \| 0\.70 s \|$/);
+  // The stage's floor: 18 cap intervals of 53.5 ms (50 ms widened by 5 % and 1 ms) between 19 requests.
+  assert.match(lines[6]!, /^\| of the contract stage, at least: .*\(19, 19 requests\) \| 0\.96 s \| 0\.96 s \|$/);
   assert.equal(lines.at(-2), '| the whole command | 1.20 s | 2.50 s |');
   assert.equal(lines.at(-1), '| its CPU (user + system) | 1.80 s | 3.75 s |');
   assert.equal(phasesMarkdown({}), '');
+});
+
+test("the rate-limited node's paced requests: each exchange once however many checks cite it, no other node's", () => {
+  const x = (seq: number, purpose: string) => ({ seq, purpose, method: 'GET', url: `http://127.0.0.1:1/${seq}` });
+  const check = (...exchanges: ReturnType<typeof x>[]) => ({
+    id: 'c',
+    rule: 'NAUTH-07',
+    verdict: 'pass',
+    message: '',
+    evidence: { exchanges },
+  });
+  const results = {
+    checks: [
+      check(x(1, 'node.feeStats[bearer]'), x(2, 'node.blockRest[bearer]')),
+      check(x(1, 'node.feeStats[bearer]'), x(3, 'node.feeStats[head]')),
+      check(x(4, 'dynamics: first request')),
+    ],
+  } as unknown as ResultsFile;
+  assert.equal(pacedRequests(results), 2);
 });
 
 test('docs/benchmarks.md: a run rewrites the blocks it measured and keeps the others', (t) => {

@@ -6,6 +6,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { RATE_LIMITED, REST_PATHS } from '../../contracts/node-rest.js';
+import { spacedGapMs } from '../../src/pacing.js';
 import type { ResultsFile } from '../../src/results.js';
 import type { Summary } from '../../src/verdict.js';
 import { REPO_ROOT } from './child.js';
@@ -40,7 +42,27 @@ export interface CommandRun {
   exitCode: number;
   summary: Summary;
   phases: CommandPhases;
+  /** The contract requests the run sent to the rate-limited node, each one cap interval after the last. */
+  paced: number;
 }
+
+/** The embedded reference's per-second cap on its horizon node (the description's 20). */
+const REFERENCE_CAP = 20;
+
+/** The contract requests a run sent to the rate-limited node (its paced ones), told by their purpose in the evidence. */
+export function pacedRequests(results: ResultsFile): number {
+  const prefixes = Object.entries(REST_PATHS)
+    .filter(([, def]) => RATE_LIMITED.has(def.node))
+    .map(([path]) => `node.${path}[`);
+  const seqs = new Set<number>();
+  for (const c of results.checks)
+    for (const x of (c.evidence?.exchanges ?? []) as { seq: number; purpose?: string }[])
+      if (prefixes.some((p) => x.purpose?.startsWith(p))) seqs.add(x.seq);
+  return seqs.size;
+}
+
+/** The least time `n` paced requests take: one cap interval with its margin between each and the next. */
+export const pacedFloorMs = (n: number): number => Math.max(0, n - 1) * spacedGapMs(REFERENCE_CAP);
 
 export const PHASES: { key: keyof CommandPhases; label: string }[] = [
   {
@@ -101,6 +123,7 @@ export async function runCommand(form: CommandForm, args: readonly string[], out
     exitCode,
     summary: results.summary,
     phases: phasesOf(results, spawnedAt, exitedAt),
+    paced: pacedRequests(results),
   };
 }
 
@@ -139,6 +162,9 @@ export function phasesMarkdown(runs: Partial<Record<CommandForm, readonly Comman
     `| phase | ${forms.map((f) => `\`${COMMAND_LINE[f]}\` (${f})`).join(' | ')} |`,
     `|---|${forms.map(() => '---|').join('')}`,
     ...PHASES.map((p) => `| ${p.label} | ${forms.map((f) => cell(f, (r) => r.phases[p.key])).join(' | ')} |`),
+    `| of the contract stage, at least: the rate-limited node's requests one cap interval apart (${forms
+      .map((f) => `${runs[f]![0]!.paced}`)
+      .join(', ')} requests) | ${forms.map((f) => cell(f, (r) => pacedFloorMs(r.paced))).join(' | ')} |`,
     `| the whole command | ${forms.map((f) => cell(f, (r) => r.wallMs)).join(' | ')} |`,
     ...(forms.some((f) => runs[f]!.some((r) => r.cpuMs !== undefined))
       ? [`| its CPU (user + system) | ${forms.map((f) => cell(f, (r) => r.cpuMs ?? Number.NaN)).join(' | ')} |`]
