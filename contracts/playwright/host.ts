@@ -65,12 +65,32 @@ export function hostSettings(env: NodeJS.ProcessEnv = process.env): HostSettings
 
 /** Which worker this is, as Playwright numbers them (a restarted worker keeps its slot). */
 export interface WorkerSlot {
-  /** The workers of the run: each slot takes an even share of the request budget and of the per-host bound. */
+  /**
+   * The workers of the run, of all its shards together: each slot takes an even share of the request
+   * budget and of the per-host bound.
+   */
   workers: number;
   /** Playwright's parallelIndex. */
   slot: number;
   /** Playwright's workerIndex. */
   worker: number;
+}
+
+/**
+ * A worker's slot as Playwright describes it. The shards of a run (`--shard i/n`, a CI matrix) run at
+ * the same time against the same target, each with the config's workers: every worker of every
+ * shard takes its share, so that together they stay within the target's limits.
+ */
+export function workerSlot(info: {
+  config: { workers: number; shard: { total: number } | null };
+  parallelIndex: number;
+  workerIndex: number;
+}): WorkerSlot {
+  return {
+    workers: info.config.workers * (info.config.shard?.total ?? 1),
+    slot: info.parallelIndex,
+    worker: info.workerIndex,
+  };
 }
 
 /** One worker's host: sends each family's plan once in the run, judges rules over its answers. */

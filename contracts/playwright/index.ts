@@ -16,7 +16,7 @@ import { newRunSeed } from '../../src/auth/near-miss.js';
 import { RULES } from '../../src/rules/catalogue.js';
 import type { CheckResult } from '../../src/verdict.js';
 import { CONTRACT_RULES } from '../judges.js';
-import { HOST_ENV, hostSettings, WorkerHost } from './host.js';
+import { HOST_ENV, hostSettings, WorkerHost, workerSlot } from './host.js';
 import { newRunFolder } from './run-folder.js';
 
 export { HOST_ENV };
@@ -28,11 +28,7 @@ export const CHECKS_ATTACHMENT = 'chainprobe-checks';
 export const test = base.extend<object, { chainprobe: WorkerHost }>({
   chainprobe: [
     async ({}, use, workerInfo) => {
-      const host = new WorkerHost(hostSettings(), {
-        workers: workerInfo.config.workers,
-        slot: workerInfo.parallelIndex,
-        worker: workerInfo.workerIndex,
-      });
+      const host = new WorkerHost(hostSettings(), workerSlot(workerInfo));
       await use(host);
       await host.close();
     },

@@ -2,10 +2,10 @@
 // nothing. The Playwright host's workers share the run's folder (contracts/playwright/run-folder.ts):
 // a family's plan goes once in the run, and a new worker starts its share of limits.maxRequests
 // where its slot's earlier workers left it. Shown here with two hosts in one process, counted by the
-// reference's own servers.
+// reference's own servers. And the share itself: every worker of every shard takes one.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WorkerHost, type HostSettings } from '../../contracts/playwright/host.js';
+import { WorkerHost, workerSlot, type HostSettings } from '../../contracts/playwright/host.js';
 import { newRunFolder } from '../../contracts/playwright/run-folder.js';
 import { startReference, type RunningReference } from '../../reference/start.js';
 import { parseSelectors } from '../../src/select.js';
@@ -69,4 +69,15 @@ test("a worker after a failing test neither sends its family again nor spends th
   } finally {
     folder.remove();
   }
+});
+
+test("a worker's share of the target's limits: one of every worker of every shard (shards run at once)", () => {
+  const info = (workers: number, shard: { total: number; current: number } | null) => ({
+    config: { workers, shard },
+    parallelIndex: 1,
+    workerIndex: 5,
+  });
+  assert.deepEqual(workerSlot(info(2, null)), { workers: 2, slot: 1, worker: 5 });
+  assert.deepEqual(workerSlot(info(2, { total: 4, current: 3 })), { workers: 8, slot: 1, worker: 5 });
+  assert.deepEqual(workerSlot(info(1, { total: 1, current: 1 })), { workers: 1, slot: 1, worker: 5 });
 });
