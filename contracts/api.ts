@@ -5,6 +5,7 @@
 // with the recorded exchange, so the check reports `error` with the cause, never `fail`.
 import { applyForm, type FormId } from '../src/auth/forms.js';
 import { BudgetExceeded, type Budget } from '../src/budget.js';
+import { pause } from '../src/net/pause.js';
 import { HttpFailure, httpRequest } from '../src/http/client.js';
 import type { Exchange, Recorder } from '../src/record/recorder.js';
 import { CouldNotTest } from './checks.js';
@@ -94,8 +95,6 @@ const QUOTA_WAITS = 4;
 const QUOTA_WAIT_MAX_S = 5;
 const RATE_LIMITED = 429;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Requests in flight per host in this process (the contract stage, or a Playwright worker): a
  * request past the bound waits for one to end. The bound is limits.concurrency (Playwright's workers
@@ -184,7 +183,7 @@ export class ApiClient {
         if (!res.ok) this.noteNon2xx(spec.cause ?? UNEXPECTED_CAUSE, res.exchange, res.body);
         return res;
       }
-      await sleep(waitMs);
+      await pause(waitMs, this.opts.signal);
     }
   }
 

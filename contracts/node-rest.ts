@@ -3,8 +3,8 @@
 // rate-limited node), a HEAD on fee_stats, and NAUTH-07's refusals (each form's as soon as that
 // form is known to be accepted). What each request got is kept for the judges (node-rest-judge.ts).
 import { randomInt } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '../src/auth/forms.js';
+import { pause } from '../src/net/pause.js';
 import { spacedGapMs } from '../src/pacing.js';
 import { FEE_STATS_HEADERS } from '../src/service/fee-stats.js';
 import type { ResolvedTarget } from '../src/target-file/types.js';
@@ -162,12 +162,13 @@ export interface RestPathAnswers {
 let rateLimitedTurn: Promise<void> = Promise.resolve();
 let lastRateLimitedHead = -Infinity;
 
-async function paceRateLimited(target: ResolvedTarget): Promise<Release> {
+async function paceRateLimited(target: ResolvedTarget, signal: AbortSignal | undefined): Promise<Release> {
   const gap = spacedGapMs(target.nodes.horizon?.perSecondCap ?? 20);
   const turn = rateLimitedTurn.then(async () => {
-    // Read again after each wait: a timer may fire a little early. Bounded: the clock moves on.
+    // Read again after each wait: a timer may fire a little early. Bounded: the clock moves on. An
+    // interrupted run's turns go at once: each request then ends unsent.
     let wait: number;
-    while ((wait = lastRateLimitedHead + gap - performance.now()) > 0) await sleep(wait);
+    while ((wait = lastRateLimitedHead + gap - performance.now()) > 0 && !signal?.aborted) await pause(wait, signal);
   });
   let release!: Release;
   const headSent = new Promise<void>((r) => (release = r));
@@ -204,7 +205,7 @@ export async function sendRestPath(
     id = 1,
   ): Promise<CallResult> =>
     api.call({
-      ...(RATE_LIMITED.has(def.node) && { pace: () => paceRateLimited(target) }),
+      ...(RATE_LIMITED.has(def.node) && { pace: () => paceRateLimited(target, api.signal) }),
       purpose,
       method,
       url: node.endpoint + def.path(target),

@@ -13,6 +13,7 @@ import { setMaxListeners } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Budget, countOf, newCounter } from '../src/budget.js';
+import { pause } from '../src/net/pause.js';
 import { buildResults, exitCodeOf, type LimiterEstimates, type ResultsFile } from '../src/results.js';
 import { Redactor } from '../src/record/redact.js';
 import { secretsOf } from '../src/target-file/load.js';
@@ -105,20 +106,6 @@ interface Deployment {
 
 /** Margin on a waited Reset, ms (as the probes' own pause keeps). */
 const RESET_MARGIN_MS = 25;
-
-/** Resolves after `ms`, or at once when the signal aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /**
  * How long until a bucket is full again after a plan: the time to full quota of its latest answer,

@@ -64,7 +64,11 @@ describe('probeWebSocket', () => {
     const r = await probeWebSocket({ url: `ws://127.0.0.1:${silentPort}/websocket`, timeoutMs: 300 });
     const took = performance.now() - t0;
     assert.equal(r.upgraded, false);
-    assert.equal(r.error, 'timeout: no upgrade answer within 300 ms');
+    // A busy machine that held the process up gets that time waited again, and named (src/net/held-up.ts).
+    assert.match(
+      r.error ?? '',
+      /^timeout: no upgrade answer within 300 ms(, not counting \d+ ms this machine held chainprobe up)?$/,
+    );
     assert.ok(took >= 290 && took < 300 + SLOW_MACHINE_MS, `took ${took}`);
   });
 

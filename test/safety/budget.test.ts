@@ -157,7 +157,11 @@ test('the probes never send faster than their plan and wait out every retry-afte
     const isBurst = (e: TimelineEntry) => e.probe === BURST_PHASE;
     assert.ok(
       timeline.some(isBurst) && timeline.some((e) => e.status === 429 && !isBurst(e)),
-      'the probes did not run their whole plan (no burst or no limiter 429)',
+      `the probes did not run their whole plan (no burst or no limiter 429): RL-10 ${JSON.stringify(
+        r.checks.filter((c) => c.rule === 'RL-10').map((c) => `${c.verdict}: ${c.message}`),
+      )}; bucket at start ${JSON.stringify(r.limiter?.bucketAtStart)}; statuses ${timeline
+        .map((e) => `${e.status ?? '-'}/${e.remaining ?? '-'}`)
+        .join(' ')}; longest stall ${Math.round(stallMs)} ms`,
     );
 
     // Client side: send times per sliding second.
