@@ -1,8 +1,8 @@
 // One run of chainprobe: resolve the target, run the selected stages (contracts and probes side by side)
 // under one budget and one abort signal, roll the checks up and write the reports.
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { newCounter } from '../src/budget.js';
+import { pause } from '../src/net/pause.js';
 import { spacedGapMs } from '../src/pacing.js';
 import { buildResults, exitCodeOf, type ResultsFile } from '../src/results.js';
 import { RULES, stageOf } from '../src/rules/catalogue.js';
@@ -190,14 +190,14 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       // The probes start first (their module loaded, their first request out): the contract checks'
       // burst of work at the start would hold back the plan's first timers. The horizon node's checks
       // go once the plan has stopped sending; the probes' analysis, which holds this thread, waits one
-      // cap interval, so that their first request is out and the rest fit between its turns after.
+      // cap interval, so that their first request is out before it starts.
       await probeModule?.catch(() => undefined);
       let handOver!: (answers: readonly ProbeAnswer[]) => void;
       const horizonAfter = new Promise<readonly ProbeAnswer[]>((r) => (handOver = r));
       const gap = spacedGapMs(opts.target.nodes.horizon!.perSecondCap);
       const probed = probes(async (answers) => {
         handOver(answers);
-        await sleep(gap);
+        await pause(gap, ctx.signal);
       });
       void probed.then(() => handOver(probeAnswers));
       await Promise.all([contracts({ horizonAfter }), probed]);
