@@ -7,7 +7,7 @@ import { NODE_TOKEN_USAGES, type FormId, type NodePath, type TokenUsage } from '
 import { pause } from '../src/net/pause.js';
 import { spacedGapMs } from '../src/pacing.js';
 import { FEE_STATS_HEADERS } from '../src/service/fee-stats.js';
-import type { ResolvedTarget } from '../src/target-file/types.js';
+import { DEFAULT_PER_SECOND_CAP, type ResolvedTarget } from '../src/target-file/types.js';
 import type { ApiClient, CallResult, Release } from './api.js';
 import { settled } from './in-flight.js';
 import {
@@ -163,7 +163,7 @@ let rateLimitedTurn: Promise<void> = Promise.resolve();
 let lastRateLimitedHead = -Infinity;
 
 async function paceRateLimited(target: ResolvedTarget, signal: AbortSignal | undefined): Promise<Release> {
-  const gap = spacedGapMs(target.nodes.horizon?.perSecondCap ?? 20);
+  const gap = spacedGapMs(target.nodes.horizon?.perSecondCap ?? DEFAULT_PER_SECOND_CAP);
   const turn = rateLimitedTurn.then(async () => {
     // Read again after each wait: a timer may fire a little early. Bounded: the clock moves on. An
     // interrupted run's turns go at once: each request then ends unsent.

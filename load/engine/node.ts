@@ -7,6 +7,7 @@ import { feeStatsRequest } from './types.js';
 import { PacingRecorder } from './stats.js';
 import { headerRecord } from '../../src/http/headers.js';
 import { causeOfFailure, whereOf } from '../../src/net/causes.js';
+import { pause } from '../../src/net/pause.js';
 import { tlsConnectOptions } from '../../src/tls/trust.js';
 
 export interface NodeEngineOptions {
@@ -72,17 +73,7 @@ export class NodeEngine implements Engine {
   async sleepUntil(t: number): Promise<void> {
     const spin = this.opts.spinMs ?? 1.5;
     const wait = t - this.now() - spin;
-    if (wait > 0 && !this.aborted) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.opts.signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        const timer = setTimeout(done, wait);
-        this.opts.signal?.addEventListener('abort', done, { once: true });
-      });
-    }
+    if (wait > 0) await pause(wait, this.opts.signal);
     const stopAt = this.now() + MAX_SPIN_MS;
     while (!this.aborted) {
       const now = this.now();

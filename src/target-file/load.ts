@@ -7,7 +7,14 @@ import { SCHEMA, validatorOf } from '../schemas/validate.js';
 import { dottedPath, pointerSegments } from '../schemas/paths.js';
 import { didYouMean, nearest } from '../suggest.js';
 import type { TargetFile } from '../types/generated/target.js';
-import { DEFAULT_HOURLY_LIMIT, DEFAULT_WS_GRACE_MS, NODE_KINDS, type NodeKind, type ResolvedTarget } from './types.js';
+import {
+  DEFAULT_HOURLY_LIMIT,
+  DEFAULT_PER_SECOND_CAP,
+  DEFAULT_WS_GRACE_MS,
+  NODE_KINDS,
+  type NodeKind,
+  type ResolvedTarget,
+} from './types.js';
 import { checkTlsSettings } from '../tls/trust.js';
 import { TargetError } from './error.js';
 
@@ -214,7 +221,7 @@ export function withDefaults(file: TargetFile, fallbackName: string): ResolvedTa
         token: n.token,
         customer,
         hourlyLimit: n.hourlyLimit ?? DEFAULT_HOURLY_LIMIT[customer],
-        perSecondCap: n.perSecondCap ?? 20,
+        perSecondCap: n.perSecondCap ?? DEFAULT_PER_SECOND_CAP,
         ...(n.customer === undefined && n.hourlyLimit === undefined && { planAssumed: true }),
       };
     }),

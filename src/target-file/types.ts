@@ -117,6 +117,9 @@ export function nodesOf<K extends NodeKind>(target: ResolvedTarget, kind: K): Na
 
 export const DEFAULT_HOURLY_LIMIT: Record<Customer, number> = { dedicated: 3600, shared: 2000 };
 
+/** The hard cap set in the proxy: requests in any one second, unless the target file says. */
+export const DEFAULT_PER_SECOND_CAP = 20;
+
 /** limits.wsGraceMs when the target file does not set it. */
 export const DEFAULT_WS_GRACE_MS = 2000;
 

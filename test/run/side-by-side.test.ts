@@ -1,7 +1,8 @@
 // A full run (contracts and probes) has the contract checks and the probes side by side: the probes
 // alone on the horizon node, the contract checks of the other hosts meanwhile, those of the horizon
-// node once the probes stopped sending (while their analysis runs), judged on the probes' own answers where a probe sent the same request (the
-// token in each form, the HEAD), so none of them waits for quota. results.json says so, and nothing
+// node once the probes stopped sending (while their analysis runs), judged on the probes' own
+// answers where a probe sent the same request (the token in each form, the HEAD), so none of them
+// waits for quota. results.json says so, and nothing
 // fails on the conformant reference.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

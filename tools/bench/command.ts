@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { RATE_LIMITED, REST_PATHS } from '../../contracts/node-rest.js';
 import { spacedGapMs } from '../../src/pacing.js';
 import type { ResultsFile } from '../../src/results.js';
+import { DEFAULT_PER_SECOND_CAP } from '../../src/target-file/types.js';
 import type { Summary } from '../../src/verdict.js';
 import { REPO_ROOT } from './child.js';
 import { installedPackage } from './package.js';
@@ -46,9 +47,6 @@ export interface CommandRun {
   paced: number;
 }
 
-/** The embedded reference's per-second cap on its horizon node (the description's 20). */
-const REFERENCE_CAP = 20;
-
 /** The contract requests a run sent to the rate-limited node (its paced ones), told by their purpose in the evidence. */
 export function pacedRequests(results: ResultsFile): number {
   const prefixes = Object.entries(REST_PATHS)
@@ -61,8 +59,8 @@ export function pacedRequests(results: ResultsFile): number {
   return seqs.size;
 }
 
-/** The least time `n` paced requests take: one cap interval with its margin between each and the next. */
-export const pacedFloorMs = (n: number): number => Math.max(0, n - 1) * spacedGapMs(REFERENCE_CAP);
+/** The least time `n` paced requests take under the embedded reference's cap (the default): one cap interval with its margin between each and the next. */
+export const pacedFloorMs = (n: number): number => Math.max(0, n - 1) * spacedGapMs(DEFAULT_PER_SECOND_CAP);
 
 export const PHASES: { key: keyof CommandPhases; label: string }[] = [
   {
