@@ -22,6 +22,7 @@ import type { Socket } from 'node:net';
 import { rawHeaderRecord } from './headers.js';
 import { causeOfFailure, knownCause, whereOf } from '../net/causes.js';
 import { heldUpNote, timeoutExcludingHeldUp } from '../net/held-up.js';
+import { endDuePauses } from '../net/pause.js';
 import { currentTls, tlsConnectOptions } from '../tls/trust.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -188,6 +189,8 @@ function sendOnce(req: HttpRequest, trace: SendTrace, pooled = true): Promise<Ht
     const finish = (r: HttpResponse | HttpFailure) => {
       if (settled) return;
       settled = true;
+      // A paced turn due meanwhile goes now, not once the loop reaches its timer (src/net/pause.ts).
+      endDuePauses();
       timer.clear();
       req.signal?.removeEventListener('abort', onAbort);
       socket?.removeListener('data', onData);
