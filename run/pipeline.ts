@@ -130,9 +130,8 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
 
   try {
     // Loaded while the preflight waits for its answers: in a full run the probes need it first.
-    const probeModule = RULES.some((r) => stageOf(r.id) === 'probes' && ctx.selected(r.id))
-      ? import('../load/run.js')
-      : undefined;
+    const probing = RULES.some((r) => stageOf(r.id) === 'probes' && ctx.selected(r.id));
+    const probeModule = probing ? import('../load/run.js') : undefined;
     // Its failure is the probes stage's to report, when the stage runs.
     probeModule?.catch(() => {});
     await clearReports(ctx.outDir);
@@ -203,9 +202,10 @@ export async function runChainprobe(opts: RunOptions): Promise<RunOutcome> {
       await Promise.all([contracts({ horizonAfter }), probed]);
     } else {
       if (wants('contracts')) await contracts({ notTestableOnly: nothingReachable });
-      // A horizon node that cannot be reached is not probed (its rules get the cause); without one, its rules are skipped.
+      // A horizon node that cannot be reached is not probed (its rules get the cause, looked for in the
+      // contract checks only when a probe rule is selected); without one, its rules are skipped.
       const horizonCause =
-        horizonWhere && (preflightHorizonCause ?? unreachable(byStage.contracts.checks, horizonWhere));
+        probing && horizonWhere && (preflightHorizonCause ?? unreachable(byStage.contracts.checks, horizonWhere));
       if (horizonCause) byStage.probes.gaps.push({ rules: (id) => stageOf(id) === 'probes', reason: horizonCause });
       else if (wants('probes')) await probes();
     }
