@@ -19,6 +19,7 @@ import { benchValidation } from './bench/validation.js';
 import { benchFleet, benchMerge } from './bench/fleet.js';
 import { runStability, stabilityLine } from './stability.js';
 import { benchWaits } from './bench/waits.js';
+import { benchTests } from './bench/tests.js';
 import { updateBenchDoc } from './bench/doc.js';
 
 interface Settings {
@@ -70,6 +71,11 @@ const SECTIONS: readonly Section[] = [
       }),
   },
   {
+    key: 'tests',
+    title: '`npm test` (issue 41)',
+    run: (s) => benchTests({ reps: 1, outRoot: s.outRoot, log: s.log }),
+  },
+  {
     key: 'contracts',
     title: 'Contract run',
     run: (s) => benchContracts({ reps: s.quick ? 2 : 3, outRoot: s.outRoot }),
@@ -117,13 +123,15 @@ const SECTIONS: readonly Section[] = [
   },
 ];
 
+const LONG_SECTIONS = new Set(['stability', 'tests']);
+
 export const BENCH = defineCommand({
   invocation: 'npm run bench --',
   prefix: 'chainprobe bench',
   summary:
     'The benchmarks: each figure a median over repeated runs with min and max, written to results.json, index.html and table.md.',
   flags: {
-    quick: { type: 'boolean', help: 'fewer repetitions, shorter runs, no stability section' },
+    quick: { type: 'boolean', help: 'fewer repetitions, shorter runs, no stability and npm test sections' },
     only: {
       type: 'string',
       value: '<sections>',
@@ -176,7 +184,8 @@ export async function runBench(o: {
   const figures: Figure[] = [];
   const measured: { key: string; title: string; figures: Figure[]; startedAt: Date; loadAtStart: number[] }[] = [];
   for (const section of SECTIONS) {
-    if (o.only ? !o.only.has(section.key) : o.quick && section.key === 'stability') continue;
+    // Stability and `npm test` take minutes each: a quick run leaves them out.
+    if (o.only ? !o.only.has(section.key) : o.quick && LONG_SECTIONS.has(section.key)) continue;
     const t0 = performance.now();
     const first = figures.length;
     const startedAt = new Date();

@@ -10,6 +10,7 @@ import type { ResultsFile } from '../../src/results.js';
 import { updateBenchDoc } from '../../tools/bench/doc.js';
 import { figure } from '../../tools/bench/figures.js';
 import { machine } from '../../tools/bench/report.js';
+import { parseTestOutput } from '../../tools/bench/tests.js';
 
 const iso = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 const at = (ms: number) => Date.UTC(2026, 0, 1) + ms;
@@ -108,4 +109,38 @@ test('docs/benchmarks.md: a run rewrites the blocks it measured and keeps the ot
   assert.doesNotMatch(text, /\| 3 s/);
   assert.ok(text.indexOf('bench:a') < text.indexOf('bench:b'), 'blocks keep their place');
   writeFileSync(path, '');
+});
+
+test("npm test's report: each group's duration, the counts of both, and the tests a stalled machine made skip", () => {
+  const rest = [
+    '✔ a short test (1.2ms)',
+    '﹣ an opt-in test (0.5ms) # set CHAINPROBE_REPORT_HTML to a written index.html',
+    'ℹ tests 1300',
+    'ℹ pass 1298',
+    'ℹ fail 0',
+    'ℹ duration_ms 263473.4',
+  ];
+  const realTime = [
+    '',
+    '# the real-time tests (10 files, at normal priority)',
+    '✔ nginx limit_req rate=20r/s without burst (13151.5ms)',
+    '﹣ nginx limit_req without burst, header tokens (13339.8ms) # the machine held a request up by 217 ms (over 50 ms): its timing measured the machine',
+    'ℹ tests 41',
+    'ℹ fail 1',
+    'ℹ duration_ms 208142.1',
+  ];
+  // The real-time group may end first: the rest's report goes on after its block.
+  const parsed = parseTestOutput([...rest.slice(0, 2), ...realTime, ...rest.slice(2)].join('\n'));
+  assert.equal(parsed.restMs, 263473.4);
+  assert.equal(parsed.realTimeMs, 208142.1);
+  assert.equal(parsed.tests, 1341);
+  assert.equal(parsed.failed, 1);
+  assert.deepEqual(parsed.timingSkips, ['nginx limit_req without burst, header tokens']);
+  // Or last, after the rest's report.
+  assert.deepEqual(parseTestOutput([...rest, ...realTime].join('\n')), parsed);
+  // Only the files given: no real-time group.
+  const alone = parseTestOutput(rest.join('\n'));
+  assert.equal(alone.realTimeMs, undefined);
+  assert.equal(alone.restMs, 263473.4);
+  assert.deepEqual(alone.timingSkips, []);
 });
