@@ -149,7 +149,7 @@ function sessionOf(ctx: RunContext, horizonAfter?: ContractsOptions['horizonAfte
   };
 }
 
-const NO_EVIDENCE =
+export const NO_EVIDENCE =
   'no evidence: every answer this rule reads from failed or was refused (see the other checks of its family)';
 
 /** The connection cause of a rule's family when none of its checks got an answer: why the rule had no evidence. */

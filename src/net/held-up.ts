@@ -71,8 +71,11 @@ export function timeoutExcludingHeldUp(ms: number, onTimeout: () => void, held: 
   return { clear: () => clearTimeout(timer), extendedMs: () => Math.round(extended) };
 }
 
+/** What a timeout's message says when its wait was extended (a test tells a starved run by it). */
+export const HELD_UP_WORDS = 'this machine held chainprobe up';
+
 /** The words a timeout's message ends with when its wait was extended. */
 export function heldUpNote(t: Timeout): string {
   const ms = t.extendedMs();
-  return ms > 0 ? `, not counting ${ms} ms this machine held chainprobe up` : '';
+  return ms > 0 ? `, not counting ${ms} ms ${HELD_UP_WORDS}` : '';
 }

@@ -10,6 +10,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cleanCheckout, ROOT, userEnv } from '../support/checkout.js';
+import { HELD_UP_WORDS } from '../../src/net/held-up.js';
+import { NO_EVIDENCE } from '../../contracts/engine.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
@@ -101,18 +103,33 @@ test(
     });
 
     await t.test(
-      'chainprobe --only contracts: exit 0, reports in ./chainprobe-report, none inside node_modules',
-      () => {
+      'chainprobe --only contracts: no fail, exit 0 (1 only for errors a held-up machine caused), reports in ./chainprobe-report, none inside node_modules',
+      (t) => {
         const r = sh(bin, ['--only', 'contracts'], app);
-        ok(r, 'chainprobe --only contracts');
-        const results = JSON.parse(readFileSync(join(app, 'chainprobe-report', 'results.json'), 'utf8')) as {
+        const file = join(app, 'chainprobe-report', 'results.json');
+        if (!existsSync(file)) ok(r, 'chainprobe --only contracts (no results.json)');
+        const results = JSON.parse(readFileSync(file, 'utf8')) as {
           summary: Record<string, number>;
+          checks: { rule: string; verdict: string; message: string }[];
         };
-        assert.equal(results.summary.fail, 0);
-        assert.equal(results.summary.error, 0);
+        assert.equal(results.summary.fail, 0, `${r.stdout}\n${r.stderr}`);
         assert.ok(results.summary.pass! > 0);
-        assert.match(r.stdout, /^ {2}\d+ rules: \d+ pass, 0 fail, \d+ observed, \d+ skipped, 0 error$/m);
-        assert.match(r.stdout, /^ {2}\d+ checks: \d+ pass, 0 fail, \d+ observed, \d+ skipped, 0 error$/m);
+        // A machine that starves the command (the issue's stress: a busy core and a second npm test)
+        // may turn an answer into an honest `error`: its request timed out and says how long this
+        // machine held chainprobe up (or, for a rule left without a check, that its answers failed).
+        // Only then: never a fail, and on a machine that held nothing up, no error at all.
+        const errors = results.checks.filter((c) => c.verdict === 'error');
+        if (errors.some((c) => c.message.includes(HELD_UP_WORDS))) {
+          const other = errors.filter((c) => !c.message.includes(HELD_UP_WORDS) && !c.message.includes(NO_EVIDENCE));
+          assert.deepEqual(other, [], "every error is the held-up machine's");
+          assert.equal(r.status, 1);
+          t.diagnostic(`${errors.length} checks could not test: ${HELD_UP_WORDS}`);
+        } else {
+          ok(r, 'chainprobe --only contracts');
+          assert.equal(results.summary.error, 0);
+          assert.match(r.stdout, /^ {2}\d+ rules: \d+ pass, 0 fail, \d+ observed, \d+ skipped, 0 error$/m);
+          assert.match(r.stdout, /^ {2}\d+ checks: \d+ pass, 0 fail, \d+ observed, \d+ skipped, 0 error$/m);
+        }
         assert.ok(!existsSync(join(app, 'node_modules', 'chainprobe', 'chainprobe-report')));
         assert.ok(!existsSync(join(app, 'node_modules', 'chainprobe', 'reports')));
       },
