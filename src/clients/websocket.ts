@@ -62,6 +62,8 @@ const REFUSAL_BODY_CAP = 4096;
  * handshake itself (ours names the stage).
  */
 const HANDSHAKE_MARGIN_MS = 250;
+/** ws's message when its handshakeTimeout fires. */
+const WS_HANDSHAKE_TIMEOUT = 'Opening handshake has timed out';
 
 function oneLine(s: string): string {
   return s.replace(/\s+/g, ' ').trim().slice(0, 200);
@@ -210,6 +212,12 @@ export function probeWebSocket(o: WebSocketProbeOptions): Promise<WebSocketProbe
         result.upgraded && !refusalMode ? `closed by the server (code ${code}) before the probe was done` : undefined,
       );
     });
-    ws.on('error', (e) => finish(result.upgraded ? e.message : (causeOfFailure(e, whereOf(o.url))?.line ?? e.message)));
+    ws.on('error', (e) => {
+      // ws's own handshake timer fires first only when this process was held up past ours: the
+      // same cause, in the words our timer gives it.
+      if (!result.upgraded && e.message === WS_HANDSHAKE_TIMEOUT)
+        return finish(`timeout: no upgrade answer within ${o.timeoutMs} ms${heldUpNote(timer)}`);
+      finish(result.upgraded ? e.message : (causeOfFailure(e, whereOf(o.url))?.line ?? e.message));
+    });
   });
 }

@@ -72,6 +72,22 @@ describe('probeWebSocket', () => {
     assert.ok(took >= 290 && took < 300 + SLOW_MACHINE_MS, `took ${took}`);
   });
 
+  test('held up past both timers, ws gives up the handshake first: the cause is still ours, and says so', async () => {
+    const before = silentSockets.size;
+    const probe = probeWebSocket({ url: `ws://127.0.0.1:${silentPort}/websocket`, timeoutMs: 200 });
+    // The upgrade is on its way (the silent server holds the connection), then this process runs
+    // nothing else for longer than ws's own handshake timeout (twice ours plus a margin).
+    while (silentSockets.size === before) await new Promise((r) => setTimeout(r, 5));
+    const until = performance.now() + 2 * 200 + 400;
+    while (performance.now() < until);
+    const r = await probe;
+    assert.equal(r.upgraded, false);
+    assert.match(
+      r.error ?? '',
+      /^timeout: no upgrade answer within 200 ms, not counting \d+ ms this machine held chainprobe up$/,
+    );
+  });
+
   test('a malformed URL resolves with an error instead of throwing', async () => {
     const r = await probeWebSocket({ url: 'not a url', timeoutMs: 300 });
     assert.equal(r.upgraded, false);
