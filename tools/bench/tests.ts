@@ -9,14 +9,11 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './child.js';
 import { figure, missingFigure, type Figure } from './figures.js';
+import { REAL_TIME_HEADER } from '../run-tests.js';
+import { TIMING_SKIP_WORDS } from '../../test/support/stalls.js';
 
 /** The issue's bound on the whole of `npm test` on a quiet 2-core machine, s. */
 export const NPM_TEST_TARGET_S = 150;
-
-/** What tools/run-tests.ts prints before the real-time group's report. */
-const REAL_TIME_HEADER = '# the real-time tests';
-/** The skip reason of test/support/stalls.ts's judgeSteady. */
-const TIMING_SKIP = 'its timing measured the machine';
 
 export interface TestOutput {
   /** Each group's own duration (node:test's closing `duration_ms`), ms. */
@@ -52,7 +49,7 @@ export function parseTestOutput(text: string): TestOutput {
     failed: sum('fail'),
     timingSkips: text
       .split('\n')
-      .filter((l) => l.trimStart().startsWith('﹣') && l.includes(TIMING_SKIP))
+      .filter((l) => l.trimStart().startsWith('﹣') && l.includes(TIMING_SKIP_WORDS))
       .map((l) =>
         l
           .trim()
