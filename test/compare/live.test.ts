@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startReference, type ReferenceTarget } from '../../reference/start.js';
+import { startReference } from '../../reference/start.js';
 import { runCli } from '../safety/support/cli.js';
-import { HANG_MS, SLOW_MACHINE_MS } from '../support/backstops.js';
+import { HANG_MS, withSlowMachineTimeout } from '../support/backstops.js';
 import type { Comparison, Difference } from '../../src/compare/types.js';
 import { comparisonIn, resultsIn, runCompare } from './support.js';
 import { LATENCY } from '../../src/compare/rules.js';
@@ -41,13 +41,6 @@ function expectedRows(c: Comparison): string[] {
   ];
 }
 
-/** A reference's target file, named, whose requests wait SLOW_MACHINE_MS for an answer (support/backstops.ts). */
-const slowMachine = (target: ReferenceTarget, name: string) => ({
-  ...target,
-  name,
-  limits: { ...target.limits, timeoutMs: SLOW_MACHINE_MS },
-});
-
 test(
   '--target and --compare against two references (a contract fault and an open-behaviour variant on one): ' +
     'the differences table names exactly those differences, and chainprobe compare of the two runs gives the same table',
@@ -66,8 +59,8 @@ test(
     const b = join(dir, 'staging.json');
     // Both references answer from this test's process: a starved machine must not make a request
     // of the run time out (a gRPC call's deadline cannot be extended by the time it was held up).
-    writeFileSync(a, JSON.stringify(slowMachine(production.target, 'production')));
-    writeFileSync(b, JSON.stringify(slowMachine(staging.target, 'staging')));
+    writeFileSync(a, JSON.stringify({ ...withSlowMachineTimeout(production.target), name: 'production' }));
+    writeFileSync(b, JSON.stringify({ ...withSlowMachineTimeout(staging.target), name: 'staging' }));
     const out = join(dir, 'out');
 
     const started = performance.now();

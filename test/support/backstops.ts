@@ -14,10 +14,13 @@ export const SLOW_MACHINE_MS = 30_000;
 export const HANG_MS = 600_000;
 
 /**
- * A target against a server of the test's own that answers every request: its requests time out
+ * A target (resolved, or a target file) against a server of the test's own that answers every request: its requests time out
  * after SLOW_MACHINE_MS instead of the target's limits.timeoutMs, so a starved machine cannot turn
  * an answer into an `error` (tests of timeouts set their own).
  */
-export function withSlowMachineTimeout<T extends { limits: { timeoutMs: number } }>(target: T): T {
-  return { ...target, limits: { ...target.limits, timeoutMs: Math.max(target.limits.timeoutMs, SLOW_MACHINE_MS) } };
+export function withSlowMachineTimeout<T extends { limits?: { timeoutMs?: number } }>(target: T): T {
+  return {
+    ...target,
+    limits: { ...target.limits, timeoutMs: Math.max(target.limits?.timeoutMs ?? 0, SLOW_MACHINE_MS) },
+  };
 }

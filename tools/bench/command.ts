@@ -75,6 +75,20 @@ export const PHASES: { key: keyof CommandPhases; label: string }[] = [
 /** GNU time: the CPU of a command and of the processes it waited for (npm's, tsx's), which Node cannot tell of a child. */
 const TIME = '/usr/bin/time';
 
+/** `command` under GNU time writing its CPU to `cpuFile` (emptied first); as it is where there is none. */
+export function underGnuTime(command: readonly string[], cpuFile: string): string[] {
+  rmSync(cpuFile, { force: true });
+  return existsSync(TIME) ? [TIME, '-f', '%U %S', '-o', cpuFile, ...command] : [...command];
+}
+
+/** The CPU (user + sys, ms) GNU time wrote to `cpuFile`; undefined without it. */
+export function gnuTimeCpuMs(cpuFile: string): number | undefined {
+  const cpu = existsSync(cpuFile)
+    ? readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number)
+    : [];
+  return cpu.length === 2 && cpu.every(Number.isFinite) ? (cpu[0]! + cpu[1]!) * 1000 : undefined;
+}
+
 /** Runs `args` the way `form` does, in its own output folder (emptied first), and times it. */
 export async function runCommand(form: CommandForm, args: readonly string[], outDir: string): Promise<CommandRun> {
   rmSync(outDir, { recursive: true, force: true });
@@ -85,8 +99,7 @@ export async function runCommand(form: CommandForm, args: readonly string[], out
     ? [[process.execPath, pkg.bin, ...all], pkg.project]
     : [['npm', 'start', '--', ...all], REPO_ROOT];
   const cpuFile = `${outDir}.cpu`;
-  rmSync(cpuFile, { force: true });
-  const [cmd, ...argv] = existsSync(TIME) ? [TIME, '-f', '%U %S', '-o', cpuFile, ...command] : command;
+  const [cmd, ...argv] = underGnuTime(command, cpuFile);
   let stderr = '';
   const spawnedAt = Date.now();
   const t0 = performance.now();
@@ -110,10 +123,7 @@ export async function runCommand(form: CommandForm, args: readonly string[], out
       `${COMMAND_LINE[form]} ${args.join(' ')} exited ${exitCode} without results.json: ${stderr.trim()}`,
     );
   }
-  const cpu = existsSync(cpuFile)
-    ? readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number)
-    : [];
-  const cpuMs = cpu.length === 2 && cpu.every(Number.isFinite) ? (cpu[0]! + cpu[1]!) * 1000 : undefined;
+  const cpuMs = gnuTimeCpuMs(cpuFile);
   return {
     form,
     wallMs,

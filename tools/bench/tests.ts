@@ -5,10 +5,11 @@
 // tests a stalled machine made skip their timing assertions ("its timing measured the machine"),
 // which on a quiet machine must be none.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './child.js';
 import { figure, missingFigure, type Figure } from './figures.js';
+import { gnuTimeCpuMs, underGnuTime } from './command.js';
 import { REAL_TIME_HEADER } from '../run-tests.js';
 import { TIMING_SKIP_WORDS } from '../../test/support/stalls.js';
 
@@ -60,14 +61,10 @@ export function parseTestOutput(text: string): TestOutput {
   };
 }
 
-const TIME = '/usr/bin/time';
-
 /** One `npm test` in the project, its report kept in `outRoot`/npm-test.log. */
 async function runNpmTest(outRoot: string): Promise<{ wallMs: number; cpuMs?: number; code: number; text: string }> {
   const cpuFile = join(outRoot, 'npm-test.cpu');
-  rmSync(cpuFile, { force: true });
-  const command = ['npm', 'test'];
-  const [cmd, ...args] = existsSync(TIME) ? [TIME, '-f', '%U %S', '-o', cpuFile, ...command] : command;
+  const [cmd, ...args] = underGnuTime(['npm', 'test'], cpuFile);
   const env = {
     ...process.env,
     CHAINPROBE_REQUIRE_BROWSER: '1',
@@ -90,10 +87,7 @@ async function runNpmTest(outRoot: string): Promise<{ wallMs: number; cpuMs?: nu
   });
   const wallMs = performance.now() - t0;
   writeFileSync(join(outRoot, 'npm-test.log'), text);
-  const cpu = existsSync(cpuFile)
-    ? readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number)
-    : [];
-  const cpuMs = cpu.length === 2 && cpu.every(Number.isFinite) ? (cpu[0]! + cpu[1]!) * 1000 : undefined;
+  const cpuMs = gnuTimeCpuMs(cpuFile);
   return { wallMs, ...(cpuMs !== undefined && { cpuMs }), code, text };
 }
 
